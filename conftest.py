@@ -1,0 +1,1 @@
+"""Root conftest: the test suite drives pytest itself through the pytester fixture."""

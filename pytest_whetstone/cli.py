@@ -1,0 +1,256 @@
+"""The ``whetstone`` command: one thin layer over the core API (the MCP server uses the same)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import __version__
+
+USAGE_ERROR = 2
+
+
+class UsageError(Exception):
+    """Bad invocation: one clear line on stderr, exit status 2."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="whetstone",
+        description="Turn build and test failures into located, classified records and fixes.",
+    )
+    parser.add_argument("--version", action="version", version=f"whetstone {__version__}")
+    parser.add_argument("--dir", metavar="STORE", help="the store directory (default: nearest .whetstone/)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run a build or test command, record it, print the verdict last")
+    run.add_argument("--phase", default="", help="phase name for the verdict (build, tests, ...)")
+    run.add_argument("--timeout", type=float, default=None, metavar="S", help="kill the command after S seconds")
+    run.add_argument("--session", default=None, help="session id to record into (default: $WHETSTONE_SESSION or new)")
+    run.add_argument("--shell", action="store_true", help="run CMD through /bin/sh (quoting is the caller's job)")
+    run.add_argument("cmd", nargs=argparse.REMAINDER, help="-- CMD [ARGS...]")
+
+    parse = sub.add_parser("parse", help="parse a saved log; JSON records on stdout")
+    from .parse import TOOLS
+
+    parse.add_argument("--tool", default="auto", choices=sorted(TOOLS), help="the log's format (default: auto)")
+    parse.add_argument("--cwd", default="", help="directory the logged command ran in (resolves relative paths)")
+    parse.add_argument("file", nargs="?", default="-", help="log file, or - for stdin")
+
+    report = sub.add_parser("report", help="the fix suggestion report of the latest session")
+    report.add_argument("--format", default="text", help="text, json, sarif, github or html")
+    report.add_argument("--session", default=None, help="session id (default: the latest)")
+    report.add_argument("--output", "-o", default=None, help="write to this file instead of stdout")
+    report.add_argument("paths", nargs="*", help="session files or folders to merge (CI shards)")
+
+    apply = sub.add_parser("apply", help="apply one fix candidate (shows the diff)")
+    apply.add_argument("candidate_id")
+    apply.add_argument("--session", default=None)
+    apply.add_argument("--dry-run", action="store_true", help="show the diff, change nothing")
+
+    undo = sub.add_parser("undo", help="revert the last application")
+    undo.add_argument("--session", default=None)
+
+    fix = sub.add_parser("fix", help="the orchestrated loop: build, test, apply, re-run, keep or revert")
+    fix.add_argument("--build", default=None, metavar="CMD", help="build command (shell syntax)")
+    fix.add_argument("--test", default=None, metavar="CMD", help="test command (shell syntax)")
+    fix.add_argument("--max-attempts", type=int, default=None)
+    fix.add_argument("--max-wall", type=float, default=None, metavar="S")
+    fix.add_argument("--dry-run", action="store_true", help="decide and report, never edit")
+    fix.add_argument("--goal", default="build and tests pass")
+
+    start = sub.add_parser("start", help="create a loop session (step it with `whetstone step`)")
+    start.add_argument("--build", default=None, metavar="CMD")
+    start.add_argument("--test", default=None, metavar="CMD")
+    start.add_argument("--max-attempts", type=int, default=None)
+    start.add_argument("--goal", default="build and tests pass")
+
+    step = sub.add_parser("step", help="run one step of a loop session")
+    step.add_argument("session_id")
+
+    status = sub.add_parser("status", help="show a session's state")
+    status.add_argument("session_id", nargs="?", default=None)
+
+    sub.add_parser("mcp", help="MCP server on stdio for agents")
+
+    demo = sub.add_parser("demo", help="run the whole story on the embedded example projects")
+    demo.add_argument("--keep", action="store_true", help="keep the temporary copy of the examples")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help(sys.stderr)
+        return USAGE_ERROR
+    try:
+        return _dispatch(args)
+    except UsageError as exc:
+        sys.stderr.write(f"whetstone {args.command}: error: {exc}\n")
+        return USAGE_ERROR
+    except BrokenPipeError:
+        return 1
+
+
+def _store(args: argparse.Namespace) -> Path:
+    from .session import find_store
+
+    if args.dir:
+        import os
+
+        os.environ["WHETSTONE_DIR"] = str(Path(args.dir).resolve())
+    return find_store()
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    handler = globals().get(f"_cmd_{args.command}")
+    if handler is None:
+        raise UsageError(f"unknown command {args.command!r}")
+    return int(handler(args))
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from .runner import run_command
+
+    cmd = list(args.cmd)
+    if cmd and cmd[0] == "--":
+        cmd = cmd[1:]
+    if not cmd:
+        raise UsageError("no command given; usage: whetstone run [--phase NAME] [--timeout S] -- CMD...")
+    if args.timeout is not None and args.timeout <= 0:
+        raise UsageError("--timeout must be a positive number of seconds")
+    store = _store(args)
+    outcome = run_command(
+        " ".join(cmd) if args.shell else cmd,
+        phase=args.phase,
+        timeout=args.timeout,
+        store=store,
+        session_id=args.session,
+        shell=args.shell,
+    )
+    return outcome.exit_code
+
+
+def _cmd_parse(args: argparse.Namespace) -> int:
+    from .config import ConfigError, load_config
+    from .parse import parse_file
+    from .records import dumps
+
+    if args.file != "-" and not Path(args.file).is_file():
+        raise UsageError(f"no such file: {args.file}")
+    try:
+        config = load_config()
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from exc
+    try:
+        result = parse_file(args.file, args.tool, cwd=args.cwd, config=config)
+    except (OSError, ValueError) as exc:
+        raise UsageError(str(exc)) from exc
+    sys.stdout.write(dumps(result.to_dict()) + "\n")
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    try:
+        from .report import run_report
+    except ImportError as exc:
+        raise UsageError(f"reports are not available: {exc}") from exc
+    store = _store(args)
+    sources = [Path(p) for p in args.paths] if args.paths else [store]
+    text, code = run_report(sources, args.session, args.format, args.output)
+    if text:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return code
+
+
+def _cmd_apply(args: argparse.Namespace) -> int:
+    from .edits import EditError, apply_candidate_by_id
+
+    store = _store(args)
+    try:
+        diff_text, _journal = apply_candidate_by_id(store, args.session, args.candidate_id, args.dry_run)
+    except (EditError, FileNotFoundError, KeyError) as exc:
+        raise UsageError(str(exc).strip("'\"")) from exc
+    sys.stdout.write(diff_text if diff_text.endswith("\n") or not diff_text else diff_text + "\n")
+    return 0
+
+
+def _cmd_undo(args: argparse.Namespace) -> int:
+    from .edits import EditError, undo_last
+
+    store = _store(args)
+    try:
+        message = undo_last(store, args.session)
+    except (EditError, FileNotFoundError) as exc:
+        raise UsageError(str(exc)) from exc
+    sys.stdout.write(message + "\n")
+    return 0
+
+
+def _cmd_status(args: argparse.Namespace) -> int:
+    from .session import load_session
+
+    store = _store(args)
+    try:
+        session = load_session(store, args.session_id)
+    except (FileNotFoundError, ValueError) as exc:
+        raise UsageError(str(exc)) from exc
+    state = session.state()
+    summary = {
+        "session_id": session.session_id,
+        "status": state.status,
+        "attempts": len(state.attempts),
+        "gap_trend": [g.current for g in state.gaps],
+        "build_errors": len(state.failing_errors()),
+        "test_failures": len([f for f in state.test_failures if not f.flaky]),
+        "candidates": len(state.current_candidates()),
+        "unchecked_files": state.unchecked_files,
+    }
+    sys.stdout.write(json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    return 0
+
+
+def _cmd_fix(args: argparse.Namespace) -> int:
+    try:
+        from .orchestrate.cli import cmd_fix
+    except ImportError as exc:
+        raise UsageError(f"the fix loop is not available in this build: {exc}") from exc
+    return cmd_fix(args, _store(args))
+
+
+def _cmd_start(args: argparse.Namespace) -> int:
+    try:
+        from .orchestrate.cli import cmd_start
+    except ImportError as exc:
+        raise UsageError(f"the fix loop is not available in this build: {exc}") from exc
+    return cmd_start(args, _store(args))
+
+
+def _cmd_step(args: argparse.Namespace) -> int:
+    try:
+        from .orchestrate.cli import cmd_step
+    except ImportError as exc:
+        raise UsageError(f"the fix loop is not available in this build: {exc}") from exc
+    return cmd_step(args, _store(args))
+
+
+def _cmd_mcp(args: argparse.Namespace) -> int:
+    try:
+        from .mcp_server import main as mcp_main
+    except ImportError as exc:
+        raise UsageError(f"the MCP server needs the [mcp] extra: pip install 'whetstone[mcp]' ({exc})") from exc
+    return int(mcp_main() or 0)
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    return run_demo(keep=args.keep)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,278 @@
+"""Parse build and test output into records.
+
+``parse_text(text, tool="auto")`` is the one entry point.  In auto mode the
+format is detected per line/region: the parser that claimed the previous line
+gets the next one first; otherwise each parser is offered the line in
+priority order.  Whole-document formats (JUnit XML, gtest XML/JSON, Jest
+``--json``) are sniffed from the start of the text.  Lines nobody claims but
+that look like errors become ``tool="unknown"`` records.
+
+Parsing never raises on any input: a parser that fails on a line is
+disabled for the rest of the log and the failure noted once.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable
+from typing import Any
+
+from ..classify import classify_result
+from ..config import Config
+from .base import MAX_LINE, DocumentParser, LineParser, ParseContext, ParseResult, strip_ansi
+
+__all__ = [
+    "parse_text",
+    "parse_lines",
+    "parse_file",
+    "ParseResult",
+    "ParseContext",
+    "TOOLS",
+    "decode",
+    "relativize",
+    "normalize_paths",
+]
+
+# Modules holding parsers; each defines LINE_PARSERS and/or DOC_PARSERS.
+_MODULES = (
+    "gcc",
+    "linker",
+    "cmake",
+    "make",
+    "gtest",
+    "pytest_text",
+    "jest",
+    "tap",
+    "ctest",
+    "junit",
+    "unknown",
+)
+
+# `--tool` names and the parser names each one enables.
+TOOLS: dict[str, tuple[str, ...]] = {
+    "auto": (),
+    "gcc": ("gcc", "linker", "make"),
+    "clang": ("gcc", "linker", "make"),
+    "cmake": ("cmake", "make"),
+    "linker": ("linker", "gcc"),
+    "make": ("make", "gcc", "linker"),
+    "gtest": ("gtest",),
+    "pytest": ("pytest",),
+    "jest": ("jest",),
+    "tap": ("tap",),
+    "junit": ("junit",),
+    "ctest": ("ctest", "gtest"),
+}
+
+
+def _load() -> tuple[list[type[LineParser]], list[type[DocumentParser]]]:
+    lines: list[type[LineParser]] = []
+    docs: list[type[DocumentParser]] = []
+    for name in _MODULES:
+        module = importlib.import_module(f"{__name__}.{name}")
+        lines.extend(getattr(module, "LINE_PARSERS", ()))
+        docs.extend(getattr(module, "DOC_PARSERS", ()))
+    lines.sort(key=lambda cls: (cls.priority, cls.name))
+    return lines, docs
+
+
+_REGISTRY: tuple[list[type[LineParser]], list[type[DocumentParser]]] | None = None
+
+
+def _registry() -> tuple[list[type[LineParser]], list[type[DocumentParser]]]:
+    global _REGISTRY
+    if _REGISTRY is None:
+        _REGISTRY = _load()
+    return _REGISTRY
+
+
+def decode(data: bytes | str) -> str:
+    if isinstance(data, str):
+        return data
+    return data.decode("utf-8", errors="replace")
+
+
+def parse_text(
+    text: bytes | str,
+    tool: str = "auto",
+    *,
+    cwd: str = "",
+    config: Config | None = None,
+    classify: bool = True,
+) -> ParseResult:
+    text = decode(text)
+    if tool not in TOOLS:
+        raise ValueError(f"unknown tool {tool!r}; expected one of: {', '.join(TOOLS)}")
+    line_classes, doc_classes = _registry()
+    ctx = ParseContext(cwd=cwd)
+    result = ParseResult()
+    head = text.lstrip()[:512]
+    for doc_cls in doc_classes:
+        if tool in ("auto", doc_cls.name) or doc_cls.name in TOOLS.get(tool, ()):
+            if _safe_sniff(doc_cls, head):
+                try:
+                    doc_cls().parse(text, result, ctx)
+                    result.saw(doc_cls.name)
+                    return _finish(result, config, classify)
+                except Exception:  # noqa: BLE001 - a broken document falls back to line mode
+                    result = ParseResult()
+                break
+    return parse_lines(
+        text.splitlines(), tool, ctx=ctx, result=result, config=config, classify=classify
+    )
+
+
+def _safe_sniff(cls: type[DocumentParser], head: str) -> bool:
+    try:
+        return bool(cls.sniff(head))
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def parse_lines(
+    lines: Iterable[str],
+    tool: str = "auto",
+    *,
+    ctx: ParseContext | None = None,
+    result: ParseResult | None = None,
+    config: Config | None = None,
+    classify: bool = True,
+) -> ParseResult:
+    """Stream lines through the line parsers."""
+    line_classes, _ = _registry()
+    ctx = ctx or ParseContext()
+    result = result if result is not None else ParseResult()
+    wanted = TOOLS.get(tool, ())
+    parsers = [
+        cls(result, ctx)
+        for cls in line_classes
+        if not wanted or cls.name in wanted or cls.name == "unknown"
+    ]
+    broken: set[int] = set()
+    active: LineParser | None = None
+    for raw in lines:
+        line = strip_ansi(raw[:MAX_LINE]).rstrip("\r\n")
+        if active is not None and id(active) not in broken and _feed(active, line, broken):
+            continue
+        if active is not None:
+            _flush(active, broken)
+            active = None
+        for parser in parsers:
+            if id(parser) in broken or parser is active:
+                continue
+            if _feed(parser, line, broken):
+                active = parser
+                result.saw(parser.name) if parser.name != "unknown" else None
+                break
+    for parser in parsers:
+        _flush(parser, broken)
+    return _finish(result, config, classify)
+
+
+def _feed(parser: LineParser, line: str, broken: set[int]) -> bool:
+    try:
+        return parser.feed(line)
+    except Exception:  # noqa: BLE001 - never raise on input; disable the parser instead
+        broken.add(id(parser))
+        return False
+
+
+def _flush(parser: LineParser, broken: set[int]) -> None:
+    try:
+        parser.flush()
+    except Exception:  # noqa: BLE001
+        broken.add(id(parser))
+
+
+def _finish(result: ParseResult, config: Config | None, classify: bool) -> ParseResult:
+    for record in result.build_errors:
+        record.ensure_id()
+    for failure in result.test_failures:
+        failure.ensure_id()
+    if classify:
+        classify_result(result, config)
+    return result
+
+
+def result_from_dict(data: dict[str, Any]) -> ParseResult:
+    from ..records import BuildErrorRecord, TestFailureRecord
+
+    return ParseResult(
+        build_errors=[BuildErrorRecord.from_dict(e) for e in data.get("build_errors", [])],
+        test_failures=[TestFailureRecord.from_dict(f) for f in data.get("test_failures", [])],
+        pass_count=int(data.get("pass_count", 0)),
+        fail_count=int(data.get("fail_count", 0)),
+        skip_count=int(data.get("skip_count", 0)),
+        tools=list(data.get("tools", [])),
+    )
+
+
+def parse_file(
+    path: str,
+    tool: str = "auto",
+    *,
+    cwd: str = "",
+    config: Config | None = None,
+) -> ParseResult:
+    """Parse a saved log, streaming line by line unless it is an XML/JSON document."""
+    import sys
+
+    if tool not in TOOLS:
+        raise ValueError(f"unknown tool {tool!r}; expected one of: {', '.join(TOOLS)}")
+    if path == "-":
+        stream = open(sys.stdin.fileno(), encoding="utf-8", errors="replace", closefd=False)
+    else:
+        stream = open(path, encoding="utf-8", errors="replace", newline="")
+    with stream:
+        head = stream.read(4096)
+        _, doc_classes = _registry()
+        if any(
+            (tool in ("auto", d.name) or d.name in TOOLS.get(tool, ())) and _safe_sniff(d, head.lstrip()[:512])
+            for d in doc_classes
+        ):
+            return parse_text(head + stream.read(), tool, cwd=cwd, config=config)
+        return parse_lines(_chain_lines(head, stream), tool, ctx=ParseContext(cwd=cwd), config=config)
+
+
+def _chain_lines(head: str, stream: Any) -> Iterable[str]:
+    """Lines of head + the rest of the stream, without holding the whole log."""
+    pending = head
+    for chunk in iter(lambda: stream.read(1 << 16), ""):
+        pending += chunk
+        lines = pending.splitlines(keepends=True)
+        pending = lines.pop() if lines and not lines[-1].endswith(("\n", "\r")) else ""
+        yield from lines
+    if pending:
+        yield pending
+
+
+def relativize(path: str, cwd: str, workspace: str) -> str:
+    """A printed path made absolute against cwd, then relative to the workspace if inside it."""
+    import os
+
+    if not path or path.startswith("<"):
+        return path
+    full = path if os.path.isabs(path) or not cwd else os.path.join(cwd, path)
+    full = os.path.normpath(full)
+    if workspace and os.path.isabs(full):
+        ws = os.path.normpath(workspace)
+        if full == ws or full.startswith(ws + os.sep):
+            return os.path.relpath(full, ws)
+    return full if os.path.isabs(path) or cwd else path
+
+
+def normalize_paths(result: ParseResult, cwd: str, workspace: str) -> ParseResult:
+    """Make every record's file_path workspace-relative (the shape reports use)."""
+    for record in result.build_errors:
+        record.file_path = relativize(record.file_path, cwd, workspace)
+        if record.translation_unit:
+            record.translation_unit = relativize(record.translation_unit, cwd, workspace)
+        for edit in record.fixits:
+            edit.file_path = relativize(edit.file_path, cwd, workspace)
+        record.error_id = ""
+        record.ensure_id()
+    for failure in result.test_failures:
+        failure.file_path = relativize(failure.file_path, cwd, workspace)
+        if failure.impl_file:
+            failure.impl_file = relativize(failure.impl_file, cwd, workspace)
+    return result

@@ -1,0 +1,414 @@
+"""The one vocabulary every producer and consumer of Whetstone speaks.
+
+Every record is a dataclass that round-trips exactly through JSON
+(``from_dict(to_dict(r)) == r``) and serialises deterministically: the same
+record always gives the same bytes (sorted keys, no whitespace).
+
+Positions are 1-based lines and 1-based columns counted in characters
+(Unicode code points) of the decoded line, as gcc and clang print them for
+ASCII source.  Column 0 means "no column known".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, TypeVar
+
+SCHEMA_VERSION = "whetstone/1"
+
+BUILD_TOOLS = ("gcc", "clang", "clang_tidy", "cmake", "linker", "make", "unknown")
+SEVERITIES = ("error", "warning", "note")
+ERROR_TYPES = (
+    "missing_include",
+    "undefined_symbol",
+    "type_mismatch",
+    "missing_dependency",
+    "syntax_error",
+    "resource_limit",
+    "unknown",
+)
+RUNNERS = ("gtest", "pytest", "jest", "tap", "junit", "ctest", "unknown")
+FAILURE_TYPES = (
+    "assertion",
+    "exception",
+    "timeout",
+    "wrong_output",
+    "missing_output",
+    "infra",
+    "unknown",
+)
+MUTATION_TYPES = (
+    "addImport",
+    "rename",
+    "changeType",
+    "addDependency",
+    "insertNode",
+    "deleteNode",
+    "replaceNode",
+    "manual",
+)
+CANDIDATE_SOURCES = ("compiler-fixit", "interpreter-hint", "rule", "heuristic", "search")
+VERDICT_FAILURES = (
+    "compile-error",
+    "link-error",
+    "test-failure",
+    "nondeterminism",
+    "setup-error",
+    "oom",
+    "timeout",
+)
+RETRY_ADVICE = ("rerun", "fix-source", "fix-env", "escalate")
+SESSION_STATUSES = ("pending", "running", "converged", "escalated", "failed")
+ESCALATION_REASONS = (
+    "max_attempts",
+    "worsening_trend",
+    "no_progress",
+    "all_auto_tried",
+    "manual_required",
+    "infra_gap",
+    "repeated_failure",
+    "wall_time",
+)
+
+R = TypeVar("R", bound="Record")
+
+
+def stable_id(*parts: object, length: int = 12) -> str:
+    """A short content hash: the same inputs always name the same record."""
+    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8", "replace"))
+    return digest.hexdigest()[:length]
+
+
+def dumps(data: Any) -> str:
+    """Deterministic one-line JSON used for every file Whetstone writes."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+class Record:
+    """Mixin: JSON round-trip for nested dataclasses."""
+
+    # Nested record types per field, so from_dict can rebuild them.
+    _nested: ClassVar[dict[str, type[Record]]] = {}
+    _nested_lists: ClassVar[dict[str, type[Record]]] = {}
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            out[f.name] = _plain(getattr(self, f.name))
+        return out
+
+    def to_json(self) -> str:
+        return dumps(self.to_dict())
+
+    @classmethod
+    def from_dict(cls: type[R], data: dict[str, Any]) -> R:
+        if not isinstance(data, dict):
+            raise TypeError(f"{cls.__name__}: expected an object, got {type(data).__name__}")
+        known = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+        kwargs: dict[str, Any] = {}
+        for key, value in data.items():
+            if key not in known:
+                continue  # newer writers may add keys; readers ignore them
+            if key in cls._nested and value is not None:
+                value = cls._nested[key].from_dict(value)
+            elif key in cls._nested_lists and value is not None:
+                value = [cls._nested_lists[key].from_dict(v) for v in value]
+            kwargs[key] = value
+        return cls(**kwargs)
+
+    @classmethod
+    def from_json(cls: type[R], text: str) -> R:
+        return cls.from_dict(json.loads(text))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Record):
+        return value.to_dict()
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value
+
+
+# --------------------------------------------------------------------------- edits
+
+
+@dataclass
+class Position(Record):
+    line: int = 1
+    col: int = 1
+
+
+@dataclass
+class TextEdit(Record):
+    """Replace [start, end) of file_path with new_text (LSP / SARIF shape)."""
+
+    file_path: str = ""
+    start: Position = field(default_factory=Position)
+    end: Position = field(default_factory=Position)
+    new_text: str = ""
+
+    _nested: ClassVar[dict[str, type[Record]]] = {"start": Position, "end": Position}
+
+
+# --------------------------------------------------------------------------- build
+
+
+@dataclass
+class BuildErrorRecord(Record):
+    error_id: str = ""
+    tool: str = "unknown"
+    severity: str = "error"
+    file_path: str = ""
+    line: int = 0
+    col: int = 0
+    error_code: str = ""
+    message: str = ""
+    context_lines: list[str] = field(default_factory=list)
+    ast_node_id: str | None = None
+    error_type: str = "unknown"
+    is_lint: bool = False
+    # Notes ("note: ..." lines, include chains, instantiation context) attached to this error.
+    notes: list[str] = field(default_factory=list)
+    # Compiler fix-its (from -fdiagnostics-parseable-fixits), already in our edit shape.
+    fixits: list[TextEdit] = field(default_factory=list)
+    # The symbol an undefined-reference / undeclared-identifier error is about, when known.
+    symbol: str = ""
+    # The function the linker named ("in function `main'"), when known.
+    function: str = ""
+    # The translation unit (source file being compiled) that produced this, when known.
+    translation_unit: str = ""
+    raw: str = ""
+    schema_version: str = SCHEMA_VERSION
+
+    _nested_lists: ClassVar[dict[str, type[Record]]] = {"fixits": TextEdit}
+
+    def ensure_id(self) -> BuildErrorRecord:
+        if not self.error_id:
+            self.error_id = "E" + stable_id(
+                self.tool, self.severity, self.file_path, self.line, self.col, self.message
+            )
+        return self
+
+    @property
+    def is_failure(self) -> bool:
+        """Only a non-lint error fails a gate (classify by tag, not severity)."""
+        return self.severity == "error" and not self.is_lint
+
+
+# --------------------------------------------------------------------------- tests
+
+
+@dataclass
+class Suspect(Record):
+    file_path: str = ""
+    qualname: str = ""
+    line_start: int = 0
+    line_end: int = 0
+    score: float = 0.0
+
+
+@dataclass
+class TestFailureRecord(Record):
+    __test__ = False  # not a pytest test class
+
+    failure_id: str = ""
+    runner: str = "unknown"
+    test_suite: str = ""
+    test_name: str = ""
+    failure_type: str = "unknown"
+    expected_value: str = ""
+    actual_value: str = ""
+    file_path: str = ""
+    line: int = 0
+    message: str = ""
+    ast_node_id: str | None = None
+    suspects: list[Suspect] = field(default_factory=list)
+    node_id: str = ""
+    exception_type: str = ""
+    # Deepest frame outside tests and site-packages: where the implementation failed.
+    impl_file: str = ""
+    impl_line: int = 0
+    # "failed", "error" (setup/teardown/collection), "xpass-strict", "timeout".
+    outcome: str = "failed"
+    flaky: bool = False
+    duration_ms: int = 0
+    raw: str = ""
+    schema_version: str = SCHEMA_VERSION
+
+    _nested_lists: ClassVar[dict[str, type[Record]]] = {"suspects": Suspect}
+
+    def ensure_id(self) -> TestFailureRecord:
+        if not self.failure_id:
+            self.failure_id = "T" + stable_id(
+                self.runner, self.node_id or f"{self.test_suite}::{self.test_name}"
+            )
+        return self
+
+
+# --------------------------------------------------------------------------- candidates
+
+
+@dataclass
+class FixCandidate(Record):
+    candidate_id: str = ""
+    target_id: str = ""
+    description: str = ""
+    confidence: float = 0.0
+    mutation_type: str = "manual"
+    # Free-form description of the mutation for tools that want more than edits.
+    mutation: dict[str, Any] = field(default_factory=dict)
+    edits: list[TextEdit] = field(default_factory=list)
+    source: str = "rule"
+    validated: bool = False
+    schema_version: str = SCHEMA_VERSION
+
+    _nested_lists: ClassVar[dict[str, type[Record]]] = {"edits": TextEdit}
+
+    def edits_fingerprint(self) -> str:
+        """Identity of what applying this would do: a hash of its edits."""
+        if not self.edits:
+            return "manual:" + stable_id(self.target_id, self.description)
+        return stable_id(*(e.to_json() for e in self.edits))
+
+    def ensure_id(self) -> FixCandidate:
+        if not self.candidate_id:
+            self.candidate_id = "C" + stable_id(
+                self.target_id, self.mutation_type, self.description, self.edits_fingerprint()
+            )
+        return self
+
+
+def rank_candidates(candidates: list[FixCandidate]) -> list[FixCandidate]:
+    """Validated first, then confidence, then a stable tie-break on the id."""
+    return sorted(
+        candidates, key=lambda c: (not c.validated, -round(c.confidence, 6), c.candidate_id)
+    )
+
+
+# --------------------------------------------------------------------------- sessions
+
+
+@dataclass
+class GapModel(Record):
+    metric_type: str = "error_count"  # error_count | test_failure_count | requirements
+    current: int = 0
+    target: int = 0
+
+    @property
+    def converged(self) -> bool:
+        return self.current <= self.target
+
+
+@dataclass
+class AttemptRecord(Record):
+    attempt_id: str = ""
+    session_id: str = ""
+    action: str = "build"  # build | test | probe | apply | run
+    phase: str = ""
+    command: str = ""
+    exit_code: int | None = None
+    outcome: str = "failure"  # success | failure | error | timeout | oom
+    candidate_id: str = ""
+    gap_before: GapModel | None = None
+    gap_after: GapModel | None = None
+    started_at: str = ""
+    duration_ms: int = 0
+    schema_version: str = SCHEMA_VERSION
+
+    _nested: ClassVar[dict[str, type[Record]]] = {"gap_before": GapModel, "gap_after": GapModel}
+
+
+@dataclass
+class ObservationRecord(Record):
+    observation_id: str = ""
+    attempt_id: str = ""
+    raw_text: str = ""
+    raw_truncated: bool = False
+    error_count: int = 0
+    warning_count: int = 0
+    fail_count: int = 0
+    pass_count: int = 0
+    record_ids: list[str] = field(default_factory=list)
+    gap: GapModel | None = None
+    failure: str | None = None  # verdict failure class
+    schema_version: str = SCHEMA_VERSION
+
+    _nested: ClassVar[dict[str, type[Record]]] = {"gap": GapModel}
+
+
+@dataclass
+class OrchestratorDecision(Record):
+    action_type: str = ""  # probe_environment | build_iteration | test_iteration | converge | escalate
+    rationale: str = ""
+    confidence: float = 1.0
+    candidate_id: str = ""
+    escalation_reason: str = ""
+    schema_version: str = SCHEMA_VERSION
+
+
+@dataclass
+class AuditEntry(Record):
+    step_index: int = 0
+    action_type: str = ""
+    action_description: str = ""
+    candidate_applied: str | None = None
+    gap_before: GapModel | None = None
+    gap_after: GapModel | None = None
+    session_status_after: str = ""
+    duration_ms: int = 0
+    rationale: str = ""
+    schema_version: str = SCHEMA_VERSION
+
+    _nested: ClassVar[dict[str, type[Record]]] = {"gap_before": GapModel, "gap_after": GapModel}
+
+
+@dataclass
+class AttemptSummary(Record):
+    action: str = ""
+    outcome: str = ""
+    candidate_id: str = ""
+    gap_before: GapModel | None = None
+    gap_after: GapModel | None = None
+
+    _nested: ClassVar[dict[str, type[Record]]] = {"gap_before": GapModel, "gap_after": GapModel}
+
+
+@dataclass
+class EscalationReport(Record):
+    session_id: str = ""
+    goal: str = ""
+    goal_type: str = ""
+    attempts_made: int = 0
+    final_gap: GapModel | None = None
+    attempts_summary: list[AttemptSummary] = field(default_factory=list)
+    top_remaining_candidates: list[FixCandidate] = field(default_factory=list)
+    escalation_reason: str = ""
+    recommended_next_step: str = ""
+    setup_script: str = ""
+    schema_version: str = SCHEMA_VERSION
+
+    _nested: ClassVar[dict[str, type[Record]]] = {"final_gap": GapModel}
+    _nested_lists: ClassVar[dict[str, type[Record]]] = {
+        "attempts_summary": AttemptSummary,
+        "top_remaining_candidates": FixCandidate,
+    }
+
+
+@dataclass
+class Verdict(Record):
+    """The always-last machine-readable block (see verdict.py)."""
+
+    target: str = ""
+    status: str = "pass"  # pass | fail | warn
+    failure: str | None = None
+    phase: str = ""
+    first_error: str | None = None
+    retry: str | None = None
+    counts: dict[str, int] = field(default_factory=dict)
+    report: str | None = None
+    schema_version: str = SCHEMA_VERSION
