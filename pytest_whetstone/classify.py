@@ -44,10 +44,11 @@ _BUILD_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             r"Could not find a package configuration file|Could NOT find|find_package"
             r"|cannot find -l|library not found for -l|unable to find library -l"
-            r"|Package '[^']+'.* not found|No package '[^']+' found|pkg-config|Unknown CMake command"
+            r"|Package '[^']+'.* not found|No package '[^']+' found|pkg-config"
             r"|Could not find (?:a )?(?:toolchain|compiler)|No CMAKE_\w+_COMPILER could be found"
             r"|CMAKE_\w+_COMPILER not set|is not a full path to an existing compiler tool"
-            r"|cannot find (?:crt|Scrt|[\w./-]+\.(?:so|a|o))\b|target .* not found|No rule to make target",
+            r"|cannot find (?:crt|Scrt|[\w./-]+\.(?:so|a|o))\b|target .* not found|No rule to make target"
+            r"|Cannot find source file|A required package was not found|no makefile found",
             re.I,
         ),
     ),
@@ -58,7 +59,8 @@ _BUILD_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"|undeclared(?: identifier| \(first use)|use of undeclared|implicit declaration of function"
             r"|call to undeclared function|has no member named|no member named|is not a member of"
             r"|unknown type name|does not name a type|not declared in this scope|has not been declared"
-            r"|no matching function for call|no declaration matches|Undefined symbols for architecture"
+            r"|no declaration matches|Undefined symbols for architecture|no type named|Unknown CMake command"
+            r"|implicitly declaring library function|call to undeclared (?:library )?function"
             r"|multiple definition of|duplicate symbol|redefinition of|first defined here"
             r"|use of undeclared identifier|cannot find symbol|unknown identifier",
             re.I,
@@ -75,7 +77,9 @@ _BUILD_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"|type mismatch|conflicting types|invalid type argument|cannot bind"
             r"|request for member .* which is of non-class type|lvalue required|is not assignable"
             r"|read-only (?:variable|location)|assignment of read-only|incomplete type"
-            r"|subscripted value is not|called object .* is not a function|void value not ignored",
+            r"|subscripted value is not|called object .* is not a function|void value not ignored"
+            r"|no match for|no matching (?:function|constructor|member function) for call"
+            r"|expects argument of type|format specifies type|redeclared as different kind",
             re.I,
         ),
     ),
@@ -86,7 +90,8 @@ _BUILD_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"|stray '.*' in program|missing terminating|unterminated|extraneous|unexpected"
             r"|syntax error|parse error|expected ';'|unbalanced|#endif without #if|unmatched"
             r"|Parse error|Expected a command name|invalid preprocessing directive|empty character constant"
-            r"|Unknown argument|Invalid escape sequence|Unmatched",
+            r"|Unknown argument|Invalid escape sequence|Unmatched|missing separator"
+            r"|\bexpected [‘'\"(][^’'\"]*[’'\"]",
             re.I,
         ),
     ),
@@ -102,7 +107,11 @@ _LINT_FLAG = re.compile(
     r"|extra-semi[\w-]*|newline-eof|c\+\+\d+-compat[\w-]*|c\+\+\d+-extensions|gnu[\w-]*"
     r"|zero-length-array|variadic-macros|long-long|write-strings|switch-enum|switch-default"
     r"|implicit-fallthrough|unknown-pragmas|reorder[\w-]*|overloaded-virtual|nested-anon-types"
-    r"|language-extension-token|undef|cpp|useless-cast|double-promotion|inline)\b"
+    r"|language-extension-token|undef|cpp|useless-cast|double-promotion|inline|dev|comments?)\b"
+)
+# Notes in which the compiler names the header an undeclared name lives in.
+_INCLUDE_HINT = re.compile(
+    r"is defined in header|include (?:the header )?[‘'<]|did you forget to [‘']#include|#include <[^>]+>"
 )
 _LINT_MESSAGE = re.compile(
     r"\bunused\b|\bdeprecated\b|set but not used|defined but not used|declared but never"
@@ -114,66 +123,88 @@ _TEST_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "timeout",
         re.compile(
-            r"\btime(?:d)?[ -]?out\b|Timeout|exceeded (?:the )?(?:time|deadline)|took too long"
-            r"|Exceeded timeout|deadline exceeded|\*\*\*Timeout",
+            r"\btimed? ?out\b|\bTimeout\b|exceeded (?:the )?(?:time|deadline)|took too long"
+            r"|Exceeded timeout|deadline exceeded|\*\*\*Timeout|testTimeoutFailure",
             re.I,
         ),
     ),
     (
         "infra",
         re.compile(
-            r"fixture '[^']*' not found|error (?:in|at) setup|error (?:in|at) teardown|SetUp\(\)|TearDown\(\)"
-            r"|SetUpTestSuite|SetUpTestCase|ERROR collecting|ImportError while importing|ModuleNotFoundError"
-            r"|Could not find executable|Not Run|Unable to find executable|No such file or directory.*(?:executable|test)"
-            r"|command not found|cannot execute|Test suite failed to run|Cannot find module|beforeAll|afterAll"
-            r"|beforeEach|afterEach|Bail out!|setup failed|teardown failed|fixture",
+            r"fixture '[^']*' not found|error (?:in|at) (?:setup|teardown)|\bSetUp(?:TestSuite|TestCase)?\b"
+            r"|\bTearDown(?:TestSuite|TestCase)?\b|ERROR collecting|ImportError while importing"
+            r"|Could not find executable|Unable to find executable|\bNot Run\b|Failed test dependencies"
+            r"|command not found|cannot execute binary|Test suite failed to run|Cannot find module"
+            r"|\b(?:beforeAll|afterAll|beforeEach|afterEach)\b|Bail out!|Bailout called|setup failed"
+            r"|teardown failed|Required fixture",
+        ),
+    ),
+    (
+        "wrong_output",
+        re.compile(
+            r"snapshot|golden|output mismatch|outputs? differ|stdout (?:mismatch|differs)|expected output"
+            r"|\bcapsys\b|\bcapfd\b|Required regular expression not found|Error regular expression found"
+            r"|files differ|diff between",
             re.I,
         ),
     ),
     (
         "missing_output",
         re.compile(
-            r"(?:expected|output|golden|result) (?:file|output) .*(?:not (?:found|produced|created|exist))"
+            r"(?:expected|output|golden|result) file .*not (?:found|produced|created|exist)"
             r"|(?:file|output) (?:was )?not (?:produced|created|generated|written)"
-            r"|FileNotFoundError|No such file or directory|does not exist|missing output|not produced",
-            re.I,
-        ),
-    ),
-    (
-        "wrong_output",
-        re.compile(
-            r"snapshot|golden|toMatchSnapshot|toMatchInlineSnapshot|output mismatch|outputs? differ"
-            r"|stdout (?:mismatch|differs)|expected output|capsys|capfd|Differences:|--- expected"
-            r"|\+\+\+ actual|files differ|diff between",
-            re.I,
-        ),
-    ),
-    (
-        "assertion",
-        re.compile(
-            r"AssertionError|\bassert(?:ion)?\b|Expected(?: equality)?|Value of:|Which is:|to (?:be|equal)\b"
-            r"|toBe|toEqual|toStrictEqual|toHaveBeenCalled|toThrow|expect\(|not equal|!=|Failure$"
-            r"|EXPECT_|ASSERT_|CHECK\(|REQUIRE\(|assertEqual|assertTrue|assertFalse|assert\w+"
-            r"|got:|wanted:|expected:|actual:|Difference|approx|DID NOT RAISE|Failed: ",
-            re.I,
-        ),
-    ),
-    (
-        "exception",
-        re.compile(
-            r"\b\w+(?:Error|Exception)\b|Traceback|Segmentation fault|SIGSEGV|SIGABRT|SIGFPE|SIGBUS"
-            r"|signal \d+|core dumped|terminate called|uncaught exception|unhandled exception|panic"
-            r"|abort(?:ed)?\b|std::\w+_error|C\+\+ exception|threw an exception|Exception thrown"
-            r"|TypeError|ReferenceError|RangeError|SyntaxError|\bthrown\b|\*\*\*Exception|SEGFAULT",
+            r"|FileNotFoundError|ENOENT|missing output|not produced",
             re.I,
         ),
     ),
 ]
+# Assertion failures and uncaught errors, judged on the record's own message.
+_ASSERTION = re.compile(
+    r"AssertionError|\bassert\b|Expected(?: equality)?\b|Value of:|Which is:|toBe|toEqual|toStrictEqual"
+    r"|toHaveBeenCalled|toThrow|toMatch|expect\(|\bnot ok\b|Failure$|EXPECT_|ASSERT_|assert\w+"
+    r"|\bgot:|\bwanted:|\bfound:|actual:|DID NOT RAISE|Failed test|evaluates to|Death test:",
+    re.I | re.M,
+)
+_EXCEPTION = re.compile(
+    r"\b\w+(?:Error|Exception)\b|Traceback|Segmentation fault|SegFault|SIGSEGV|SIGABRT|SIGFPE|SIGBUS"
+    r"|signal \d+|core dumped|terminate called|uncaught exception|unhandled exception|panic"
+    r"|abort(?:ed)?\b|std::\w+_error|C\+\+ exception|threw an exception|\bthrown\b|\*\*\*Exception"
+    r"|never finished|crash|exited with \d+|\bdied\b|\bdie\b",
+    re.I,
+)
+_ASSERTION_EXCEPTIONS = ("AssertionError", "Failed", "AssertionError [ERR_ASSERTION]", "ERR_ASSERTION")
+
+
+# Quoted names do not change what kind of error a message is: "‘x’ undeclared" and
+# "‘y’ undeclared" share one cache entry, so a log with thousands of errors runs
+# the (slow, case-insensitive) patterns once per message shape.
+_QUOTED_NAME = re.compile(r"[‘'\"][^’'\"\n]{0,200}[’'\"]")
+_TYPE_CACHE: dict[tuple[str, str], tuple[str, bool]] = {}
+_FLAG_CACHE: dict[str, bool] = {}
+
+
+def _message_facts(severity: str, text: str) -> tuple[str, bool]:
+    """(error_type from the message alone or "", lint-by-message) for one message shape."""
+    hit = _TYPE_CACHE.get((severity, text))
+    if hit is not None:
+        return hit
+    key = (severity, _QUOTED_NAME.sub("'_'", text) if ("'" in text or "‘" in text or '"' in text) else text)
+    hit = _TYPE_CACHE.get(key)
+    if hit is None:
+        found = ""
+        for error_type, pattern in _BUILD_PATTERNS:
+            if pattern.search(text):
+                found = error_type
+                break
+        hit = (found, severity == "warning" and bool(_LINT_MESSAGE.search(text)))
+    if len(_TYPE_CACHE) > 8192:
+        _TYPE_CACHE.clear()
+    _TYPE_CACHE[key] = _TYPE_CACHE[(severity, text)] = hit
+    return hit
 
 
 def classify_build(record: BuildErrorRecord, config: Config | None = None) -> BuildErrorRecord:
     text = record.message
-    haystack = " ".join([text, *record.notes[:3]])
     for rule in config.rules if config else ():
         if rule.error_type and rule.pattern.search(record.raw or text):
             record.error_type = rule.error_type
@@ -182,30 +213,43 @@ def classify_build(record: BuildErrorRecord, config: Config | None = None) -> Bu
             return record
         if rule.is_lint is not None and not rule.error_type and rule.pattern.search(record.raw or text):
             record.is_lint = rule.is_lint
-    record.is_lint = record.is_lint or is_lint(record)
+    found, lint_message = _message_facts(record.severity, text)
+    record.is_lint = record.is_lint or lint_message or is_lint(record, check_message=False)
     if record.severity == "note" and record.error_type == "unknown":
         return record
     if record.error_type not in ("", "unknown"):
         return record  # the parser already knew (linker undefined reference, CMake package)
-    for error_type, pattern in _BUILD_PATTERNS:
-        if pattern.search(text):
-            record.error_type = error_type
-            return record
-    for error_type, pattern in _BUILD_PATTERNS:
-        if pattern.search(haystack):
-            record.error_type = error_type
-            return record
+    if found:
+        if found == "undefined_symbol" and any(
+            "include" in n and _INCLUDE_HINT.search(n) for n in record.notes[:4]
+        ):
+            found = "missing_include"  # the compiler named the header that declares it
+        record.error_type = found
+        return record
+    if record.notes:
+        haystack = " ".join([text, *record.notes[:3]])
+        for error_type, pattern in _BUILD_PATTERNS:
+            if pattern.search(haystack):
+                record.error_type = error_type
+                return record
     record.error_type = "unknown"
     return record
 
 
-def is_lint(record: BuildErrorRecord) -> bool:
+def is_lint(record: BuildErrorRecord, *, check_message: bool = True) -> bool:
     """Lint by tag: the warning flag or the diagnostic's nature, not its severity."""
-    if record.error_code and _LINT_FLAG.search(record.error_code):
-        return True
+    code = record.error_code
+    if code:
+        lint = _FLAG_CACHE.get(code)
+        if lint is None:
+            lint = bool(_LINT_FLAG.search(code))
+            if len(_FLAG_CACHE) < 4096:
+                _FLAG_CACHE[code] = lint
+        if lint:
+            return True
     if record.tool == "clang_tidy":
         return True
-    if record.severity == "warning" and _LINT_MESSAGE.search(record.message):
+    if check_message and record.severity == "warning" and _LINT_MESSAGE.search(record.message):
         return True
     if record.severity == "error" and record.error_code.startswith("-Werror") and _LINT_FLAG.search(
         record.error_code.replace("-Werror=", "-W")
@@ -215,32 +259,45 @@ def is_lint(record: BuildErrorRecord) -> bool:
 
 
 def classify_test(record: TestFailureRecord, config: Config | None = None) -> TestFailureRecord:
-    text = "\n".join(
-        part for part in (record.exception_type, record.message, record.raw[:4000]) if part
-    )
+    """failure_type from, in order: user rules, the producer, the outcome, strong message
+    patterns (timeout, infra, wrong/missing output), the exception type, assertion/exception text."""
+    head = "\n".join(part for part in (record.exception_type, record.message) if part)
+    text = "\n".join(part for part in (head, record.raw[:4000]) if part)
     for rule in config.rules if config else ():
         if rule.failure_type and rule.pattern.search(text):
             record.failure_type = rule.failure_type
             return record
     if record.failure_type not in ("", "unknown"):
         return record  # the producer knew better (native pytest capture, timeouts)
-    if record.outcome == "timeout":
-        record.failure_type = "timeout"
-        return record
-    if record.outcome == "error" and record.runner == "pytest":
-        record.failure_type = "infra"
-        return record
-    head = "\n".join(part for part in (record.exception_type, record.message) if part)
-    for source in (head, text):
-        for failure_type, pattern in _TEST_PATTERNS:
-            if pattern.search(source):
-                record.failure_type = failure_type
-                return record
-    if record.expected_value or record.actual_value:
-        record.failure_type = "assertion"
-        return record
-    record.failure_type = "unknown"
+    record.failure_type = _test_type(record, head, text)
     return record
+
+
+def _test_type(record: TestFailureRecord, head: str, text: str) -> str:
+    if record.outcome == "timeout":
+        return "timeout"
+    if record.outcome == "xpass-strict":
+        return "assertion"  # the test broke its own expectation of failing
+    for failure_type, pattern in _TEST_PATTERNS:
+        if pattern.search(head):
+            return failure_type
+    if record.outcome == "error":
+        return "infra"  # setup/teardown/collection, a suite that did not load, a test not run
+    for failure_type, pattern in _TEST_PATTERNS:
+        if pattern.search(text):
+            return failure_type
+    if record.exception_type in _ASSERTION_EXCEPTIONS or record.exception_type.endswith("AssertionError"):
+        return "assertion"
+    if record.exception_type:
+        return "exception"
+    for source in (head, text):
+        if _ASSERTION.search(source):
+            return "assertion"
+        if _EXCEPTION.search(source):
+            return "exception"
+    if record.expected_value or record.actual_value:
+        return "assertion"
+    return "unknown"
 
 
 def classify_result(result: ParseResult, config: Config | None = None) -> ParseResult:

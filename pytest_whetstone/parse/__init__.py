@@ -14,7 +14,7 @@ disabled for the rest of the log and the failure noted once.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..classify import classify_result
@@ -104,9 +104,9 @@ def parse_text(
     if tool not in TOOLS:
         raise ValueError(f"unknown tool {tool!r}; expected one of: {', '.join(TOOLS)}")
     line_classes, doc_classes = _registry()
-    ctx = ParseContext(cwd=cwd)
+    ctx = ParseContext(cwd=cwd, tool_hint=tool)
     result = ParseResult()
-    head = text.lstrip()[:512]
+    head = text[:4096].lstrip()[:512]  # not text.lstrip(): that would copy a 50 MB log
     for doc_cls in doc_classes:
         if tool in ("auto", doc_cls.name) or doc_cls.name in TOOLS.get(tool, ()):
             if _safe_sniff(doc_cls, head):
@@ -117,9 +117,24 @@ def parse_text(
                 except Exception:  # noqa: BLE001 - a broken document falls back to line mode
                     result = ParseResult()
                 break
-    return parse_lines(
-        text.splitlines(), tool, ctx=ctx, result=result, config=config, classify=classify
-    )
+    return parse_lines(iter_lines(text), tool, ctx=ctx, result=result, config=config, classify=classify)
+
+
+_CHUNK = 1 << 20
+
+
+def iter_lines(text: str) -> Iterator[str]:
+    """``text.splitlines()`` one ~1 MB chunk at a time (no second copy of a big log)."""
+    if len(text) <= _CHUNK:
+        yield from text.splitlines()
+        return
+    start, n = 0, len(text)
+    while start < n:
+        end = text.find("\n", start + _CHUNK)
+        if end < 0:
+            end = n
+        yield from text[start:end].splitlines()
+        start = end + 1
 
 
 def _safe_sniff(cls: type[DocumentParser], head: str) -> bool:
@@ -138,9 +153,17 @@ def parse_lines(
     config: Config | None = None,
     classify: bool = True,
 ) -> ParseResult:
-    """Stream lines through the line parsers."""
+    """Stream lines through the line parsers.
+
+    The parser that claimed the previous line is offered the next one first
+    (records span lines); otherwise parsers are tried in priority order.  A
+    parser that raises is dropped for the rest of the log, never the parse.
+    """
     line_classes, _ = _registry()
-    ctx = ctx or ParseContext()
+    if ctx is None:
+        ctx = ParseContext(tool_hint=tool)
+    elif ctx.tool_hint == "auto":
+        ctx.tool_hint = tool
     result = result if result is not None else ParseResult()
     wanted = TOOLS.get(tool, ())
     parsers = [
@@ -148,40 +171,58 @@ def parse_lines(
         for cls in line_classes
         if not wanted or cls.name in wanted or cls.name == "unknown"
     ]
-    broken: set[int] = set()
+    dead: list[LineParser] = []
     active: LineParser | None = None
+    line_no = 0
     for raw in lines:
-        line = strip_ansi(raw[:MAX_LINE]).rstrip("\r\n")
-        if active is not None and id(active) not in broken and _feed(active, line, broken):
-            continue
+        line_no += 1
+        ctx.line_no = line_no
+        if len(raw) > MAX_LINE:
+            raw = raw[:MAX_LINE]
+        if "\x1b" in raw:
+            raw = strip_ansi(raw)
+        line = raw.rstrip("\r\n") if raw and raw[-1] in "\r\n" else raw
         if active is not None:
-            _flush(active, broken)
-            active = None
+            try:
+                if active.feed(line):
+                    continue
+            except Exception:  # noqa: BLE001 - never raise on input; drop the parser instead
+                dead.append(active)
+                parsers.remove(active)
+                active = None
+            if active is not None:
+                _flush(active, parsers, dead)
+                previous, active = active, None
+            else:
+                previous = None
+        else:
+            previous = None
         for parser in parsers:
-            if id(parser) in broken or parser is active:
+            if parser is previous:
                 continue
-            if _feed(parser, line, broken):
-                active = parser
-                result.saw(parser.name) if parser.name != "unknown" else None
+            try:
+                claimed = parser.feed(line)
+            except Exception:  # noqa: BLE001
+                dead.append(parser)
+                parsers.remove(parser)
                 break
-    for parser in parsers:
-        _flush(parser, broken)
+            if claimed:
+                active = parser
+                if parser.name != "unknown":
+                    result.saw(parser.name)
+                break
+    for parser in list(parsers):
+        _flush(parser, parsers, dead)
     return _finish(result, config, classify)
 
 
-def _feed(parser: LineParser, line: str, broken: set[int]) -> bool:
-    try:
-        return parser.feed(line)
-    except Exception:  # noqa: BLE001 - never raise on input; disable the parser instead
-        broken.add(id(parser))
-        return False
-
-
-def _flush(parser: LineParser, broken: set[int]) -> None:
+def _flush(parser: LineParser, parsers: list[LineParser], dead: list[LineParser]) -> None:
     try:
         parser.flush()
     except Exception:  # noqa: BLE001
-        broken.add(id(parser))
+        dead.append(parser)
+        if parser in parsers:
+            parsers.remove(parser)
 
 
 def _finish(result: ParseResult, config: Config | None, classify: bool) -> ParseResult:
@@ -236,14 +277,20 @@ def parse_file(
 
 def _chain_lines(head: str, stream: Any) -> Iterable[str]:
     """Lines of head + the rest of the stream, without holding the whole log."""
-    pending = head
-    for chunk in iter(lambda: stream.read(1 << 16), ""):
+    pending = ""
+    chunks = iter(lambda: stream.read(1 << 16), "")
+    for chunk in _prepend(head, chunks):
         pending += chunk
         lines = pending.splitlines(keepends=True)
         pending = lines.pop() if lines and not lines[-1].endswith(("\n", "\r")) else ""
         yield from lines
     if pending:
         yield pending
+
+
+def _prepend(first: str, rest: Iterable[str]) -> Iterable[str]:
+    yield first
+    yield from rest
 
 
 def relativize(path: str, cwd: str, workspace: str) -> str:

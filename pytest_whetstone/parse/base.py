@@ -9,6 +9,7 @@ of the record in progress, never by the size of the log.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,10 +69,44 @@ class ParseContext:
     cwd: str = ""  # the directory the command ran in (absolute), if known
     # Directory stack from make's "Entering directory" lines.
     dir_stack: list[str] = field(default_factory=list)
+    # The ``--tool`` the caller named ("auto" when none): breaks gcc-vs-clang ties.
+    tool_hint: str = "auto"
+    # 1-based number of the line being fed (maintained by the dispatcher).
+    line_no: int = 0
+    # Source files named by the last compiler command line echoed (make recipes).
+    last_sources: list[str] = field(default_factory=list)
+    _resolved: dict[tuple[str, str], str] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def current_dir(self) -> str:
         return self.dir_stack[-1] if self.dir_stack else self.cwd
+
+    def resolve(self, path: str) -> str:
+        """A printed path made workspace-relative where possible.
+
+        Relative paths are joined to the current make directory when one is
+        known; paths inside ``cwd`` (the workspace) come back relative to it;
+        with no directory known the path is only normalised (``./a.h`` -> ``a.h``).
+        """
+        if not path or path[0] == "<" or "\\" in path:
+            return path  # <command-line>, <built-in>, Windows paths: as printed
+        base = self.dir_stack[-1] if self.dir_stack else self.cwd
+        key = (base, path)
+        hit = self._resolved.get(key)
+        if hit is not None:
+            return hit
+        full = path if (path[0] == "/" or not base) else posixpath.join(base, path)
+        full = posixpath.normpath(full)
+        if self.cwd and full[0] == "/":
+            root = self.cwd.rstrip("/") or "/"
+            if full == root:
+                full = "."
+            elif full.startswith(root + "/") or root == "/":
+                full = full[len(root) :].lstrip("/")
+        if len(self._resolved) > 4096:
+            self._resolved.clear()  # bounded: memory must not grow with the log
+        self._resolved[key] = full
+        return full
 
 
 class LineParser:
@@ -104,3 +139,28 @@ class DocumentParser:
 
     def parse(self, text: str, result: ParseResult, ctx: ParseContext) -> None:
         raise NotImplementedError
+
+
+class SummaryGate:
+    """Decides whether a summary line ("ld returned 1 exit status", make's
+    ``*** [...] Error 1``) is already explained by an error record.
+
+    Summary lines repeat a failure some other record already reports; counting
+    them would inflate error counts.  A summary becomes a record of its own only
+    when no error record appeared since the previous summary of the same kind,
+    so a failure whose real message was lost (truncated log, silent recipe) still
+    shows up once.
+    """
+
+    __slots__ = ("mark",)
+
+    def __init__(self) -> None:
+        self.mark = 0
+
+    def explained(self, result: ParseResult) -> bool:
+        records = result.build_errors
+        start, self.mark = self.mark, len(records)
+        for index in range(start, len(records)):
+            if records[index].severity == "error":
+                return True
+        return False

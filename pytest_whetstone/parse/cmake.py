@@ -1,0 +1,197 @@
+"""CMake configure and generate messages.
+
+``CMake Error at CMakeLists.txt:12 (find_package):`` opens a record; its
+message is the indented block that follows (joined into one line, blank lines
+and the two-space indent dropped), then an optional ``Call Stack (most recent
+call first):`` whose frames become notes.  ``CMake Error:`` without a location,
+``CMake Error in <file>:``, ``CMake Warning [(dev)]``, ``CMake Deprecation
+Warning`` are the same shape.  When the error is raised inside CMake's own
+modules (FindXXX.cmake), the record points at the first call-stack frame in the
+project instead, where the user can act.
+
+Status lines (``-- ...``) are claimed but are not records; ``-- Configuring
+incomplete, errors occurred!`` and ``CMake Generate step failed`` are summaries
+(a record only when no error record explains them, e.g. a truncated log).
+find_package / pkg-config failures are ``missing_dependency`` with the package in
+``symbol``.  Dev warnings carry ``error_code = "-Wdev"`` and deprecation warnings
+``-Wdeprecated`` (cmake's own flags), which makes them lint.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..records import BuildErrorRecord
+from .base import LineParser, ParseContext, ParseResult, SummaryGate
+
+_HEADER = re.compile(
+    r"CMake (?P<kind>Error|Warning|Deprecation Warning|Deprecation Error|Internal Error)"
+    r"(?P<dev> \(dev\))?(?: (?:at|in) (?P<where>.+?))?:(?: (?P<msg>.*))?$"
+)
+_WHERE = re.compile(r"(?P<file>.+?)(?::(?P<line>\d+))?:?(?: \((?P<cmd>[^)]*)\))?$")
+_FRAME = re.compile(r"\s+(?P<file>\S.*?):(?P<line>\d+) \((?P<cmd>[^)]*)\)$")
+_SUMMARIES = (
+    "-- Configuring incomplete, errors occurred!",
+    "CMake Generate step failed.",
+)
+_PACKAGE = re.compile(
+    r'(?:provided by\s+"(?P<a>[^"]+)"|Could NOT find (?P<b>\S+)|No package \'(?P<c>[^\']+)\' found'
+    r"|Package '(?P<d>[^']+)', required by|links to:\s+(?P<e>\S+)\s+but the target was not found)"
+)
+_PKG_STATUS = re.compile(r"--\s+(?:No package '(?P<a>[^']+)' found|Package '(?P<b>[^']+)', required by)")
+_UNKNOWN_COMMAND = re.compile(r'Unknown CMake command "(?P<cmd>[^"]+)"')
+_DEPENDENCY_CMDS = ("find_package", "pkg_check_modules", "pkg_search_module", "find_library", "find_program",
+                    "find_path", "find_file", "FetchContent_MakeAvailable")
+
+
+def _is_cmake_internal(path: str) -> bool:
+    return "/Modules/" in path and ("/cmake" in path or "/share/" in path)
+
+
+class CMakeParser(LineParser):
+    name = "cmake"
+    priority = 12
+
+    def __init__(self, result: ParseResult, ctx: ParseContext) -> None:
+        super().__init__(result, ctx)
+        self.rec: BuildErrorRecord | None = None
+        self.body: list[str] = []
+        self.stack: list[tuple[str, int, str]] = []
+        self.in_stack = False
+        self.cmd = ""
+        self.printed_file = ""
+        self.package_hint = ""
+        self.gate = SummaryGate()
+
+    def feed(self, line: str) -> bool:
+        if not line:
+            return self.rec is not None  # blank lines inside and after a message block
+        c0 = line[0]
+        if c0 == "C" and line.startswith("CMake "):
+            m = _HEADER.match(line)
+            if m:
+                self._open(m, line)
+                return True
+            if line.startswith(_SUMMARIES[1]):
+                self._summary(line)
+                return True
+            return False
+        if c0 == "-" and line.startswith("--"):
+            if line.startswith("-- ") or line == "--" or line.startswith("--   "):
+                self._close()
+                if line.startswith(_SUMMARIES[0]):
+                    self._summary(line)
+                    return True
+                m = _PKG_STATUS.match(line)
+                if m:
+                    self.package_hint = m.group("a") or m.group("b") or ""
+                return True
+            return False
+        if self.rec is not None:
+            if c0 == " " or c0 == "\t":
+                if self.in_stack:
+                    m = _FRAME.match(line)
+                    if m:
+                        self.stack.append((m.group("file"), int(m.group("line")), m.group("cmd")))
+                        self._note(line.strip())
+                        return True
+                if len(self.body) < 400:
+                    self.body.append(line)
+                return True
+            if line.startswith("Call Stack (most recent call first):"):
+                self.in_stack = True
+                return True
+            if line.startswith("This warning is for project developers") or line.startswith(
+                "This error is for project developers"
+            ):
+                return True
+        if line.startswith(("See also \"", "Specify --help for usage")):
+            self._close()
+            return True
+        return False
+
+    def flush(self) -> None:
+        self._close()
+
+    # ------------------------------------------------------------------ records
+
+    def _open(self, m: re.Match[str], line: str) -> None:
+        self._close()
+        kind = m.group("kind")
+        sev = "error" if "Error" in kind else "warning"
+        code = ""
+        if m.group("dev"):
+            code = "-Wdev"
+        elif kind.startswith("Deprecation"):
+            code = "-Wdeprecated"
+        path, line_no, cmd = "", 0, ""
+        where = m.group("where")
+        if where:
+            w = _WHERE.match(where)
+            if w:
+                path, line_no, cmd = w.group("file"), int(w.group("line") or 0), w.group("cmd") or ""
+        self.printed_file = path
+        self.cmd = cmd
+        self.rec = BuildErrorRecord(
+            tool="cmake",
+            severity=sev,
+            file_path=self.ctx.resolve(path) if path else "",
+            line=line_no,
+            error_code=code,
+            raw=line,
+        )
+        self.body = [m.group("msg")] if m.group("msg") else []
+        self.stack = []
+        self.in_stack = False
+
+    def _note(self, text: str) -> None:
+        if self.rec is not None and len(self.rec.notes) < 64:
+            self.rec.notes.append(text)
+
+    def _close(self) -> None:
+        rec = self.rec
+        if rec is None:
+            return
+        self.rec = None
+        rec.message = " ".join(part.strip() for part in self.body if part.strip())[:4000]
+        rec.raw = "\n".join([rec.raw, *self.body])[:16384]
+        cmd = self.cmd
+        if _is_cmake_internal(self.printed_file) and self.stack:
+            # Point at the project's own call (CMakeLists.txt:3 (find_package)), not CMake's module.
+            for path, line_no, frame_cmd in self.stack:
+                if not _is_cmake_internal(path):
+                    rec.notes.insert(0, f"raised at {self.printed_file}:{rec.line}")
+                    rec.file_path, rec.line, cmd = self.ctx.resolve(path), line_no, frame_cmd
+                    break
+        elif self.stack and not cmd:
+            cmd = self.stack[0][2]
+        package = _PACKAGE.search(rec.message)
+        if rec.severity == "error":
+            if cmd in _DEPENDENCY_CMDS or (package and not package.group("e")):
+                rec.error_type = "missing_dependency"
+                rec.symbol = (package and (package.group("a") or package.group("b") or package.group("c")
+                                           or package.group("d"))) or self.package_hint
+            elif package and package.group("e"):
+                rec.error_type = "missing_dependency"
+                rec.symbol = package.group("e")
+            else:
+                unknown = _UNKNOWN_COMMAND.search(rec.message)
+                if unknown:
+                    rec.symbol = unknown.group("cmd")
+        if cmd:
+            rec.function = cmd  # the CMake command that failed
+        self.package_hint = ""
+        self.body = []
+        self.stack = []
+        self.in_stack = False
+        self.result.build_errors.append(rec)
+
+    def _summary(self, line: str) -> None:
+        self._close()
+        if not self.gate.explained(self.result):
+            self.result.build_errors.append(
+                BuildErrorRecord(tool="cmake", severity="error", message=line.lstrip("- ").strip(), raw=line)
+            )
+
+
+LINE_PARSERS = [CMakeParser]

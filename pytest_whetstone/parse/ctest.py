@@ -1,0 +1,249 @@
+"""CTest's console output, with the test output it embeds.
+
+``N/M Test #K: name ....***Failed  0.01 sec`` gives each test's result
+(``Passed``, ``***Failed``, ``***Timeout``, ``***Exception: SegFault``,
+``Subprocess aborted***Exception:``, ``***Not Run``; a failure reason such as
+``Required regular expression not found. Regex=[...]`` may span lines).
+With ``--output-on-failure`` the failed test's output follows its result line;
+with ``-V`` it precedes it, each line prefixed ``K: ``.  That output is handed
+to the gtest parser: when it names failing gtest tests, those records (runner
+``gtest``, node id ``<ctest name>::Suite.Test``) stand for the ctest test, which
+is not counted a second time; otherwise one ``ctest`` record carries the
+status and the output (``Could not find executable``, ``Failed test
+dependencies``, the regex reason).  ``The following tests FAILED:`` only adds
+tests never seen above (a log whose head was cut).
+
+Counts: ``pass_count``/``skip_count`` are ctest tests (``Passed`` / disabled);
+``fail_count`` is the number of failure records, each the most specific
+failing test known.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..records import TestFailureRecord
+from .base import LineParser, ParseContext, ParseResult
+from .gtest import GtestParser
+
+RUNNER = "ctest"
+
+_PROJECT = re.compile(r"^Test project (.+)$")
+_START = re.compile(r"^\s*Start\s+(\d+): (.+?)\s*$")
+_RESULT = re.compile(r"^\s*(\d+)/(\d+) Test\s+#(\d+): (.+?) \.*(?:\s+|\.)(\S.*?)?\s*$")
+_SEC = re.compile(r"^(.*?)\s+([\d.]+) sec\s*$")
+_SUMMARY = re.compile(r"^(\d+)% tests passed, (\d+) tests? failed out of (\d+)\s*$")
+_FAILED_LIST = re.compile(r"^The following tests (?:FAILED|did not run):\s*$")
+_LISTED = re.compile(r"^\s+(\d+) - (.+) \(([^()]*)\)\s*$")
+_VERBOSE = re.compile(r"^(\d+): (.*)$")
+_END_NOISE = re.compile(
+    r"^(?:Total Test time \(real\)|Errors while running CTest|Output from these tests are in:"
+    r"|Use \"--rerun-failed|No tests were found|UpdateCTestConfiguration|Constructing a list of tests"
+    r"|Done constructing a list|Updating test list for fixtures|Added \d+ tests? to meet fixture"
+    r"|Checking test dependency graph|test \d+$|Label Time Summary|Subproject Time Summary)"
+)
+MAX_OUTPUT = 400
+
+
+@dataclass
+class _Test:
+    number: int
+    name: str
+    status: str = ""
+    output: list[str] = field(default_factory=list)
+    done: bool = False
+
+
+class CtestParser(LineParser):
+    name = "ctest"
+    priority = 15
+
+    def __init__(self, result: ParseResult, ctx: ParseContext) -> None:
+        super().__init__(result, ctx)
+        self.active = False
+        self.tests: dict[int, _Test] = {}
+        self.failed_seen: set[str] = set()
+        self.current_out: _Test | None = None  # --output-on-failure: output after the result line
+        self.pre: list[str] = []  # lines between "Start" and the result (missing executable, deps)
+        self.partial: tuple[re.Match[str], str] | None = None  # a result line whose reason wraps
+        self.listing = False
+        self.passed = 0
+        self.summary: tuple[int, int] | None = None
+
+    def feed(self, line: str) -> bool:
+        if self.partial is not None:
+            m = _SEC.match(line)
+            match, text = self.partial
+            if m:
+                self.partial = None
+                self._result(match, (text + "\n" + m.group(1)).strip())
+                return True
+            self.partial = (match, text + "\n" + line)
+            return True
+        if _PROJECT.match(line):
+            self._close_output()
+            self.active = True
+            return True
+        m = _START.match(line)
+        if m and (self.active or "Start" in line):
+            self._close_output()
+            self.active = True
+            number = int(m.group(1))
+            self.tests.setdefault(number, _Test(number, m.group(2)))
+            self.pre = []
+            return True
+        m = _RESULT.match(line)
+        if m and self.active:
+            self._close_output()
+            tail = m.group(5) or ""
+            s = _SEC.match(tail)
+            if s:
+                self._result(m, s.group(1))
+            else:
+                self.partial = (m, tail)
+            return True
+        if not self.active:
+            return False
+        m = _SUMMARY.match(line)
+        if m:
+            self._close_output()
+            failed, total = int(m.group(2)), int(m.group(3))
+            self.summary = (total - failed, failed)
+            return True
+        if _FAILED_LIST.match(line):
+            self._close_output()
+            self.listing = True
+            return True
+        if self.listing:
+            m = _LISTED.match(line)
+            if m:
+                self._listed(int(m.group(1)), m.group(2), m.group(3))
+                return True
+            if line.strip():
+                self.listing = False
+        if _END_NOISE.match(line):
+            self._close_output()
+            return True
+        if self.summary is not None and line.strip():
+            self.active = False  # the run is over: what follows is someone else's (make's summary)
+            return False
+        m = _VERBOSE.match(line)
+        if m and int(m.group(1)) in self.tests and self.current_out is None:
+            test = self.tests[int(m.group(1))]
+            if len(test.output) < MAX_OUTPUT:
+                test.output.append(m.group(2))
+            return True
+        if self.current_out is not None:
+            if len(self.current_out.output) < MAX_OUTPUT:
+                self.current_out.output.append(line)
+            return True
+        if len(self.pre) < 50:
+            self.pre.append(line)
+        return True
+
+    def _result(self, m: re.Match[str], status: str) -> None:
+        number, name = int(m.group(3)), m.group(4).strip()
+        test = self.tests.setdefault(number, _Test(number, name))
+        test.name, test.status = name, status.strip()
+        passed = test.status.startswith("Passed")
+        if passed:
+            self.passed += 1
+            test.done = True
+            return
+        if "Disabled" in test.status or test.status.startswith("***Skipped") or "Skipped" == test.status:
+            self.result.skip_count += 1
+            test.done = True
+            return
+        if self.pre:
+            test.output = [*self.pre, *test.output]
+        self.pre = []
+        self.current_out = test  # its output (if any) follows; recorded when it ends
+
+    def _close_output(self) -> None:
+        test, self.current_out = self.current_out, None
+        if test is not None and not test.done:
+            self._record(test)
+
+    def _listed(self, number: int, name: str, status: str) -> None:
+        test = self.tests.get(number)
+        if test is not None and test.status:
+            return  # already reported from its result line
+        self._record(_Test(number, name, status=status))
+
+    def _record(self, test: _Test) -> None:
+        test.done = True
+        if test.name in self.failed_seen:
+            return
+        self.failed_seen.add(test.name)
+        records = self._embedded(test)
+        if not records:
+            records = [self._own_record(test)]
+        for record in records:
+            self.result.test_failures.append(record)
+            self.result.fail_count += 1
+
+    def _embedded(self, test: _Test) -> list[TestFailureRecord]:
+        """The failing gtest tests inside this ctest test's output, if it was a gtest binary."""
+        if not test.output:
+            return []
+        sub = ParseResult()
+        parser = GtestParser(sub, ParseContext(cwd=self.ctx.cwd))
+        for line in test.output:
+            try:
+                parser.feed(line)
+            except Exception:  # noqa: BLE001 - odd output is the test's, not ours
+                continue
+        parser.flush()
+        crashed = "Exception" in test.status or "aborted" in test.status
+        for record in sub.test_failures:
+            record.node_id = f"{test.name}::{record.node_id}"
+            if crashed and record.exception_type == "crash":
+                record.message = f"{test.status.strip('*')}: {record.message}"
+        return sub.test_failures
+
+    def _own_record(self, test: _Test) -> TestFailureRecord:
+        status = test.status.strip()
+        reason = status.strip("*") or "Failed"
+        outcome = "failed"
+        if "Timeout" in status:
+            outcome = "timeout"
+        elif "Not Run" in status:
+            outcome = "error"
+        detail = [x for x in test.output if x.strip() and not x.startswith(("Looked in the following", test.name))]
+        exec_missing = [x for x in test.output if x.startswith(("Unable to find executable", "Could not find executable"))]
+        deps = [x for x in test.output if x.startswith("Failed test dependencies")]
+        message = reason
+        if exec_missing or deps:
+            message += ": " + (deps or exec_missing)[-1 if exec_missing and not deps else 0]
+        elif detail and outcome == "failed":
+            message += "\n" + "\n".join(detail[-5:])
+        exception_type = ""
+        if "Exception" in status or "aborted" in status:
+            exception_type = status.split("***Exception:")[-1].strip() or status.split("***")[0].strip()
+        return TestFailureRecord(
+            runner=RUNNER,
+            test_name=test.name,
+            node_id=test.name,
+            message=message[:2000],
+            exception_type=exception_type,
+            outcome=outcome,
+            raw="\n".join([f"Test #{test.number}: {test.name} {status}", *test.output])[:4000],
+        )
+
+    def flush(self) -> None:
+        if self.partial is not None:
+            match, text = self.partial
+            self.partial = None
+            self._result(match, text)
+        self._close_output()
+        if self.summary is not None:
+            self.result.pass_count += self.summary[0]
+        else:
+            self.result.pass_count += self.passed
+        self.summary = None
+        self.passed = 0
+        self.listing = False
+
+
+LINE_PARSERS = [CtestParser]

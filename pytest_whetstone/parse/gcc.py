@@ -1,0 +1,590 @@
+"""GCC and Clang diagnostics (C and C++), one streaming state machine for both.
+
+A diagnostic is a header ``file:line[:col]: severity: message [-Wflag]``
+followed by lines that belong to it: the source echo and caret/underline
+(``context_lines``), notes (``notes``), fix-its (``fixits``).  Lines that come
+*before* a diagnostic and describe it ("In file included from", gcc's
+"In function 'f':", "In instantiation of", "required from here") are held and
+attached to the next diagnostic.
+
+Summary lines (``N errors generated.``, ``compilation terminated.``,
+``cc1: all warnings being treated as errors``, ``collect2: error: ld returned 1
+exit status``, ``clang: error: linker command failed``) are claimed but are not
+records: they repeat what the real diagnostics said.  The two link summaries
+become a record only when no error record precedes them (the linker's own
+message was lost), so a failed link is never silent.
+
+gcc vs clang: decided per diagnostic from what the compiler printed (gcc's
+``NN |`` source echo, ‘curly quotes’, ``[-Werror=x]``, ``cc1:``, "In function"
+lines; clang's bare caret lines, ``[-Werror,-Wx]``, ``N errors generated.``);
+when nothing tells, the ``--tool`` given wins, then the last flavour seen, then gcc.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from ..records import BuildErrorRecord, Position, TextEdit
+from .base import LineParser, ParseContext, ParseResult, SummaryGate
+
+# file:line[:col][{ranges}]: severity: message
+_DIAG = re.compile(
+    r"(?P<file>(?:[A-Za-z]:[\\/])?[^:\n]*):(?P<line>\d+):(?:(?P<col>\d+):)?(?:\{[^}]*\}:?)*"
+    r" (?P<sev>fatal error|error|warning|note|remark|internal compiler error|sorry, unimplemented)"
+    r": ?(?P<msg>.*)"
+)
+# file:line:col:   required from here   (gcc context, indented by three spaces)
+_CONTEXT_LOC = re.compile(r"(?P<file>(?:[A-Za-z]:[\\/])?[^:\n]*?):(?P<line>\d+):(?:(?P<col>\d+):)?   +(?P<msg>\S.*)")
+# The compiler driver and its helpers speaking without a source location.
+_TOOL = re.compile(
+    r"(?P<prog>(?:\S*/)?(?:[\w.+-]*-)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|cc1|cc1plus|cc1obj|cpp"
+    r"|collect2|lto-wrapper|lto1)(?:-\d+(?:\.\d+)*)?(?:\.exe)?): (?P<sev>fatal error|error|warning|note)"
+    r": (?P<msg>.*)"
+)
+_TREATED_AS_ERRORS = re.compile(r"(?:\S*/)?cc1\w*: (?:all|some) warnings being treated as errors$")
+_BARE = re.compile(r"(?P<sev>fatal error|error|warning|note): (?P<msg>.*)")
+# gcc: "x.c: In function 'main':", "x.cpp: In instantiation of '...':", "x.c: At top level:"
+_SCOPE = re.compile(
+    r"(?P<file>(?:[A-Za-z]:[\\/])?[^:\n]*?): (?P<what>In (?:[\w ]*function|constructor|destructor"
+    r"|copy constructor|instantiation of|substitution of|lambda function|member function)|At (?:top level"
+    r"|global scope))(?P<rest>.*):$"
+)
+_INCLUDED = re.compile(r"In file included from (?P<file>.+?):(?P<line>\d+)(?::\d+)?[:,]$")
+_INCLUDED_MORE = re.compile(r"\s+from (?P<file>.+?):(?P<line>\d+)(?::\d+)?[:,]$")
+_GENERATED = re.compile(r"\d+ (?:warnings?|errors?)(?: and \d+ errors?)? generated\.$")
+_FIXIT = re.compile(
+    r'fix-it:"(?P<file>(?:[^"\\]|\\.)*)":\{(?P<l1>\d+):(?P<c1>\d+)-(?P<l2>\d+):(?P<c2>\d+)\}:"(?P<text>(?:[^"\\]|\\.)*)"'
+)
+# gcc >= 9 source echo: "   12 |   code", "      |   ^~~", "  +++ |+#include <x>", "  ......"
+_GCC_ECHO = re.compile(r" *(?:\d+ |\+\+\+ )?\|| +\.\.\.\.\.\.$")
+_CARET = re.compile(r" *[\^~][\^~ ]*$")
+_FLAG = re.compile(
+    r"\s\[(?P<code>(?:-W|-f|-pedantic|-Werror)[\w+=,.<>-]*(?:,-W[\w+=.-]*)*"
+    r"|[a-z][a-z0-9]*(?:-[a-z0-9.]+)+(?:,[a-z][a-z0-9.-]+)*)\]$"
+)
+_COMMAND = re.compile(
+    r"(?:cd \S+ && )?(?:\S*/)?(?:(?:ccache|ccwrap|distcc|sccache)\s+)*(?:\S*/)?(?:[\w.+-]*-)?"
+    r"(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+)(?:-\d+(?:\.\d+)*)?\s"
+)
+_SOURCE_EXT = (".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".m", ".mm", ".cu", ".i", ".ii", ".s", ".S")
+# Messages that are the linker's even when printed "file:line: error: ..." (gold -g).
+_LINKERISH = re.compile(
+    r"(?:error: )?(?:undefined reference to|multiple definition of|first defined here|relocation \S+ against"
+    r"|undefined symbol|duplicate symbol)"
+)
+_ICE_TAIL = ("Please submit a full bug report", "with preprocessed source", "Please include the complete",
+             "See <", "0x")
+_SEVERITY = {
+    "fatal error": "error",
+    "error": "error",
+    "internal compiler error": "error",
+    "sorry, unimplemented": "error",
+    "warning": "warning",
+    "remark": "note",
+    "note": "note",
+}
+_QUOTED = "[‘'`\"]([^’'`\"]+)[’'`\"]"
+# (cheap substring test, pattern): the regex only runs when its trigger is present.
+_SYMBOL_PATTERNS = [
+    (trigger, re.compile(p))
+    for trigger, p in (
+        ("undeclared", _QUOTED + r" undeclared"),
+        ("not declared", _QUOTED + r" was not declared in this scope"),
+        ("undeclared identifier", r"use of undeclared identifier " + _QUOTED),
+        ("function", r"implicit(?:ly)? declar(?:ation of|ing library) function " + _QUOTED),
+        ("undeclared", r"call to undeclared (?:library )?function " + _QUOTED),
+        ("unknown type name", r"unknown type name " + _QUOTED),
+        ("does not name", _QUOTED + r" does not name a type"),
+        ("has not been", _QUOTED + r" has not been declared"),
+        ("member named", r"(?:has )?no member named " + _QUOTED),
+        ("undefined reference", r"undefined reference to " + _QUOTED),
+        ("file not found", r"^" + _QUOTED + r" file not found"),
+        ("No such file", r"^([^\s:]+\.[\w+]+): No such file or directory"),
+    )
+]
+_NOT_MEMBER = re.compile(_QUOTED + r" is not a member of " + _QUOTED)
+_NO_TYPE_IN = re.compile(r"no (?:type|template|member) named " + _QUOTED + r" in namespace " + _QUOTED)
+_FUNC_NAME = re.compile(r"([\w:~<>,]+?)\s*\(")
+_DRIVER_MISSING = re.compile(
+    r"(?:(?P<a>[^\s:]+): No such file or directory$|no such file or directory: " + _QUOTED + r")"
+)
+
+_MAX_NOTES = 64
+_MAX_CONTEXT = 32
+_MAX_RAW_LINES = 200
+_MAX_UNDECIDED = 4096
+
+
+def split_flag(message: str) -> tuple[str, str]:
+    """``"unused variable 'x' [-Wunused-variable]"`` -> (message, "-Wunused-variable")."""
+    if message.endswith("]"):
+        m = _FLAG.search(message)
+        if m:
+            return message[: m.start()].rstrip(), m.group("code")
+    return message, ""
+
+
+_LEAD_SUFFIXES = (" undeclared", " was not declared", " does not name a type", " has not been declared")
+
+
+def find_symbol(message: str) -> str:
+    """The identifier/header/library an error is about, when its message names one."""
+    if message[:1] in "‘'":
+        # The commonest shapes, without a regex: "‘x’ undeclared ...", "'x' was not declared ..."
+        end = message.find("’" if message[0] == "‘" else "'", 1)
+        if end > 1 and message.startswith(_LEAD_SUFFIXES, end + 1):
+            return message[1:end]
+    if "in namespace" in message:
+        m = _NO_TYPE_IN.search(message)
+        if m:
+            return f"{m.group(2)}::{m.group(1)}"
+    if "is not a member of" in message:
+        m = _NOT_MEMBER.search(message)
+        if m:
+            return f"{m.group(2)}::{m.group(1)}"
+    for trigger, pattern in _SYMBOL_PATTERNS:
+        if trigger in message:
+            m = pattern.search(message)
+            if m:
+                return m.group(1)
+    return ""
+
+
+def function_name(signature: str) -> str:
+    """``'int Account::deposit(int)'`` -> ``Account::deposit``; ``'main'`` -> ``main``."""
+    text = signature.strip(" ‘’'`\"")
+    m = _FUNC_NAME.search(text)
+    return (m.group(1) if m else text.split()[-1] if text.split() else "").strip()
+
+
+def unescape_fixit(text: str) -> str:
+    """Decode gcc/clang's C-style escaping of fix-it text (``\\n``, ``\\"``, ``\\ooo``)."""
+    if "\\" not in text:
+        return text
+    out = bytearray()
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\" and i + 1 < n:
+            nxt = text[i + 1]
+            if nxt in "01234567":
+                j = i + 1
+                while j < n and j < i + 4 and text[j] in "01234567":
+                    j += 1
+                out.append(int(text[i + 1 : j], 8) & 0xFF)
+                i = j
+                continue
+            out.extend({"n": b"\n", "t": b"\t", "r": b"\r"}.get(nxt, nxt.encode()))
+            i += 2
+            continue
+        out.extend(ch.encode("utf-8", "surrogatepass"))
+        i += 1
+    return out.decode("utf-8", "replace")
+
+
+class _SourceLines:
+    """A few recently read source files, to turn fix-it byte columns into characters."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, list[bytes] | None] = {}
+
+    def char_col(self, path: str, line: int, byte_col: int) -> int:
+        if byte_col <= 1:
+            return byte_col
+        if path not in self.files:
+            if len(self.files) > 8:
+                self.files.clear()
+            try:
+                if os.path.getsize(path) > 4_000_000:
+                    raise OSError
+                with open(path, "rb") as handle:
+                    self.files[path] = handle.read().split(b"\n")
+            except (OSError, ValueError):
+                self.files[path] = None
+        lines = self.files[path]
+        if lines is None or not 1 <= line <= len(lines):
+            return byte_col
+        prefix = lines[line - 1][: byte_col - 1]
+        if prefix.isascii():
+            return byte_col
+        return len(prefix.decode("utf-8", "replace")) + 1
+
+
+class GccParser(LineParser):
+    """gcc, g++, clang, clang++ diagnostics and driver messages."""
+
+    name = "gcc"
+    priority = 13
+
+    def __init__(self, result: ParseResult, ctx: ParseContext) -> None:
+        super().__init__(result, ctx)
+        self.rec: BuildErrorRecord | None = None
+        self.raw: list[str] = []  # lines of the open record, joined into rec.raw when it closes
+        self.ice = False  # the open record is an internal compiler error (claims the bug-report text)
+        self.rec_flavor = ""  # evidence from the open record: "gcc" | "clang" | ""
+        self.in_note = False  # echo lines now belong to a note of the open record
+        self.expect = ""  # clang echo: "source" -> "caret" -> "hint"
+        self.flavor = ""  # sticky: the last flavour proven by evidence
+        self.pending_notes: list[str] = []  # include chain / instantiation context
+        self.pending_tu = ""
+        self.chain_style = ""  # "gcc" ("from" continuation lines) or "clang"
+        self.scope: dict[str, str] = {}  # file -> function named by gcc's "In function"
+        self.tu_of: dict[str, str] = {}  # header -> translation unit (from include chains)
+        self.undecided: list[BuildErrorRecord] = []
+        self.last: BuildErrorRecord | None = None
+        self.link_gate = SummaryGate()
+        self.sources = _SourceLines()
+
+    # ------------------------------------------------------------------ feeding
+
+    def feed(self, line: str) -> bool:
+        if not line:
+            return False
+        c0 = line[0]
+        if c0 == " ":
+            bar = line.find("|", 0, 16)
+            if bar > 0 and line[bar - 1] == " " and (line[:bar].strip() or "0").isdigit():
+                # gcc's source echo / caret line ("    4 |   code", "      |   ^~~"): the hot path
+                rec = self.rec
+                if rec is not None:
+                    self.rec_flavor = self.rec_flavor or "gcc"
+                    if not self.in_note and len(rec.context_lines) < _MAX_CONTEXT:
+                        rec.context_lines.append(line)
+                    if len(self.raw) < _MAX_RAW_LINES:
+                        self.raw.append(line)
+                return True
+            return self._indented(line)
+        if c0 == "\t":
+            return self._indented(line)
+        if c0 == "f" and line.startswith("fix-it:"):
+            return self._fixit(line)
+        if c0 == "I" and line.startswith("In file included from "):
+            return self._include(line)
+        if ": " in line:
+            m = _DIAG.match(line)
+            if m:
+                return self._diagnostic(m, line)
+            m = _TOOL.match(line)
+            if m:
+                return self._tool(m, line)
+            m = _SCOPE.match(line)
+            if m:
+                return self._scope(m)
+            m = _CONTEXT_LOC.match(line)
+            if m:
+                return self._context(m, line)
+            if _TREATED_AS_ERRORS.match(line):
+                self._decide("gcc")
+                return True
+            m = _BARE.match(line)
+            if m:
+                return self._bare(m, line)
+        elif c0.isdigit() and line.endswith("generated.") and _GENERATED.match(line):
+            self._finish()
+            self._decide("clang")
+            return True
+        if line.startswith("compilation terminated"):
+            self._decide("gcc")
+            return True
+        if self.rec is not None:
+            if self.expect == "source" and not self._looks_foreign(line):
+                self._add_context(line)
+                self.expect = "caret"
+                return True
+            if self.ice and line.startswith(_ICE_TAIL):
+                self._add_raw(line)
+                return True
+        if (" -c " in line or " -o " in line or " -E " in line) and _COMMAND.match(line):
+            self._command(line)
+            return True
+        return False
+
+    def flush(self) -> None:
+        self._finish()
+        self.pending_notes = []
+        self.pending_tu = ""
+        self.expect = ""
+
+    # ------------------------------------------------------------------ line kinds
+
+    def _indented(self, line: str) -> bool:
+        if _GCC_ECHO.match(line):
+            if self.rec is not None:
+                self.rec_flavor = self.rec_flavor or "gcc"
+                if self.in_note:
+                    self._add_raw(line)
+                else:
+                    self._add_context(line)
+            return True
+        if self.chain_style == "gcc" and line.lstrip().startswith("from "):
+            m = _INCLUDED_MORE.match(line)
+            if m:
+                self.pending_notes.append(line.strip())
+                self.pending_tu = m.group("file")  # gcc lists the outermost file last
+                return True
+        if self.rec is None:
+            return bool(_CARET.match(line))
+        if _CARET.match(line):
+            if self.in_note:
+                self._add_raw(line)
+            else:
+                self._add_context(line)
+            self.rec_flavor = self.rec_flavor or "clang"
+            self.expect = "hint"
+            return True
+        if self.expect == "source" or self.expect == "hint":
+            # clang's echoed source line, or the fix-it hint printed under the caret.
+            if self.in_note:
+                self._add_raw(line)
+            else:
+                self._add_context(line)
+            self.expect = "caret" if self.expect == "source" else ""
+            return True
+        return False
+
+    def _diagnostic(self, m: re.Match[str], line: str) -> bool:
+        path, line_no, col, word, msg = m.groups()
+        sev = _SEVERITY[word]
+        if sev != "note" and msg[:1] in "umfrde" and _LINKERISH.match(msg):
+            return False  # gold prints "x.c:5: error: undefined reference": the linker's
+        if sev == "note" and self.rec is not None:
+            self._note(line.strip())
+            return True
+        if self.rec is not None:
+            self._finish()
+        message, code = split_flag(msg)
+        self.ice = word == "internal compiler error"
+        rec = BuildErrorRecord(
+            tool="gcc",
+            severity=sev,
+            file_path=self.ctx.resolve(path),
+            line=int(line_no),
+            col=int(col) if col else 0,
+            error_code=code,
+            message=message,
+            raw=line,
+        )
+        if sev == "note":
+            # A note with no diagnostic to attach to (truncated log): a record of its own.
+            rec.severity = "note"
+        self._open(rec, path)
+        flavor = ""
+        if "‘" in msg or "(first use in this function)" in msg or code.startswith("-Werror="):
+            flavor = "gcc"
+        elif code.startswith("-Werror,"):
+            flavor = "clang"
+        self.rec_flavor = flavor
+        return True
+
+    def _open(self, rec: BuildErrorRecord, printed_path: str) -> None:
+        if self.pending_notes:
+            rec.notes = self.pending_notes[:_MAX_NOTES]
+            self.pending_notes = []
+        tu = self.pending_tu or self.tu_of.get(printed_path, "")
+        if self.pending_tu:
+            if printed_path:
+                if len(self.tu_of) > 1024:
+                    self.tu_of.clear()
+                self.tu_of[printed_path] = self.pending_tu
+            self.pending_tu = ""
+        if tu:
+            rec.translation_unit = self.ctx.resolve(tu)
+        elif printed_path.endswith(_SOURCE_EXT):
+            rec.translation_unit = rec.file_path
+        elif len(self.ctx.last_sources) == 1:
+            rec.translation_unit = self.ctx.resolve(self.ctx.last_sources[0])
+        if printed_path:
+            rec.function = self.scope.get(printed_path, "")
+        if rec.severity != "note" and not rec.symbol:
+            rec.symbol = find_symbol(rec.message)
+        self.chain_style = ""
+        self.rec = rec
+        self.in_note = False
+        self.expect = "source" if printed_path and not printed_path.startswith("<") else ""
+
+    def _note(self, text: str) -> None:
+        assert self.rec is not None
+        if len(self.rec.notes) < _MAX_NOTES:
+            self.rec.notes.append(text)
+        self._add_raw(text)
+        self.in_note = True
+        self.expect = "source"
+
+    def _tool(self, m: re.Match[str], line: str) -> bool:
+        prog = m.group("prog").rsplit("/", 1)[-1]
+        sev = _SEVERITY[m.group("sev")]
+        msg = m.group("msg")
+        flavor = "clang" if "clang" in prog else "gcc"
+        if prog.startswith("collect2") or (flavor == "clang" and msg.startswith("linker command failed")):
+            self._finish()
+            self._decide(flavor)
+            if not self.link_gate.explained(self.result):
+                # The link failed but the linker's own message is missing: say so once.
+                self._emit_now(BuildErrorRecord(tool="linker", severity="error", message=msg, raw=line))
+            return True
+        if sev == "note" and self.rec is not None:
+            self._note(line.strip())
+            return True
+        self._finish()
+        message, code = split_flag(msg)
+        rec = BuildErrorRecord(tool=flavor, severity=sev, error_code=code, message=message, raw=line)
+        missing = _DRIVER_MISSING.search(message)
+        if missing and sev == "error":
+            # An input file the command line names does not exist: the build's inputs are wrong.
+            rec.error_type = "missing_dependency"
+            rec.symbol = missing.group("a") or missing.group(2) or ""
+        self._open(rec, "")
+        self.rec_flavor = flavor
+        self._decide(flavor)
+        return True
+
+    def _bare(self, m: re.Match[str], line: str) -> bool:
+        # clang's cc1 speaks without a location ("error: invalid value 'c99x' in '-std=c99x'").
+        sev = _SEVERITY[m.group("sev")]
+        msg = m.group("msg")
+        if sev == "note" and self.rec is not None:
+            self._note(line.strip())
+            return True
+        if msg.startswith("too many errors emitted"):
+            self._finish()
+            return True  # clang's -ferror-limit summary
+        self._finish()
+        message, code = split_flag(msg)
+        rec = BuildErrorRecord(tool="clang", severity=sev, error_code=code, message=message, raw=line)
+        self._open(rec, "")
+        self.rec_flavor = "clang" if (code or self.flavor == "clang" or self.ctx.tool_hint == "clang") else ""
+        return True
+
+    def _scope(self, m: re.Match[str]) -> bool:
+        self._finish()
+        path = m.group("file")
+        what = m.group("what")
+        if what.startswith("In instantiation") or what.startswith("In substitution"):
+            self.pending_notes.append(m.group(0))
+        elif what.startswith("At "):
+            self.scope[path] = ""
+        else:
+            if len(self.scope) > 1024:
+                self.scope.clear()
+            self.scope[path] = function_name(m.group("rest"))
+        self._decide("gcc")
+        return True
+
+    def _context(self, m: re.Match[str], line: str) -> bool:
+        # gcc: "t.cpp:16:23:   required from here" (before the error it explains).
+        if self.pending_notes or self.rec is None:
+            self.pending_notes.append(line.strip())
+        else:
+            self._note(line.strip())
+        self._decide("gcc")
+        return True
+
+    def _include(self, line: str) -> bool:
+        m = _INCLUDED.match(line)
+        if not m:
+            return False
+        self._finish()
+        if self.pending_notes and self.chain_style == "clang":
+            pass  # clang: one line per level, outermost first; keep the first as the root
+        else:
+            self.pending_tu = m.group("file")
+        self.chain_style = "gcc" if line.endswith(",") else "clang"
+        if self.chain_style == "clang" and not self.pending_tu:
+            self.pending_tu = m.group("file")
+        self.pending_notes.append(line.strip())
+        return True
+
+    def _fixit(self, line: str) -> bool:
+        m = _FIXIT.match(line)
+        if not m:
+            return False
+        target = self.rec or self.last
+        if target is None:
+            return True
+        printed = unescape_fixit(m.group("file"))
+        l1, c1, l2, c2 = (int(m.group(k)) for k in ("l1", "c1", "l2", "c2"))
+        disk = printed if printed.startswith("/") else (
+            os.path.join(self.ctx.current_dir, printed) if self.ctx.current_dir else ""
+        )
+        if disk:
+            c1 = self.sources.char_col(disk, l1, c1)
+            c2 = self.sources.char_col(disk, l2, c2)
+        target.fixits.append(
+            TextEdit(
+                file_path=self.ctx.resolve(printed),
+                start=Position(l1, c1),
+                end=Position(l2, c2),
+                new_text=unescape_fixit(m.group("text")),
+            )
+        )
+        if target is self.rec:
+            self._add_raw(line)
+        return True
+
+    def _command(self, line: str) -> None:
+        sources = [tok for tok in line.split() if tok.endswith(_SOURCE_EXT) and not tok.startswith("-")]
+        self.ctx.last_sources = sources[:8]
+
+    # ------------------------------------------------------------------ helpers
+
+    def _looks_foreign(self, line: str) -> bool:
+        """A line that cannot be clang's echo of a source line."""
+        return line.startswith(("make", "gmake", "ninja:", "CMake", "-- ", "[", "/usr/bin/ld", "collect2",
+                                "ld", "FAILED:", ">>>", "mold:", "===", "PASS", "FAIL", "ok ", "not ok"))
+
+    def _add_context(self, line: str) -> None:
+        rec = self.rec
+        assert rec is not None
+        if len(rec.context_lines) < _MAX_CONTEXT:
+            rec.context_lines.append(line)
+        if len(self.raw) < _MAX_RAW_LINES:
+            self.raw.append(line)
+
+    def _add_raw(self, line: str) -> None:
+        if self.rec is not None and len(self.raw) < _MAX_RAW_LINES:
+            self.raw.append(line)
+
+    def _finish(self) -> None:
+        rec = self.rec
+        if rec is None:
+            return
+        self.rec = None
+        if self.raw:
+            rec.raw = "\n".join([rec.raw, *self.raw])
+            self.raw = []
+        self.ice = False
+        self.in_note = False
+        self.expect = ""
+        flavor = self.rec_flavor
+        if flavor:
+            self._decide(flavor)
+            rec.tool = flavor
+        else:
+            rec.tool = self._fallback()
+            if len(self.undecided) >= _MAX_UNDECIDED:
+                self.undecided.clear()
+            self.undecided.append(rec)
+        self.result.build_errors.append(rec)
+        self.last = rec
+
+    def _emit_now(self, rec: BuildErrorRecord) -> None:
+        self.result.build_errors.append(rec)
+        self.last = rec
+
+    def _fallback(self) -> str:
+        if self.ctx.tool_hint in ("gcc", "clang"):
+            return self.ctx.tool_hint
+        return self.flavor or "gcc"
+
+    def _decide(self, flavor: str) -> None:
+        """Evidence of which compiler is talking: settle the records that had none."""
+        self.flavor = flavor
+        if self.undecided:
+            for rec in self.undecided:
+                if rec.tool in ("gcc", "clang"):
+                    rec.tool = flavor
+            self.undecided.clear()
+
+
+LINE_PARSERS = [GccParser]

@@ -1,0 +1,233 @@
+"""Linker messages: GNU ld (bfd), gold, lld and mold.
+
+Shapes handled (all real output, see tests/fixtures/build/{ld,gold,lld,mold}):
+
+- bfd:  ``/usr/bin/ld: x.o: in function `main':`` (context: the function of the
+  records that follow), then ``x.c:(.text+0x15): undefined reference to `foo'``
+  or, with debug info, ``/abs/x.c:5: undefined reference to `foo'``;
+  ``multiple definition of `x'; y.o:(.data+0x0): first defined here``;
+  ``cannot find -lfoo: No such file or directory``.
+- gold: ``x.o:x.c:function main: error: undefined reference to 'foo'``,
+  ``x.c:5: error: undefined reference to 'foo'``, ``ld.gold: error: cannot find -lfoo``,
+  ``ld.gold: x.o: previous definition here`` (a note).
+- lld / mold: ``ld.lld: error: undefined symbol: foo`` followed by ``>>> referenced by
+  x.c:5 (/abs/x.c:5)`` and ``>>>   x.o:(main)`` lines; ``duplicate symbol``;
+  ``unable to find library -lfoo`` / ``mold: fatal: library not found: foo``.
+
+Undefined references and symbols get ``error_type = undefined_symbol`` and the
+symbol; a missing ``-l`` library gets ``missing_dependency`` and the library name.
+Object files are not source locations: a record located only by an object
+file keeps ``file_path`` empty (the object is in ``raw``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..records import BuildErrorRecord
+from .base import LineParser, ParseContext, ParseResult
+
+_PROG = re.compile(
+    r"(?P<prog>(?:\S*/)?(?:[\w.-]+-)?(?:ld(?:\.bfd|\.gold|\.lld|\.mold)?|lld|ld64\.lld|gold|mold)(?:-\d+)?)"
+    r": (?P<rest>.*)"
+)
+_IN_FUNCTION = re.compile(r"(?P<obj>.+?): in function [`‘'](?P<func>.+)['’]:$")
+_SECTION_LOC = re.compile(r"(?:(?P<file>[^\s:(][^:]*?):)?\((?P<sect>\.[^)]*)\): (?P<msg>.+)")
+_LINE_LOC = re.compile(r"(?P<file>[^\s:][^:]*?):(?P<line>\d+): (?:(?P<sev>error|warning): )?(?P<msg>.+)")
+_GOLD_FUNC = re.compile(
+    r"(?P<obj>[^\s:][^:]*?):(?:(?P<file>[^:]+):)?function (?P<func>.+?): (?P<sev>error|warning): (?P<msg>.+)"
+)
+_REF = re.compile(r">>> (?:referenced by|defined at) (?P<loc>.+)")
+_REF_OBJ = re.compile(r">>>\s+\S.*?:\((?P<func>[^)]+)\)$")
+_LINKERISH = re.compile(
+    r"undefined reference to|multiple definition of|undefined symbol|duplicate symbol|relocation \S+ against"
+)
+_UNDEFINED = re.compile(r"undefined (?:reference to|symbol:?) [`‘']?(?P<sym>.+?)['’]?$")
+_DUPLICATE = re.compile(
+    r"(?:multiple definition of [`‘'](?P<a>[^'’]+)['’]|duplicate symbol: (?:\S+\.o: )*(?P<b>\S.*))"
+)
+_MISSING_LIB = re.compile(
+    r"(?:cannot find -l(?P<a>[^\s:]+)|unable to find library -l(?P<b>\S+)|library not found: (?P<c>\S+))"
+)
+_MOLD_DUP = re.compile(r"duplicate symbol: (?P<objs>(?:\S+\.o: )+)(?P<sym>\S.*)$")
+_OBJ_PREFIX = re.compile(r"^\S+\.o: (?=multiple definition)")
+_OBJECT_EXT = (".o", ".obj", ".a", ".so", ".lo", ".dylib")
+
+
+def _symbol_and_type(message: str) -> tuple[str, str]:
+    m = _UNDEFINED.search(message)
+    if m:
+        sym = m.group("sym").split("; ")[0].strip("`'‘’")
+        return sym, "undefined_symbol"
+    m = _MISSING_LIB.search(message)
+    if m:
+        return m.group("a") or m.group("b") or m.group("c") or "", "missing_dependency"
+    m = _DUPLICATE.search(message)
+    if m:
+        return (m.group("a") or m.group("b") or "").strip(), ""
+    return "", ""
+
+
+class LinkerParser(LineParser):
+    name = "linker"
+    priority = 14
+
+    def __init__(self, result: ParseResult, ctx: ParseContext) -> None:
+        super().__init__(result, ctx)
+        self.rec: BuildErrorRecord | None = None  # open lld/mold record taking ">>>" lines
+        self.function = ""  # from bfd's "in function `f':"
+        self.refs = 0
+
+    def feed(self, line: str) -> bool:
+        if not line:
+            if self.rec is not None:
+                self._close()
+                return True  # lld separates records with a blank line
+            return False
+        c0 = line[0]
+        if c0 == ">" and line.startswith(">>> ") or line.startswith(">>>  "):
+            return self._reference(line)
+        if ": " not in line:
+            return False
+        m = _PROG.match(line)
+        if m:
+            return self._prog(m.group("rest"), line)
+        if c0 == " ":
+            return False
+        m = _SECTION_LOC.match(line)
+        if m:
+            self._section_record("error", m, line)
+            return True
+        m = _GOLD_FUNC.match(line)
+        if m and _LINKERISH.search(m.group("msg")):
+            self._record(m.group("sev"), m.group("file") or "", 0, m.group("msg"), line, m.group("func"))
+            return True
+        m = _IN_FUNCTION.match(line)
+        if m:
+            self._close()
+            self.function = m.group("func")
+            return True
+        m = _LINE_LOC.match(line)
+        if m and _LINKERISH.match(m.group("msg")):
+            self._record(m.group("sev") or "error", m.group("file"), int(m.group("line")), m.group("msg"), line)
+            return True
+        return False
+
+    def flush(self) -> None:
+        self._close()
+        self.function = ""
+
+    # ------------------------------------------------------------------ kinds
+
+    def _prog(self, rest: str, line: str) -> bool:
+        m = _IN_FUNCTION.match(rest)
+        if m:
+            self._close()
+            self.function = m.group("func")
+            return True
+        sev = "error"
+        if rest.startswith("error: "):
+            rest = rest[7:]
+        elif rest.startswith("fatal: "):
+            rest = rest[7:]
+        elif rest.startswith("warning: "):
+            sev, rest = "warning", rest[9:]
+        elif rest.startswith("note: ") or rest.endswith("previous definition here"):
+            if self.rec is not None or self.result.build_errors:
+                target = self.rec or self.result.build_errors[-1]
+                if target.tool == "linker" and len(target.notes) < 64:
+                    target.notes.append(line.strip())
+                    return True
+            sev = "note"
+        elif len(rest.split()) < 2:
+            return True  # a cut-off line ("mold: erro"): nothing to report
+        m = _SECTION_LOC.match(rest)
+        if m:
+            self._section_record(sev, m, line)
+            return True
+        m = _LINE_LOC.match(rest)
+        if m and _LINKERISH.match(m.group("msg")):
+            self._record(m.group("sev") or sev, m.group("file"), int(m.group("line")), m.group("msg"), line)
+            return True
+        self._record(sev, "", 0, _OBJ_PREFIX.sub("", rest), line, "-")
+        if rest.startswith(("undefined symbol", "duplicate symbol")):
+            self.refs = 0
+        else:
+            self._close()
+        return True
+
+    def _reference(self, line: str) -> bool:
+        rec = self.rec
+        if rec is None:
+            return True  # the rest of a record whose header was cut off
+        rec.raw += "\n" + line
+        m = _REF.match(line)
+        if m:
+            self.refs += 1
+            if self.refs == 1:
+                loc = m.group("loc")
+                inner = loc.rfind(" (")
+                if inner > 0 and loc.endswith(")"):
+                    loc = loc[inner + 2 : -1]  # prefer the full path lld gives in parentheses
+                path, _, lineno = loc.rpartition(":")
+                if not (lineno.isdigit() and path):
+                    path, lineno = loc, "0"
+                if "(" in path:  # "Scrt1.o:(.text)": an object, not a source
+                    path = ""
+                if path.endswith(_OBJECT_EXT) or ("." not in path and "/" not in path):
+                    path = ""  # an object, or a name cut off by truncation
+                rec.file_path = self.ctx.resolve(path) if path else ""
+                rec.line = int(lineno)
+            elif len(rec.notes) < 64:
+                rec.notes.append(line.strip())
+            return True
+        m = _REF_OBJ.match(line)
+        if m and self.refs == 1 and not rec.function and rec.message.startswith("undefined"):
+            func = m.group("func")
+            if not func.startswith("."):
+                rec.function = func
+        elif len(rec.notes) < 64 and self.refs > 1:
+            rec.notes.append(line.strip())
+        return True
+
+    # ------------------------------------------------------------------ records
+
+    def _section_record(self, sev: str, m: re.Match[str], raw: str) -> None:
+        # "in function" context covers code relocations only, not data definitions.
+        in_code = m.group("sect").startswith(".text")
+        self._record(sev, m.group("file") or "", 0, m.group("msg"), raw, "" if in_code else "-")
+
+    def _record(self, sev: str, path: str, line_no: int, message: str, raw: str, func: str = "") -> None:
+        self._close()
+        if path.endswith(_OBJECT_EXT) or "(" in path:
+            path = ""
+        symbol, error_type = _symbol_and_type(message)
+        notes: list[str] = []
+        head, sep, tail = message.partition("; ")
+        if sep and "first defined here" in tail:
+            message, notes = head, [tail]  # keep the message free of temporary object names
+        m = _MOLD_DUP.match(message)
+        if m:
+            message, notes = f"duplicate symbol: {m.group('sym')}", [f"defined in {m.group('objs')}"]
+        rec = BuildErrorRecord(
+            tool="linker",
+            severity=sev,
+            file_path=self.ctx.resolve(path) if path else "",
+            line=line_no,
+            message=message,
+            symbol=symbol,
+            function="" if func == "-" else (func or self.function),
+            notes=notes,
+            raw=raw,
+        )
+        if error_type:
+            rec.error_type = error_type
+        self.result.build_errors.append(rec)
+        self.rec = rec
+
+    def _close(self) -> None:
+        self.rec = None
+        self.refs = 0
+
+
+LINE_PARSERS = [LinkerParser]

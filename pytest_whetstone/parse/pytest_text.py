@@ -1,0 +1,356 @@
+"""pytest's terminal output, for saved logs of runs Whetstone did not host.
+
+(A run under ``pytest -p whetstone`` is captured natively by the plugin; this
+reads the text of someone else's run.)  Three views of one failure are merged
+into one record by node id: the ``-v`` line (``path::test FAILED``), the
+``_____ test _____`` section of the FAILURES/ERRORS block (``E`` lines, the
+``file.py:12: AssertionError`` location lines), and the short summary line
+(``FAILED path::test - message``).  A log cut before the summary still yields
+its sections; a ``--tb=no`` log yields the summary lines.  Counts come from the
+final ``=== 1 failed, 2 passed in 0.1s ===`` line when the log has it.
+
+Records are built when the session ends (its final line or the end of input),
+so memory grows with the number of failures, never with the log.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..records import TestFailureRecord
+from .base import LineParser, ParseContext, ParseResult
+
+RUNNER = "pytest"
+
+_START = re.compile(r"^=+ test session starts =+$")
+_BLOCK = re.compile(r"^=+ (FAILURES|ERRORS|PASSES|warnings summary|short test summary info|XFAILURES|XPASSES)\b.*=+$")
+_FINAL = re.compile(
+    r"^(?:=+ )?((?:\d+ (?:failed|passed|skipped|deselected|xfailed|xpassed|errors?|warnings?|rerun)"
+    r"(?:, )?)+|no tests ran)(?: in [\d.]+s(?: \([^)]*\))?)(?: =+)?$"
+)
+_INTERRUPTED = re.compile(r"^!+ .*(?:Interrupted|stopping after|KeyboardInterrupt).* !+$")
+_SECTION = re.compile(r"^_{3,} (.+?) _{3,}$")
+_SUMMARY = re.compile(r"^(FAILED|ERROR) (\S+?)(?: - (.*))?$")
+_VERBOSE = re.compile(
+    r"^(\S+?(?:::\S.*?)?) (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)(?: \(.*\))?\s+\[\s*\d+%\]$"
+)
+_XDIST_VERBOSE = re.compile(r"^\[gw\d+\] \[\s*\d+%\] (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S+)")
+_LOCATION = re.compile(r"^(\S[^:]*?\.py):(\d+)(?::(?: (in \S.*|[A-Za-z_][\w.]*(?::.*)?)?)?\s*)?$")
+# --tb=line: one "/abs/path.py:12: message" line per failure, no section headers.
+_TB_LINE = re.compile(r"^(/\S*?\.py):(\d+): (.+)$")
+_EXC_LINE = re.compile(
+    r"^E\s+([A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt|Failed|Iteration)|Failed)(?::\s*(.*))?$"
+)
+_ASSERT = re.compile(r"^E\s+(?:AssertionError: )?assert (.+)$")
+_COUNT = re.compile(r"(\d+) (failed|passed|skipped|xfailed|xpassed|errors?|deselected)")
+MAX_SECTION = 300
+
+
+@dataclass
+class _Section:
+    title: str
+    kind: str  # FAILURES | ERRORS
+    body: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Entry:
+    node_id: str
+    status: str = "FAILED"
+    message: str = ""
+    section: _Section | None = None
+
+
+def split_assert(expr: str) -> tuple[str, str] | None:
+    """``43 == 42`` -> (expected ``42``, actual ``43``); splits at a top-level ``==``."""
+    depth, quote, i = 0, "", 0
+    while i < len(expr):
+        ch = expr[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth == 0 and expr.startswith(" == ", i):
+            return expr[i + 4 :].strip(), expr[:i].strip()
+        i += 1
+    return None
+
+
+def title_of(node_id: str) -> str:
+    """The section title pytest prints for a node id: ``Class.test`` without the file."""
+    _, sep, rest = node_id.partition("::")
+    return rest.replace("::", ".") if sep else node_id
+
+
+class PytestTextParser(LineParser):
+    name = "pytest"
+    priority = 30
+
+    def __init__(self, result: ParseResult, ctx: ParseContext) -> None:
+        super().__init__(result, ctx)
+        self._reset()
+
+    def _reset(self) -> None:
+        self.active = False
+        self.block = ""
+        self.entries: dict[str, _Entry] = {}
+        self.sections: list[_Section] = []
+        self.section: _Section | None = None
+        self.tb_lines: list[tuple[str, int, str, list[str]]] = []
+        self.e_lines: list[str] = []
+        self.counts: dict[str, int] | None = None
+        self.verbose_counts: dict[str, int] = {}
+
+    # ----------------------------------------------------------------- feed
+    def feed(self, line: str) -> bool:
+        if _START.match(line):
+            if self.active:
+                self._finish()
+            self.active = True
+            return True
+        if not self.active:
+            if not self._opens(line):
+                return False
+            self.active = True
+        return self._line(line)
+
+    def _opens(self, line: str) -> bool:
+        if _BLOCK.match(line):
+            return True
+        m = _SUMMARY.match(line)
+        if m and (".py" in m.group(2)):
+            return True
+        m = _VERBOSE.match(line)
+        return bool(m and "::" in m.group(1) and ".py" in m.group(1)) or bool(_XDIST_VERBOSE.match(line))
+
+    def _line(self, line: str) -> bool:
+        m = _BLOCK.match(line)
+        if m:
+            self._close_section()
+            self.block = m.group(1)
+            return True
+        m = _FINAL.match(line)
+        if m and (line.startswith("=") or self.block or self.entries):
+            self.counts = self._counts(m.group(1))
+            self._finish()
+            return True
+        if _INTERRUPTED.match(line):
+            return True
+        if self.block in ("FAILURES", "ERRORS"):
+            m = _SECTION.match(line)
+            if m:
+                self._close_section()
+                self.section = _Section(m.group(1), self.block)
+                return True
+            if self.section is not None and len(self.section.body) < MAX_SECTION:
+                self.section.body.append(line)
+            elif self.section is None and len(self.tb_lines) < 10000:
+                m = _TB_LINE.match(line)
+                if m:
+                    self.tb_lines.append((m.group(1), int(m.group(2)), m.group(3), self.e_lines))
+                    self.e_lines = []
+                elif line.startswith("E ") and len(self.e_lines) < 50:
+                    self.e_lines.append(line)
+            return True
+        m = _SUMMARY.match(line)
+        if m and (self.block == "short test summary info" or ".py" in m.group(2)):
+            entry = self._entry(m.group(2))
+            entry.status = m.group(1)
+            entry.message = entry.message or (m.group(3) or "")
+            return True
+        m = _VERBOSE.match(line)
+        if m and "::" in m.group(1):
+            self._verbose(m.group(1), m.group(2))
+            return True
+        m = _XDIST_VERBOSE.match(line)
+        if m:
+            self._verbose(m.group(2), m.group(1))
+            return True
+        return True  # inside a session every line is pytest's (headers, progress, captured output)
+
+    def _verbose(self, node_id: str, status: str) -> None:
+        self.verbose_counts[status] = self.verbose_counts.get(status, 0) + 1
+        if status in ("FAILED", "ERROR"):
+            self._entry(node_id).status = status
+
+    def _entry(self, node_id: str) -> _Entry:
+        entry = self.entries.get(node_id)
+        if entry is None:
+            entry = self.entries[node_id] = _Entry(node_id)
+        return entry
+
+    def _close_section(self) -> None:
+        if self.section is not None:
+            self.sections.append(self.section)
+            self.section = None
+
+    @staticmethod
+    def _counts(text: str) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for num, word in _COUNT.findall(text):
+            key = "errors" if word.startswith("error") else word
+            out[key] = out.get(key, 0) + int(num)
+        return out
+
+    # ----------------------------------------------------------------- build
+    def _finish(self) -> None:
+        self._close_section()
+        by_title: dict[str, _Entry] = {}
+        for entry in self.entries.values():
+            by_title.setdefault(title_of(entry.node_id), entry)
+        orphans: list[_Section] = []
+        for section in self.sections:
+            found = self._match(section, by_title)
+            if found is None:
+                orphans.append(section)
+            elif found.section is None:
+                found.section = section
+        records = [self._record(e.node_id, e.status, e.message, e.section) for e in self.entries.values()]
+        self._attach_tb_lines(records)
+        for section in orphans:
+            node_id, status = self._orphan_id(section)
+            records.append(self._record(node_id, status, "", section))
+        for record in records:
+            self.result.test_failures.append(record)
+        self.result.fail_count += len(records)
+        counts = self.counts
+        if counts is not None:
+            self.result.pass_count += counts.get("passed", 0)
+            self.result.skip_count += counts.get("skipped", 0) + counts.get("xfailed", 0)
+        else:
+            self.result.pass_count += self.verbose_counts.get("PASSED", 0)
+            self.result.skip_count += self.verbose_counts.get("SKIPPED", 0) + self.verbose_counts.get("XFAIL", 0)
+        self._reset()
+
+    def _attach_tb_lines(self, records: list[TestFailureRecord]) -> None:
+        """--tb=line: give each record the location line whose message its summary starts."""
+        unused = list(self.tb_lines)
+        for record in records:
+            if record.line or not record.message:
+                continue
+            prefix = record.message[:-3] if record.message.endswith("...") else record.message
+            for item in unused:
+                path, line, message, e_lines = item
+                if path.endswith("/" + record.test_suite) and message.startswith(prefix):
+                    record.file_path, record.line = path, line
+                    if not (record.expected_value or record.actual_value):
+                        pair = next(
+                            (p for p in (split_assert(m.group(1)) for m in map(_ASSERT.match, e_lines) if m) if p),
+                            None,
+                        )
+                        if pair:
+                            record.expected_value, record.actual_value = pair
+                    unused.remove(item)
+                    break
+
+    @staticmethod
+    def _match(section: _Section, by_title: dict[str, _Entry]) -> _Entry | None:
+        title = section.title
+        m = re.match(r"^ERROR at (?:setup|teardown) of (.+)$", title)
+        if m:
+            title = m.group(1)
+        m = re.match(r"^ERROR collecting (.+)$", title)
+        if m:
+            for entry in by_title.values():
+                if entry.node_id == m.group(1) or entry.node_id.endswith("/" + m.group(1)):
+                    return entry
+            return None
+        return by_title.get(title)
+
+    @staticmethod
+    def _orphan_id(section: _Section) -> tuple[str, str]:
+        title = section.title
+        m = re.match(r"^ERROR (?:at (?:setup|teardown) of|collecting) (.+)$", title)
+        if m:
+            return m.group(1), "ERROR"
+        return title.replace(".", "::") if "[" not in title else title, (
+            "ERROR" if section.kind == "ERRORS" else "FAILED"
+        )
+
+    def _record(self, node_id: str, status: str, summary: str, section: _Section | None) -> TestFailureRecord:
+        path, sep, rest = node_id.partition("::")
+        suite, name = (path, rest) if sep else ("", node_id)
+        body = section.body if section else []
+        if not sep and node_id.endswith(".py"):
+            suite = node_id  # a collection error names the module
+        elif not sep:
+            located = next((m.group(1) for m in map(_LOCATION.match, body) if m), "")
+            suite = located.rsplit("/", 1)[-1] if located else ""
+        e_lines = [b for b in body if b.startswith("E ")]
+        expected = actual = exception_type = ""
+        for b in e_lines:
+            m = _ASSERT.match(b)
+            if m:
+                pair = split_assert(m.group(1))
+                if pair:
+                    expected, actual = pair
+                    break
+        if not (expected or actual) and summary and not summary.endswith("..."):
+            m = re.match(r"^(?:AssertionError: )?assert (.+)$", summary)
+            pair = split_assert(m.group(1)) if m else None
+            if pair:
+                expected, actual = pair
+        for b in e_lines:
+            m = _EXC_LINE.match(b)
+            if m:
+                exception_type = m.group(1)
+        if not exception_type and summary:
+            m = re.match(r"^([A-Za-z_][\w.]*(?:Error|Exception|Failed)|Failed):", summary)
+            exception_type = m.group(1) if m else ""
+        if not exception_type and (expected or actual or any(_ASSERT.match(b) for b in e_lines)):
+            exception_type = "AssertionError"
+        locations = [m for m in (_LOCATION.match(b) for b in body) if m]
+        file_path, line, impl_file, impl_line = "", 0, "", 0
+        if locations:
+            own = [m for m in locations if suite and (m.group(1) == suite or m.group(1).endswith("/" + suite))]
+            first = own[0] if own else locations[0]
+            file_path, line = first.group(1), int(first.group(2))
+            last = locations[-1]
+            if last.group(1) != file_path:
+                impl_file, impl_line = last.group(1), int(last.group(2))
+        elif suite.endswith(".py"):
+            file_path = suite
+        if section is None and not sep and node_id.endswith(".py"):
+            file_path = node_id
+        message = "\n".join(re.sub(r"^E\s{1,7}", "", b, count=1) for b in e_lines[:12]).strip()
+        if not message:
+            message = summary or next((b.strip() for b in body if b.strip()), "")
+        outcome = "error" if status == "ERROR" else "failed"
+        text = "\n".join([message, summary])
+        if "[XPASS(strict)]" in text:
+            outcome = "xpass-strict"
+        elif re.search(r"Timeout \(>[\d.]+s\) from pytest-timeout|^Failed: Timeout", text, re.M):
+            outcome = "timeout"
+        return TestFailureRecord(
+            runner=RUNNER,
+            test_suite=suite,
+            test_name=name,
+            node_id=node_id,
+            expected_value=expected,
+            actual_value=actual,
+            file_path=file_path,
+            line=line,
+            impl_file=impl_file,
+            impl_line=impl_line,
+            message=message,
+            exception_type=exception_type,
+            outcome=outcome,
+            raw="\n".join(body)[:4000] or summary,
+        )
+
+    def flush(self) -> None:
+        # Another format took over, or the log ended: keep what this session showed.
+        if self.active and (self.entries or self.sections or self.section):
+            self._finish()
+
+
+LINE_PARSERS = [PytestTextParser]

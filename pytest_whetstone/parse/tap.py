@@ -1,0 +1,349 @@
+"""TAP 13/14 (Test Anything Protocol): prove/Test::More, ``node --test``, npm ``tap``.
+
+``not ok N - desc`` is a failure unless marked ``# TODO`` (then, like ``# SKIP``,
+it counts as skipped).  A YAML block (``  ---`` ... ``  ...``) after a test line
+adds message/severity/found/wanted/expected/actual/at/location/stack/diff.
+Subtests are indented four spaces under ``# Subtest: name``; a failing parent
+whose failure is only its failing children is not counted again.  Test::More's
+diagnostics (``#   Failed test 'x'`` / ``#   at t/x.t line 8.`` / ``got:`` /
+``expected:``) are merged into the ``not ok`` they describe, or stand alone when
+prove printed them without the TAP (non-verbose prove).  ``Bail out!`` is an
+infra record; a script that died mid-plan (``# Looks like your test exited
+with 255 just after 2.``) is an exception record.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..records import TestFailureRecord
+from .base import LineParser, ParseContext, ParseResult
+
+RUNNER = "tap"
+
+_VERSION = re.compile(r"^TAP version (1[34])\s*$")
+_PLAN = re.compile(r"^(\s*)1\.\.(\d+)(?:\s*#.*)?$")
+_TEST = re.compile(r"^(\s*)(not ok|ok)\b(?: (\d+))?(?: -)? ?(.*?)$")
+_DIRECTIVE = re.compile(r"\s+#\s*(SKIP|TODO)\b\S*\s*(.*)$", re.I)
+_SUBTEST = re.compile(r"^(\s*)# Subtest: (.*)$")
+_BAIL = re.compile(r"^\s*Bail out!\s*(.*)$|^Bailout called\.\s+Further testing stopped:\s*(.*)$")
+_DIAG_FAILED = re.compile(r"^(\s*)#\s+Failed (?:\(TODO\) )?test (?:'(.*)'|in (.*))\s*$")
+_DIAG_AT = re.compile(r"^\s*#\s+at (.+?) line (\d+)\.\s*$")
+_DIAG_EXITED = re.compile(r"^\s*# Looks like your test exited with (\d+) (?:just after (\d+)|before it could output anything)\.")
+_PROVE_FILE = re.compile(r"^(\S+\.t) \.+ ?(?:ok|skipped.*|\d+/\d+ ?)?\s*$")
+_PROVE_NOISE = re.compile(
+    r"^(?:Dubious, test returned|Failed \d+/\d+ subtests|Test Summary Report|-{5,}$|Files=\d+|Result: "
+    r"|  (?:Failed tests?|Non-zero exit status|Parse errors|TODO passed):|\S+\.t\s+\(Wstat:|FAILED--|All tests successful)"
+)
+_STACK_FRAME = re.compile(r"\(?((?:/|\.{0,2}/?)[^\s():]+\.[cm]?[jt]sx?|[^\s():]+\.t):(\d+)(?::\d+)?\)?\s*$")
+
+
+@dataclass
+class _Pending:
+    record: TestFailureRecord
+    indent: int
+    from_diag: bool = False
+    claimed: bool = False  # a "not ok" line owns it
+
+
+def parse_yaml_block(lines: list[str]) -> dict[str, str]:
+    """The small YAML subset TAP producers write: scalars, block scalars, nested maps as text."""
+    out: dict[str, str] = {}
+    if not lines:
+        return out
+    base = min(len(x) - len(x.lstrip()) for x in lines if x.strip())
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        indent = len(line) - len(line.lstrip())
+        m = re.match(r"^([\w.-]+):\s*(.*)$", line.strip())
+        if indent != base or not m:
+            i += 1
+            continue
+        key, value = m.group(1), m.group(2)
+        nested: list[str] = []
+        j = i + 1
+        while j < len(lines) and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > base):
+            nested.append(lines[j])
+            j += 1
+        if value in ("", "|", "|-", "|+", ">", ">-") and nested:
+            pad = min((len(x) - len(x.lstrip()) for x in nested if x.strip()), default=0)
+            value = "\n".join(x[pad:] for x in nested).strip("\n")
+        out[key] = _unquote(value)
+        i = j
+    return out
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        inner = value[1:-1]
+        return inner.replace("''", "'") if value[0] == "'" else inner.replace('\\"', '"')
+    return value
+
+
+class TapParser(LineParser):
+    name = "tap"
+    priority = 35
+
+    def __init__(self, result: ParseResult, ctx: ParseContext) -> None:
+        super().__init__(result, ctx)
+        self.active = False
+        self.suite = ""  # the prove file header
+        self.subtests: list[tuple[int, str]] = []
+        self.child_failed: dict[int, bool] = {}
+        self.pending: list[_Pending] = []
+        self.last: _Pending | None = None  # the record a YAML block or diagnostic belongs to
+        self.yaml: list[str] | None = None
+        self.yaml_indent = 0
+        self.diag: _Pending | None = None
+        self.bailed = False
+        self.dropped: set[str] = set()  # parents not recorded: their own diagnostics are ignored too
+        self.last_file = ""  # the script Test::More last named ("at t/x.t line 8.")
+
+    # ----------------------------------------------------------------- feed
+    def feed(self, line: str) -> bool:
+        if self.yaml is not None:
+            if line.strip() == "..." and len(line) - len(line.lstrip()) == self.yaml_indent:
+                self._apply_yaml()
+                return True
+            if line.strip() and len(line) - len(line.lstrip()) < self.yaml_indent:
+                self._apply_yaml()  # a block cut short: keep what it had
+            else:
+                if len(self.yaml) < 400:
+                    self.yaml.append(line)
+                return True
+        if _VERSION.match(line):
+            self.active = True
+            return True
+        m = _BAIL.match(line)
+        if m and (self.active or line.startswith(("Bail out!", "Bailout called"))):
+            self._bail((m.group(1) or m.group(2) or "").strip())
+            return True
+        m = _TEST.match(line)
+        if m and (self.active or m.group(3) is not None):
+            self.active = True
+            self._test(len(m.group(1)), m.group(2) == "not ok", m.group(3), m.group(4))
+            return True
+        if _PLAN.match(line):
+            self.active = True
+            return True
+        m = _SUBTEST.match(line)
+        if m:
+            self.active = True
+            indent = len(m.group(1))
+            while self.subtests and self.subtests[-1][0] >= indent:
+                self.subtests.pop()
+            self.subtests.append((indent, m.group(2).strip()))
+            self.child_failed[indent] = False
+            return True
+        m = _PROVE_FILE.match(line)
+        if m:
+            self.active = True
+            self.suite = m.group(1)
+            return True
+        stripped = line.strip()
+        if stripped == "---" and self.last is not None and not self.last.from_diag:
+            self.yaml = []
+            self.yaml_indent = len(line) - len(line.lstrip())
+            return True
+        if stripped.startswith("#"):
+            return self._diagnostic(line)
+        if not self.active:
+            return False
+        if _PROVE_NOISE.match(line):
+            return True
+        return not stripped
+
+    def _path(self, indent: int) -> list[str]:
+        return [name for i, name in self.subtests if i < indent]
+
+    def _test(self, indent: int, failed: bool, number: str | None, rest: str) -> None:
+        self.diag = None
+        directive = _DIRECTIVE.search(rest)
+        desc = rest[: directive.start()] if directive else rest
+        desc = re.sub(r"\s+#\s*time=[\d.]+m?s\s*$", "", desc).strip() or f"test {number or '?'}"
+        while self.subtests and self.subtests[-1][0] >= indent:
+            self.subtests.pop()
+        parent_of_failures = self.child_failed.pop(indent, False)
+        self.last = None
+        if directive:
+            self.result.skip_count += 1
+            return
+        if not failed:
+            self.result.pass_count += 1
+            return
+        name = " > ".join([*self._path(indent), desc])
+        if parent_of_failures:
+            self.dropped.add(desc)
+            # its children already carry the failure; drop any diagnostic record made for it
+            self.pending = [p for p in self.pending if not (p.from_diag and not p.claimed and p.record.test_name == name)]
+            return
+        existing = next(
+            (p for p in self.pending if p.from_diag and not p.claimed and p.record.test_name == desc), None
+        )
+        if existing is not None:
+            existing.claimed = True
+            existing.record.test_name = name
+            existing.record.test_suite = existing.record.test_suite or self.suite
+            self.last = existing
+        else:
+            record = TestFailureRecord(
+                runner=RUNNER, test_suite=self.suite, test_name=name, message=desc, raw=f"not ok - {desc}"
+            )
+            self.last = _Pending(record, indent, claimed=True)
+            self.pending.append(self.last)
+        self.last.record.node_id = f"{self.last.record.test_suite}::{name}" if self.suite else name
+        for i in list(self.child_failed):
+            if i < indent:
+                self.child_failed[i] = True
+
+    def _diagnostic(self, line: str) -> bool:
+        m = _DIAG_FAILED.match(line)
+        if m:
+            self.active = True
+            name = (m.group(2) or m.group(3) or "").strip()
+            todo = "(TODO)" in line
+            if todo:
+                self.diag = None
+                return True
+            last = self.last
+            if name in self.dropped:
+                self.diag = _Pending(TestFailureRecord(), 0)  # collects the lines, never emitted
+                return True
+            if last is not None and last.record.test_name.endswith(name) and not last.from_diag:
+                self.diag = last
+            else:
+                record = TestFailureRecord(
+                    runner=RUNNER, test_suite="", test_name=name, message=name, raw=f"Failed test '{name}'"
+                )
+                self.diag = _Pending(record, len(line) - len(line.lstrip()), from_diag=True)
+                self.pending.append(self.diag)
+            return True
+        m = _DIAG_EXITED.match(line)
+        if m:
+            self._died(m.group(1), m.group(2) or "0")
+            return True
+        m = _DIAG_AT.match(line)
+        if m:
+            self.last_file = m.group(1)
+        if self.diag is not None:
+            self._diag_line(self.diag.record, line)
+            return True
+        return self.active
+
+    @staticmethod
+    def _diag_line(record: TestFailureRecord, line: str) -> None:
+        m = _DIAG_AT.match(line)
+        if m:
+            record.file_path, record.line = m.group(1), int(m.group(2))
+            record.test_suite = record.test_suite or m.group(1)  # Test::More names the script
+            return
+        body = re.sub(r"^\s*#\s?", "", line)
+        record.raw = (record.raw + "\n" + body).strip()[:4000]
+        m = re.match(r"^\s*got: (.*)$", body)
+        if m:
+            record.actual_value = _unquote(m.group(1))
+        m = re.match(r"^\s*expected: (.*)$", body)
+        if m:
+            record.expected_value = _unquote(m.group(1))
+        m = re.match(r"^\s*\$got->(.*?) = (.*)$", body)
+        if m:
+            record.actual_value = _unquote(m.group(2))
+        m = re.match(r"^\s*\$expected->(.*?) = (.*)$", body)
+        if m:
+            record.expected_value = _unquote(m.group(2))
+
+    def _apply_yaml(self) -> None:
+        lines, self.yaml = self.yaml or [], None
+        if self.last is None:
+            return
+        data = parse_yaml_block(lines)
+        record = self.last.record
+        record.raw = "\n".join(lines)[:4000]
+        message = data.get("message") or data.get("error") or ""
+        if message:
+            record.message = message
+        record.expected_value = data.get("expected") or data.get("wanted") or record.expected_value
+        record.actual_value = data.get("actual") or data.get("found") or record.actual_value
+        if not (record.expected_value or record.actual_value) and "diff" in data:
+            minus = [x[1:] for x in data["diff"].split("\n") if x.startswith("-") and not x.startswith("---")]
+            plus = [x[1:] for x in data["diff"].split("\n") if x.startswith("+") and not x.startswith("+++")]
+            record.expected_value, record.actual_value = "\n".join(minus).strip(), "\n".join(plus).strip()
+        record.exception_type = data.get("name", "") if data.get("name", "").endswith(("Error", "Exception")) else ""
+        if data.get("failureType") == "testTimeoutFailure":
+            record.outcome = "timeout"
+        self._location(record, data)
+
+    @staticmethod
+    def _location(record: TestFailureRecord, data: dict[str, str]) -> None:
+        at = data.get("at", "")
+        if at:
+            nested = parse_yaml_block(at.split("\n")) if "\n" in at or ":" in at.split(" ")[0] else {}
+            file_path = nested.get("fileName") or nested.get("file") or ""
+            line = nested.get("lineNumber") or nested.get("line") or ""
+            m = _STACK_FRAME.search(at) if not file_path else None
+            if m:
+                file_path, line = m.group(1), m.group(2)
+            if file_path:
+                record.file_path, record.line = file_path, int(line) if str(line).isdigit() else 0
+                return
+        location = data.get("location", "")
+        m = _STACK_FRAME.search(location)
+        if m:
+            record.file_path, record.line = m.group(1), int(m.group(2))
+            # node: the stack's first frame in the test's own file is the failing line
+            for frame in data.get("stack", "").split("\n"):
+                f = _STACK_FRAME.search(frame.strip())
+                if f and f.group(1) == record.file_path:
+                    record.line = int(f.group(2))
+                    break
+
+    def _bail(self, reason: str) -> None:
+        if self.bailed:
+            return
+        self.bailed = True
+        record = TestFailureRecord(
+            runner=RUNNER,
+            test_suite=self.suite,
+            test_name="Bail out!",
+            node_id=f"{self.suite}::Bail out!",
+            message=f"Bail out! {reason}".strip(),
+            outcome="error",
+            raw=f"Bail out! {reason}",
+        )
+        self.pending.append(_Pending(record, 0, claimed=True))
+        self.active = True
+
+    def _died(self, status: str, after: str) -> None:
+        raw = self.diag.record.raw if self.diag else ""
+        suite = self.last_file or self.suite
+        record = TestFailureRecord(
+            runner=RUNNER,
+            test_suite=suite,
+            test_name="(test script exited early)",
+            node_id=f"{suite}::(test script exited early)",
+            message=f"test script exited with status {status} after test {after}",
+            exception_type="exit",
+            raw=raw,
+        )
+        if self.bailed:
+            return
+        self.pending.append(_Pending(record, 0, claimed=True))
+        self.diag = None
+
+    def flush(self) -> None:
+        if self.yaml is not None:
+            self._apply_yaml()
+        for p in self.pending:
+            record = p.record
+            if not record.node_id:
+                record.node_id = f"{record.test_suite}::{record.test_name}" if record.test_suite else record.test_name
+            self.result.test_failures.append(record)
+            self.result.fail_count += 1
+        self.pending = []
+        self.last = self.diag = None
+
+
+LINE_PARSERS = [TapParser]
