@@ -53,6 +53,7 @@ def _parser() -> argparse.ArgumentParser:
 
     undo = sub.add_parser("undo", help="revert the last application")
     undo.add_argument("--session", default=None)
+    undo.add_argument("--force", action="store_true", help="revert even if the file changed since")
 
     fix = sub.add_parser("fix", help="the orchestrated loop: build, test, apply, re-run, keep or revert")
     fix.add_argument("--build", default=None, metavar="CMD", help="build command (shell syntax)")
@@ -160,11 +161,25 @@ def _cmd_report(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise UsageError(f"reports are not available: {exc}") from exc
     store = _store(args)
+    if not args.paths:
+        _ingest_captures(store)
     sources = [Path(p) for p in args.paths] if args.paths else [store]
     text, code = run_report(sources, args.session, args.format, args.output)
     if text:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return code
+
+
+def _ingest_captures(store: Path) -> None:
+    """Fold in what ccwrap captured since the last run, so the report shows the build now."""
+    try:
+        from .spool import ingest_spool
+    except ImportError:
+        return
+    try:
+        ingest_spool(store)
+    except Exception as exc:  # noqa: BLE001 - a bad capture must not block the report
+        sys.stderr.write(f"whetstone: warning: could not read ccwrap captures: {exc}\n")
 
 
 def _cmd_apply(args: argparse.Namespace) -> int:
@@ -173,8 +188,11 @@ def _cmd_apply(args: argparse.Namespace) -> int:
     store = _store(args)
     try:
         diff_text, _journal = apply_candidate_by_id(store, args.session, args.candidate_id, args.dry_run)
-    except (EditError, FileNotFoundError, KeyError) as exc:
+    except (FileNotFoundError, KeyError) as exc:
         raise UsageError(str(exc).strip("'\"")) from exc
+    except EditError as exc:  # refused: outside the workspace, file changed, overlap, manual
+        sys.stderr.write(f"whetstone apply: refused: {exc}\n")
+        return 1
     sys.stdout.write(diff_text if diff_text.endswith("\n") or not diff_text else diff_text + "\n")
     return 0
 
@@ -184,9 +202,12 @@ def _cmd_undo(args: argparse.Namespace) -> int:
 
     store = _store(args)
     try:
-        message = undo_last(store, args.session)
-    except (EditError, FileNotFoundError) as exc:
+        message = undo_last(store, args.session, force=args.force)
+    except FileNotFoundError as exc:
         raise UsageError(str(exc)) from exc
+    except EditError as exc:
+        sys.stderr.write(f"whetstone undo: refused: {exc}\n")
+        return 1
     sys.stdout.write(message + "\n")
     return 0
 
@@ -210,6 +231,12 @@ def _cmd_status(args: argparse.Namespace) -> int:
         "candidates": len(state.current_candidates()),
         "unchecked_files": state.unchecked_files,
     }
+    try:
+        from .orchestrate.cli import loop_status
+
+        summary.update(loop_status(store, session.session_id))
+    except ImportError:
+        pass
     sys.stdout.write(json.dumps(summary, indent=2, sort_keys=True) + "\n")
     return 0
 
@@ -239,6 +266,8 @@ def _cmd_step(args: argparse.Namespace) -> int:
 
 
 def _cmd_mcp(args: argparse.Namespace) -> int:
+    if args.dir:
+        _store(args)  # exports WHETSTONE_DIR before the server starts
     try:
         from .mcp_server import main as mcp_main
     except ImportError as exc:

@@ -1,0 +1,339 @@
+"""Seeded-fault benchmark for C build fixes (not a test; run by hand).
+
+    python bench/bench_fix_build.py [--per-kind N] [--compilers gcc,clang]
+
+Downloads real C projects at bench time into bench/_work/ (never committed):
+brotli (PyPI sdist: the C library + its CLI, linked with -lm) and LMDB (shipped
+inside the npm package node-lmdb: mdb.c, midl.c and the mdb_stat tool).  Seeds
+faults with tree-sitter (misspelled identifier, missing semicolon, missing
+include, missing header, type mismatch, undefined reference, missing -lm),
+builds with make, and for each fault measures:
+
+* whetstone: apply the top candidate with an edit (one application) -> does
+  the build pass, and is every file byte-identical to the original?
+* fix-its only: apply only the compiler's own fix-its of the first error.
+
+Compiler flags turn on the errors newer compilers make default
+(-Werror=implicit-function-declaration, -Werror=int-conversion); the
+undefined-reference faults build without the first so the linker reports them.
+Results: bench/results/fix_build.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests"))  # the compiler-output reader shared with the tests
+
+from cfamily_support import parse_build_output  # noqa: E402
+
+from pytest_whetstone import edits  # noqa: E402
+from pytest_whetstone.candidates.build import generate_build_candidates  # noqa: E402
+from pytest_whetstone.locate import cfamily  # noqa: E402
+from pytest_whetstone.session import find_store, open_session  # noqa: E402
+
+WORK = HERE / "_work"
+STRICT = "-O0 -Werror=implicit-function-declaration -Werror=int-conversion"
+LOOSE = "-O0 -Wno-implicit-function-declaration -Werror=int-conversion"
+
+
+@dataclass
+class Project:
+    name: str
+    root: Path
+    sources: list[str]
+    includes: list[str]
+    libm: bool
+
+
+@dataclass
+class Fault:
+    project: str
+    kind: str
+    file: str
+    original: str
+    mutated: str
+    what: str
+
+
+# --------------------------------------------------------------------------- fetch
+
+
+def fetch() -> list[Project]:
+    WORK.mkdir(parents=True, exist_ok=True)
+    out: list[Project] = []
+    brotli = WORK / "brotli"
+    if not brotli.exists():
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "brotli==1.2.1", "-d", str(WORK)], check=True, capture_output=True)
+        with tarfile.open(next(WORK.glob("brotli-*.tar.gz"))) as tar:
+            tar.extractall(WORK, filter="data")
+        next(p for p in WORK.glob("brotli-*") if p.is_dir()).rename(brotli)
+    srcs = sorted(p.relative_to(brotli).as_posix() for d in ("c/common", "c/dec", "c/enc") for p in (brotli / d).glob("*.c"))
+    out.append(Project("brotli", brotli, srcs + ["c/tools/brotli.c"], ["c/include"], True))
+    lmdb = WORK / "lmdb"
+    if not lmdb.exists():
+        subprocess.run(["npm", "pack", "node-lmdb@0.10.1", "--pack-destination", str(WORK)], check=True, capture_output=True, cwd=WORK)
+        with tarfile.open(next(WORK.glob("node-lmdb-*.tgz"))) as tar:
+            tar.extractall(WORK / "node-lmdb", filter="data")
+        shutil.copytree(WORK / "node-lmdb/package/dependencies/lmdb/libraries/liblmdb", lmdb)
+    out.append(Project("lmdb", lmdb, ["mdb.c", "midl.c", "mdb_stat.c"], ["."], False))
+    return out
+
+
+def write_makefile(project: Project, cc: str) -> None:
+    objs = " ".join(f"obj-{cc}/{s[:-2]}.o" for s in project.sources)
+    incs = " ".join(f"-I{i}" for i in project.includes)
+    text = (
+        f"CC = {cc}\n"
+        f"CFLAGS = {STRICT} {incs}\n"
+        f"LDLIBS = {'-lm' if project.libm else ''}\n"
+        f"OBJS = {objs}\n\n"
+        f"prog-{cc}: $(OBJS)\n\t$(CC) -o $@ $(OBJS) $(LDLIBS)\n\n"
+        f"obj-{cc}/%.o: %.c\n\t@mkdir -p $(dir $@)\n\t$(CC) $(CFLAGS) -fdiagnostics-parseable-fixits -c $< -o $@\n"
+    )
+    (project.root / "Makefile").write_text(text)
+
+
+def make(project: Project, cc: str, cflags: str | None = None) -> tuple[int, str]:
+    argv = ["make", "-s"]
+    if cflags is not None:
+        argv.append(f"CFLAGS={cflags} " + " ".join(f"-I{i}" for i in project.includes))
+    proc = subprocess.run(argv, cwd=project.root, capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"}, timeout=600)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+# --------------------------------------------------------------------------- seeding
+
+
+def _functions(pf: cfamily.ParsedFile) -> list:
+    stack, out = [pf.tree.root_node], []
+    while stack:
+        node = stack.pop()
+        if node.type == "function_definition":
+            out.append(node)
+            continue
+        stack.extend(node.named_children)
+    return out
+
+
+def _walk(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.named_children)
+
+
+def _replace_bytes(src: bytes, start: int, end: int, new: bytes) -> str:
+    return (src[:start] + new + src[end:]).decode()
+
+
+def seed(project: Project, rng: random.Random, per_kind: int) -> list[Fault]:
+    faults: dict[str, list[Fault]] = {}
+    index = cfamily.FunctionIndex(project.root)
+    defined = {f.short: f.file_path for f in index.functions}
+    for rel in project.sources:
+        path = project.root / rel
+        pf = cfamily.parse_file(path)
+        if pf is None:
+            continue
+        src = pf.source
+        text = src.decode()
+        for fn in _functions(pf):
+            locals_: set[str] = set()
+            for n in _walk(fn):
+                if n.type in ("init_declarator", "parameter_declaration", "declaration"):
+                    d = n.child_by_field_name("declarator")
+                    while d is not None and d.type != "identifier":
+                        d = d.child_by_field_name("declarator")
+                    if d is not None:
+                        locals_.add(d.text.decode())
+            for n in _walk(fn):
+                if n.type == "identifier" and n.parent is not None and n.parent.type in ("binary_expression", "return_statement", "argument_list", "assignment_expression") and n.text.decode() in locals_:
+                    name = n.text.decode()
+                    bad = name[:-2] + name[-1:] if len(name) >= 5 else ""
+                    if bad and bad not in text:
+                        faults.setdefault("misspelled identifier", []).append(Fault(project.name, "misspelled identifier", rel, text, _replace_bytes(src, n.start_byte, n.end_byte, bad.encode()), f"{name} -> {bad}"))
+                if n.type == "expression_statement" and n.text.endswith(b";") and n.start_point[0] == n.end_point[0] and n.parent is not None and n.parent.type == "compound_statement":
+                    faults.setdefault("missing semicolon", []).append(Fault(project.name, "missing semicolon", rel, text, _replace_bytes(src, n.end_byte - 1, n.end_byte, b""), f"line {n.end_point[0] + 1}"))
+                if n.type == "declaration" and n.parent is not None and n.parent.type == "compound_statement" and n.start_point[0] == n.end_point[0]:
+                    typ = n.child_by_field_name("type")
+                    ds = n.children_by_field_name("declarator")
+                    if typ is not None and len(ds) == 1 and ds[0].type == "init_declarator":
+                        inner = ds[0].child_by_field_name("declarator")
+                        if inner is not None and inner.type == "pointer_declarator" and inner.child_by_field_name("declarator").type == "identifier":
+                            name = inner.child_by_field_name("declarator")
+                            start = n.start_byte if typ.start_byte == n.start_byte else typ.start_byte
+                            faults.setdefault("type mismatch", []).append(Fault(project.name, "type mismatch", rel, text, _replace_bytes(src, start, name.start_byte, b"int "), f"line {n.start_point[0] + 1}"))
+                if n.type == "call_expression":
+                    f = n.child_by_field_name("function")
+                    if f is not None and f.type == "identifier":
+                        name = f.text.decode()
+                        if defined.get(name) and defined[name] != rel and len(name) >= 6 and "static" not in name:
+                            bad = name[:-2] + name[-1:]
+                            if bad not in text and bad not in defined:
+                                faults.setdefault("undefined reference", []).append(Fault(project.name, "undefined reference", rel, text, _replace_bytes(src, f.start_byte, f.end_byte, bad.encode()), f"{name} -> {bad}"))
+        for n in pf.tree.root_node.named_children:
+            if n.type == "preproc_include":
+                p = n.child_by_field_name("path")
+                if p is None:
+                    continue
+                if p.type == "system_lib_string":
+                    faults.setdefault("missing include", []).append(Fault(project.name, "missing include", rel, text, _replace_bytes(src, n.start_byte, n.end_byte, b""), p.text.decode()))
+                else:
+                    name = p.text.decode().strip('"')
+                    base = Path(name).name
+                    stem = base.rsplit(".", 1)[0]
+                    if len(stem) >= 4:
+                        bad = name[: len(name) - len(base)] + stem[:-2] + stem[-1:] + base[len(stem):]
+                        faults.setdefault("missing header", []).append(Fault(project.name, "missing header", rel, text, _replace_bytes(src, p.start_byte, p.end_byte, f'"{bad}"'.encode()), f"{name} -> {bad}"))
+    chosen: list[Fault] = []
+    for kind in sorted(faults):
+        pool = faults[kind]
+        rng.shuffle(pool)
+        chosen.extend(pool[: per_kind * 3])  # extra: some seeds do not break the build
+    if project.libm:
+        mk = (project.root / "Makefile").read_text()
+        chosen.append(Fault(project.name, "missing -lm", "Makefile", mk, mk.replace("LDLIBS = -lm\n", "LDLIBS =\n"), "LDLIBS = -lm removed"))
+    return chosen
+
+
+# --------------------------------------------------------------------------- run
+
+
+@dataclass
+class Outcome:
+    fault: Fault
+    cc: str
+    ours_pass: bool
+    ours_exact: bool
+    fixit_pass: bool
+    fixit_exact: bool
+    top: str
+
+
+def _attempt(project: Project, fault: Fault, cc: str, cflags: str, pick) -> tuple[bool, bool, str]:
+    code, out = make(project, cc, cflags)
+    if code == 0:
+        return True, True, "(builds)"
+    records = parse_build_output(out, cc, project.root)
+    for r in records:
+        r.file_path = r.file_path  # relative to the project root already
+    cands = generate_build_candidates(records, project.root)
+    chosen = pick(cands)
+    if chosen is None:
+        return False, False, "(no candidate)"
+    try:
+        edits.apply(chosen, project.root, open_session(find_store(project.root), "bench"))
+    except edits.EditError as exc:
+        return False, False, f"(apply refused: {exc})"
+    code, _ = make(project, cc, cflags)
+    exact = (project.root / fault.file).read_text() == fault.original
+    return code == 0, exact and code == 0, chosen.description[:90]
+
+
+def run_fault(project: Project, fault: Fault, cc: str) -> Outcome | None:
+    path = project.root / fault.file
+    cflags = LOOSE if fault.kind == "undefined reference" else STRICT
+    try:
+        path.write_text(fault.mutated)
+        code, _ = make(project, cc, cflags)
+        if code == 0:
+            return None  # the seed did not break the build: not a fault
+        path.write_text(fault.mutated)
+        ours = _attempt(project, fault, cc, cflags, lambda cs: next((c for c in cs if c.edits), None))
+        path.write_text(fault.mutated)
+        if fault.file != "Makefile":
+            (project.root / "Makefile").write_text(_makefile_text[project.name, cc])
+        fixit = _attempt(
+            project, fault, cc, cflags,
+            lambda cs: next((c for c in cs if c.source == "compiler-fixit" and c.mutation.get("kind") == "fixit"), None),
+        )
+        return Outcome(fault, cc, ours[0], ours[1], fixit[0], fixit[1], ours[2])
+    finally:
+        path.write_text(fault.original)
+        (project.root / "Makefile").write_text(_makefile_text[project.name, cc])
+
+
+_makefile_text: dict[tuple[str, str], str] = {}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--per-kind", type=int, default=3)
+    parser.add_argument("--compilers", default="gcc,clang")
+    parser.add_argument("--seed", type=int, default=4)
+    args = parser.parse_args()
+    projects = fetch()
+    results: list[Outcome] = []
+    started = time.monotonic()
+    for cc in args.compilers.split(","):
+        for project in projects:
+            write_makefile(project, cc)
+            _makefile_text[project.name, cc] = (project.root / "Makefile").read_text()
+            code, out = make(project, cc)
+            if code != 0:
+                print(f"{project.name} does not build cleanly with {cc}:\n{out[-2000:]}")
+                return 1
+            rng = random.Random(args.seed)
+            per_kind: dict[str, int] = {}
+            for fault in seed(project, rng, args.per_kind):
+                if per_kind.get(fault.kind, 0) >= args.per_kind and fault.kind != "missing -lm":
+                    continue
+                outcome = run_fault(project, fault, cc)
+                if outcome is None:
+                    continue
+                per_kind[fault.kind] = per_kind.get(fault.kind, 0) + 1
+                results.append(outcome)
+                print(f"{cc:5} {project.name:7} {fault.kind:22} pass={outcome.ours_pass!s:5} exact={outcome.ours_exact!s:5} fixit={outcome.fixit_pass!s:5} {fault.what} | {outcome.top}", flush=True)
+    write_report(results, time.monotonic() - started)
+    return 0
+
+
+def _pct(n: int, d: int) -> str:
+    return f"{100 * n / d:.0f}% ({n}/{d})" if d else "-"
+
+
+def write_report(results: list[Outcome], elapsed: float) -> None:
+    lines = [
+        "# Build fix benchmark (seeded faults in real C code)",
+        "",
+        "Generated by `python bench/bench_fix_build.py`; projects downloaded at bench time: brotli 1.2.1 (PyPI sdist, C library + CLI, links libm) and LMDB (from the npm package node-lmdb 0.10.1: mdb.c, midl.c, mdb_stat.c).",
+        f"Compilers: {subprocess.run(['gcc', '--version'], capture_output=True, text=True).stdout.splitlines()[0]}; {subprocess.run(['clang', '--version'], capture_output=True, text=True).stdout.splitlines()[0]}. Flags: `{STRICT}` (`{LOOSE}` for undefined references). Wall time {elapsed:.0f} s.",
+        "",
+        "One application of the top candidate with edits; *exact* = every file byte-identical to the original afterwards.",
+        "*fix-its only* = apply only the compiler's own fix-its of the first error that has any.",
+        "",
+        "| compiler | faults | whetstone: build passes | whetstone: exact fix | fix-its only: passes | fix-its only: exact |",
+        "|---|---|---|---|---|---|",
+    ]
+    for cc in sorted({r.cc for r in results}) + ["all"]:
+        rs = [r for r in results if cc in ("all", r.cc)]
+        lines.append(
+            f"| {cc} | {len(rs)} | {_pct(sum(r.ours_pass for r in rs), len(rs))} | {_pct(sum(r.ours_exact for r in rs), len(rs))} "
+            f"| {_pct(sum(r.fixit_pass for r in rs), len(rs))} | {_pct(sum(r.fixit_exact for r in rs), len(rs))} |"
+        )
+    lines += ["", "| kind | faults | passes | exact | fix-its only: passes |", "|---|---|---|---|---|"]
+    for kind in sorted({r.fault.kind for r in results}):
+        rs = [r for r in results if r.fault.kind == kind]
+        lines.append(f"| {kind} | {len(rs)} | {_pct(sum(r.ours_pass for r in rs), len(rs))} | {_pct(sum(r.ours_exact for r in rs), len(rs))} | {_pct(sum(r.fixit_pass for r in rs), len(rs))} |")
+    lines += ["", "## Every fault", "", "| compiler | project | kind | seeded | passes | exact | top candidate |", "|---|---|---|---|---|---|---|"]
+    for r in results:
+        lines.append(f"| {r.cc} | {r.fault.project} | {r.fault.kind} | `{r.fault.file}`: {r.fault.what} | {r.ours_pass} | {r.ours_exact} | {r.top.replace('|', '/')} |")
+    out = HERE / "results" / "fix_build.md"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text("\n".join(lines) + "\n")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

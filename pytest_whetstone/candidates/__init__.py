@@ -1,0 +1,47 @@
+"""Fix candidates for build errors and test failures.
+
+``generate(build_errors, test_failures, workspace, config)`` is the one entry
+point: C/C++/CMake/linker candidates from :mod:`.build`, Python and generic
+test candidates from :mod:`.test`; the validated search (:mod:`.search`) runs
+only when a budget is given, since it executes the project's tests.
+Candidates come back ranked (validated first, then confidence, then id).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..records import BuildErrorRecord, FixCandidate, TestFailureRecord, rank_candidates
+
+if TYPE_CHECKING:
+    from ..config import Config
+
+__all__ = ["generate"]
+
+
+def generate(
+    build_errors: list[BuildErrorRecord],
+    test_failures: list[TestFailureRecord],
+    workspace: Path,
+    config: Config | None = None,
+    *,
+    search_budget_s: float = 0.0,
+) -> list[FixCandidate]:
+    from .build import generate_build_candidates
+    from .test import generate_test_candidates
+
+    workspace = Path(workspace)
+    out: list[FixCandidate] = []
+    if build_errors:
+        out.extend(generate_build_candidates(build_errors, workspace, config))
+    if test_failures:
+        out.extend(generate_test_candidates(test_failures, workspace, config))
+        if search_budget_s > 0:
+            from .search import search_candidates
+
+            out.extend(search_candidates(test_failures, workspace, search_budget_s))
+    unique: dict[str, FixCandidate] = {}
+    for cand in out:
+        unique.setdefault(cand.candidate_id, cand)
+    return rank_candidates(list(unique.values()))

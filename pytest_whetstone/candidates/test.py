@@ -1,0 +1,495 @@
+"""Fix candidates for test failures (Python first; other runners get the rules).
+
+1. The interpreter's own hints: NameError / AttributeError / ImportError with
+   a near name in scope ("Did you mean") -> rename through libcst; a NameError
+   for a module, a well-known stdlib name or a project symbol -> addImport.
+2. Seed 001 rules per failure_type, at the top suspect.
+3. (search.py) validated small edits, when the caller gives a budget.
+Every candidate has ``target_id`` = the failure's id; each failure gets one
+manual fallback.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..records import FixCandidate, TestFailureRecord, TextEdit, rank_candidates
+from . import pyedit
+from .cfile import levenshtein
+from .hashing import record_hashes
+
+if TYPE_CHECKING:
+    from ..config import Config
+
+_NAME_ERROR = re.compile(r"(?:NameError|UnboundLocalError)?:?\s*(?:name|local variable) '(\w+)' is not defined|cannot access (?:local|free) variable '(\w+)'")
+_ATTR_ERROR = re.compile(r"(?:module '([\w.]+)'|'(\w+)' object|type object '(\w+)') has no attribute '(\w+)'")
+_IMPORT_ERROR = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'")
+_DID_YOU_MEAN = re.compile(r"Did you mean:? '?([\w.]+)'?\??")
+
+# NameError names that almost always mean a missing import: name -> (module, name or None).
+WELL_KNOWN: dict[str, tuple[str, str | None]] = {
+    "Path": ("pathlib", "Path"),
+    "PurePath": ("pathlib", "PurePath"),
+    "defaultdict": ("collections", "defaultdict"),
+    "OrderedDict": ("collections", "OrderedDict"),
+    "Counter": ("collections", "Counter"),
+    "deque": ("collections", "deque"),
+    "namedtuple": ("collections", "namedtuple"),
+    "dataclass": ("dataclasses", "dataclass"),
+    "field": ("dataclasses", "field"),
+    "partial": ("functools", "partial"),
+    "reduce": ("functools", "reduce"),
+    "lru_cache": ("functools", "lru_cache"),
+    "wraps": ("functools", "wraps"),
+    "chain": ("itertools", "chain"),
+    "islice": ("itertools", "islice"),
+    "datetime": ("datetime", "datetime"),
+    "timedelta": ("datetime", "timedelta"),
+    "date": ("datetime", "date"),
+    "Decimal": ("decimal", "Decimal"),
+    "Fraction": ("fractions", "Fraction"),
+    "Enum": ("enum", "Enum"),
+    "Any": ("typing", "Any"),
+    "Optional": ("typing", "Optional"),
+    "Callable": ("typing", "Callable"),
+    "Iterable": ("typing", "Iterable"),
+    "Iterator": ("typing", "Iterator"),
+    "sqrt": ("math", "sqrt"),
+    "pi": ("math", "pi"),
+    "floor": ("math", "floor"),
+    "ceil": ("math", "ceil"),
+    "randint": ("random", "randint"),
+    "choice": ("random", "choice"),
+    "sleep": ("time", "sleep"),
+    "pprint": ("pprint", "pprint"),
+    "deepcopy": ("copy", "deepcopy"),
+    "contextmanager": ("contextlib", "contextmanager"),
+    "suppress": ("contextlib", "suppress"),
+    "StringIO": ("io", "StringIO"),
+    "BytesIO": ("io", "BytesIO"),
+    "np": ("numpy", None),
+    "pd": ("pandas", None),
+}
+_STDLIB = set(getattr(sys, "stdlib_module_names", ())) | {"math", "os", "re", "json", "sys", "time"}
+_SKIP_DIRS = {".git", ".whetstone", "__pycache__", ".venv", "venv", ".tox", "node_modules", "build", "dist"}
+
+
+def _cand(
+    failure: TestFailureRecord,
+    description: str,
+    confidence: float,
+    mutation_type: str,
+    edits: list[TextEdit],
+    source: str,
+    **mutation: object,
+) -> FixCandidate:
+    return FixCandidate(
+        target_id=failure.failure_id,
+        description=description,
+        confidence=round(confidence, 3),
+        mutation_type=mutation_type,
+        mutation={k: v for k, v in mutation.items() if v not in (None, "")},
+        edits=edits,
+        source=source,
+    ).ensure_id()
+
+
+def _rel(path: Path, workspace: Path) -> str:
+    try:
+        return path.resolve().relative_to(workspace.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _where(failure: TestFailureRecord, workspace: Path) -> tuple[Path, str, int] | None:
+    """The implementation frame (else the test's own location) as (path, rel, line)."""
+    for file_path, line in ((failure.impl_file, failure.impl_line), (failure.file_path, failure.line)):
+        if file_path and line > 0 and file_path.endswith(".py"):
+            path = Path(file_path)
+            path = path if path.is_absolute() else workspace / path
+            if path.is_file():
+                return path, _rel(path, workspace), line
+    return None
+
+
+def _texts(failure: TestFailureRecord) -> str:
+    return "\n".join(t for t in (failure.message, failure.raw) if t)
+
+
+# --------------------------------------------------------------------------- hints
+
+
+def interpreter_hints(failure: TestFailureRecord, workspace: Path) -> list[FixCandidate]:
+    text = _texts(failure)
+    where = _where(failure, workspace)
+    if where is None:
+        return []
+    path, rel, line = where
+    code = pyedit.read_source(path)
+    if code is None:
+        return []
+    hinted = _DID_YOU_MEAN.search(text)
+    out: list[FixCandidate] = []
+    match = _NAME_ERROR.search(text)
+    if match:
+        name = match.group(1) or match.group(2)
+        out.extend(_name_error(failure, workspace, path, rel, line, code, name, hinted.group(1) if hinted else ""))
+    match = _ATTR_ERROR.search(text)
+    if match and not out:
+        owner = match.group(1) or match.group(2) or match.group(3)
+        attr = match.group(4)
+        suggestion = hinted.group(1) if hinted else _attr_suggestion(match.group(1), attr)
+        if suggestion:
+            edits = pyedit.rename_edits(rel, code, attr, suggestion, line, "attr")
+            if edits:
+                out.append(
+                    _cand(
+                        failure,
+                        f"rename attribute {attr!r} to {suggestion!r} at {rel}:{line} ({owner} has no {attr!r})",
+                        0.75,
+                        "rename",
+                        edits,
+                        "interpreter-hint",
+                        old=attr,
+                        new=suggestion,
+                    )
+                )
+    match = _IMPORT_ERROR.search(text)
+    if match:
+        name, module = match.group(1), match.group(2)
+        suggestion = hinted.group(1) if hinted else _module_attr_suggestion(module, name)
+        if suggestion:
+            edits = pyedit.rename_edits(rel, code, name, suggestion, line, "import")
+            if edits:
+                out.append(
+                    _cand(
+                        failure,
+                        f"import {suggestion!r} from {module} instead of the missing {name!r} ({rel}:{line})",
+                        0.75,
+                        "rename",
+                        edits,
+                        "interpreter-hint",
+                        old=name,
+                        new=suggestion,
+                    )
+                )
+    return out
+
+
+def _name_error(
+    failure: TestFailureRecord,
+    workspace: Path,
+    path: Path,
+    rel: str,
+    line: int,
+    code: str,
+    name: str,
+    hint: str,
+) -> list[FixCandidate]:
+    out: list[FixCandidate] = []
+    visible = pyedit.scope_names(code, line)
+    suggestion = hint or _closest(name, visible)
+    if suggestion and suggestion != name:
+        edits = pyedit.rename_edits(rel, code, name, suggestion, line, "name")
+        if edits:
+            distance = levenshtein(name, suggestion, 4)
+            out.append(
+                _cand(
+                    failure,
+                    f"rename {name!r} to {suggestion!r} at {rel}:{line} (name not defined; {suggestion!r} is)",
+                    (0.8 if hint else 0.7) - 0.1 * max(distance - 1, 0),
+                    "rename",
+                    edits,
+                    "interpreter-hint",
+                    old=name,
+                    new=suggestion,
+                )
+            )
+    target: tuple[str, str | None] | None = None
+    confidence = 0.0
+    if name in WELL_KNOWN:
+        target, confidence = WELL_KNOWN[name], 0.75
+    elif name in _STDLIB:
+        target, confidence = (name, None), 0.75
+    else:
+        project = _project_symbol(workspace, name, exclude=path)
+        if project:
+            target, confidence = (project, name), 0.6
+    if target is not None:
+        edits = pyedit.add_import_edits(rel, code, target[0], target[1])
+        if edits:
+            stmt = f"import {target[0]}" if target[1] is None else f"from {target[0]} import {target[1]}"
+            out.append(
+                _cand(
+                    failure,
+                    f"add `{stmt}` to {rel} ({name!r} is not defined)",
+                    confidence,
+                    "addImport",
+                    edits,
+                    "interpreter-hint",
+                    module=target[0],
+                    name=target[1],
+                )
+            )
+    return out
+
+
+def _closest(name: str, pool: set[str]) -> str:
+    """Python's own rule of thumb: the nearest name within a third of the length."""
+    best, best_d = "", len(name) // 3 + 1
+    for other in sorted(pool):
+        if other == name or other.startswith("__"):
+            continue
+        d = levenshtein(name, other, best_d)
+        if d < best_d:
+            best, best_d = other, d
+    return best
+
+
+def _attr_suggestion(module: str | None, attr: str) -> str:
+    if module:
+        return _module_attr_suggestion(module, attr)
+    return ""
+
+
+def _module_attr_suggestion(module: str, name: str) -> str:
+    """For stdlib modules only: importing the user's modules here could run their code."""
+    if module.split(".")[0] not in _STDLIB:
+        return ""
+    try:
+        mod = __import__(module, fromlist=["_"])
+    except Exception:  # noqa: BLE001
+        return ""
+    return _closest(name, {n for n in dir(mod) if not n.startswith("_")})
+
+
+def _project_symbol(workspace: Path, name: str, exclude: Path) -> str | None:
+    """The module defining a top-level `name` in the workspace, when exactly one does."""
+    pattern = re.compile(rf"^(?:async\s+def|def|class)\s+{re.escape(name)}\b|^{re.escape(name)}\s*(?::[^=]*)?=", re.M)
+    modules: list[str] = []
+    for path in _py_files(workspace):
+        if path.resolve() == exclude.resolve() or path.name.startswith(("test_", "conftest")):
+            continue
+        text = pyedit.read_source(path)
+        if text and pattern.search(text):
+            modules.append(_module_name(path, workspace))
+        if len(modules) > 1:
+            return None
+    return modules[0] if modules else None
+
+
+def _py_files(workspace: Path, limit: int = 3000) -> list[Path]:
+    import os
+
+    out: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(workspace):
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith(".") and d not in ("tests", "test"))
+        out.extend(Path(dirpath) / f for f in sorted(filenames) if f.endswith(".py"))
+        if len(out) > limit:
+            break
+    return out
+
+
+def _module_name(path: Path, workspace: Path) -> str:
+    parts = list(path.relative_to(workspace).with_suffix("").parts)
+    if parts and parts[0] == "src":
+        parts = parts[1:]
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+# --------------------------------------------------------------------------- rules
+
+
+def _literal(text: str) -> object:
+    try:
+        return ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return _NOT_LITERAL
+
+
+_NOT_LITERAL = object()
+
+
+def value_correction(failure: TestFailureRecord, workspace: Path) -> list[FixCandidate]:
+    """A literal in the top suspect equal to the actual value -> the expected value."""
+    if not failure.suspects or not failure.expected_value or not failure.actual_value:
+        return []
+    expected, actual = _literal(failure.expected_value), _literal(failure.actual_value)
+    if expected is _NOT_LITERAL or actual is _NOT_LITERAL or type(expected) is not type(actual):
+        return []
+    top = failure.suspects[0]
+    path = Path(top.file_path)
+    path = path if path.is_absolute() else workspace / path
+    code = pyedit.read_source(path)
+    if code is None:
+        return []
+    tree = pyedit.parse(code)
+    if tree is None:
+        return []
+    import libcst as cst
+
+    positions = tree.resolve(pyedit.PositionProvider)
+    hits: list[TextEdit] = []
+    rel = _rel(path, workspace)
+
+    class Finder(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)) and node in positions:
+                pos = positions[node]
+                if top.line_start <= pos.start.line <= top.line_end:
+                    value = _literal(cst.Module([]).code_for_node(node))
+                    if value == actual and type(value) is type(actual):
+                        hits.append(
+                            TextEdit(
+                                file_path=rel,
+                                start=pyedit.Position(pos.start.line, pos.start.column + 1),
+                                end=pyedit.Position(pos.end.line, pos.end.column + 1),
+                                new_text=repr(expected),
+                            )
+                        )
+            return True
+
+    tree.visit(Finder())
+    if len(hits) != 1:
+        return []
+    return [
+        _cand(
+            failure,
+            f"change the value {failure.actual_value} to {failure.expected_value} in {top.qualname} ({rel}:{hits[0].start.line})",
+            0.55,
+            "replaceNode",
+            hits,
+            "heuristic",
+            kind="value-correction",
+        )
+    ]
+
+
+def rule_candidates(failure: TestFailureRecord, workspace: Path) -> list[FixCandidate]:
+    kind = failure.failure_type
+    top = failure.suspects[0] if failure.suspects else None
+    at = f"{top.qualname} ({top.file_path}:{top.line_start})" if top else (failure.file_path or failure.test_name)
+    out: list[FixCandidate] = []
+    if kind == "assertion":
+        out.extend(value_correction(failure, workspace))
+        gap = ""
+        if failure.expected_value or failure.actual_value:
+            gap = f": expected {failure.expected_value[:80]}, got {failure.actual_value[:80]}"
+        out.append(
+            _cand(
+                failure,
+                f"correct the value or logic in {at}{gap}",
+                0.5 if top else 0.4,
+                "manual",
+                [],
+                "rule",
+                kind="logic-change",
+                suspect=top.to_dict() if top else None,
+            )
+        )
+    elif kind == "exception":
+        exc = failure.exception_type or "the exception"
+        line = f"{failure.impl_file}:{failure.impl_line}" if failure.impl_file else at
+        out.append(
+            _cand(
+                failure,
+                f"add a guard or precondition for {exc} at {line} (check the inputs that reach it)",
+                0.3,
+                "manual",
+                [],
+                "rule",
+                kind="guard",
+                exception=failure.exception_type,
+            )
+        )
+    elif kind == "timeout":
+        out.append(
+            _cand(
+                failure,
+                f"the test timed out: look for a loop that never ends, a blocking call or a slow algorithm in {at}",
+                0.2,
+                "manual",
+                [],
+                "rule",
+                kind="timeout",
+            )
+        )
+    elif kind == "wrong_output":
+        out.append(
+            _cand(
+                failure,
+                f"output differs from the snapshot/golden file: fix {at} or, if the new output is right, regenerate the snapshot",
+                0.2,
+                "manual",
+                [],
+                "rule",
+                kind="snapshot",
+            )
+        )
+    elif kind == "missing_output":
+        out.append(
+            _cand(
+                failure,
+                f"expected output was not produced: check the output path and that {at} writes it",
+                0.2,
+                "manual",
+                [],
+                "rule",
+                kind="output-path",
+            )
+        )
+    elif kind == "infra":
+        out.append(
+            _cand(
+                failure,
+                f"test setup failed: fix the fixture/setup or environment of {failure.test_name or failure.node_id}",
+                0.2,
+                "manual",
+                [],
+                "rule",
+                kind="fixture-setup",
+            )
+        )
+    return out
+
+
+def manual(failure: TestFailureRecord) -> FixCandidate:
+    name = failure.node_id or f"{failure.test_suite}::{failure.test_name}"
+    return _cand(
+        failure,
+        f"investigate {name} by hand: {failure.message[:200]}",
+        0.1,
+        "manual",
+        [],
+        "rule",
+        kind="manual",
+    )
+
+
+def generate_test_candidates(
+    failures: list[TestFailureRecord], workspace: Path, config: Config | None = None
+) -> list[FixCandidate]:
+    """Ranked candidates for test failures: hints, rules, one manual fallback each."""
+    workspace = Path(workspace)
+    out: list[FixCandidate] = []
+    for failure in failures:
+        failure.ensure_id()
+        produced: list[FixCandidate] = []
+        for generator in (interpreter_hints, rule_candidates):
+            try:
+                produced.extend(generator(failure, workspace))
+            except Exception:  # noqa: BLE001 - a generator bug must not lose the others
+                continue
+        produced.append(manual(failure))
+        seen: set[str] = set()
+        for cand in produced:
+            if cand.candidate_id not in seen:
+                seen.add(cand.candidate_id)
+                out.append(record_hashes(cand, workspace))
+    return rank_candidates(out)

@@ -1,0 +1,1 @@
+"""A tiny geometry package with two bugs for the demo."""

@@ -1,0 +1,784 @@
+"""FeedbackLoopOrchestrator (seed 002, steps 1392-1393): one step per call, or run to completion.
+
+A step: load the session and fold it (nothing else holds state), finish what a
+killed process left half done, ask the policy, then do exactly one action:
+
+* ``probe_environment`` -- snapshot the toolchain and the requirements gap;
+* ``build_iteration`` / ``test_iteration`` -- run the phases in order up to the
+  first failure (sense), judge the edit the previous step applied (keep it if
+  the gap shrank, revert it through the edit engine otherwise), then select
+  and apply the next candidate (act);
+* ``converge`` / ``escalate`` -- end the session (escalation with a report and,
+  for a requirements gap, a setup script).
+
+Every step is in the audit trail and the session (``loop_step``) before it
+returns.  Edits go only through ``edits.apply`` / ``edits.undo``; a
+``loop_intent`` event is written before each application so that a process
+killed mid-apply is rolled back by the next step (the workspace then holds the
+kept improvements or the original content, never a torn edit).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from .. import edits
+from ..config import Config, ConfigError, load_config
+from ..records import (
+    AuditEntry,
+    BuildErrorRecord,
+    EscalationReport,
+    FixCandidate,
+    GapModel,
+    OrchestratorDecision,
+    Position,
+    TestFailureRecord,
+    TextEdit,
+    Verdict,
+    rank_candidates,
+    stable_id,
+)
+from ..session import Session, load_session, open_session, warn_line, workspace_of
+from ..verdict import make_verdict
+from . import audit
+from .env import (
+    build_requirements_gap,
+    executables_gap,
+    find_packages,
+    import_requirements_gap,
+    probe_environment,
+    requirements_gap,
+)
+from .escalate import compose, write_setup_script
+from .ledger import failure_of_build, failure_of_test, file_ledger
+from .policy import OrchestratorPolicy, PolicyInput
+from .select import CandidateAutoSelector, log_selection
+from .state import TIMEOUT_COUNT, Attempt, Check, LoopConfig, LoopState, PhaseSpec, loop_fold
+
+ITERATIONS = ("build_iteration", "test_iteration", "phase_iteration")
+
+
+class LoopError(Exception):
+    """A step that cannot run (unknown or finished session); one clear line."""
+
+
+# --------------------------------------------------------------------------- phase running
+
+
+@dataclass
+class PhaseOutcome:
+    exit_code: int
+    verdict: Verdict
+    timed_out: bool = False
+    interrupted: bool = False
+    count: int = 0  # failures the runner counted in the output
+
+
+class PhaseRunner(Protocol):
+    def __call__(self, phase: PhaseSpec, session: Session, timeout: float | None, cwd: Path) -> PhaseOutcome: ...
+
+
+def run_phase(phase: PhaseSpec, session: Session, timeout: float | None, cwd: Path) -> PhaseOutcome:
+    """Run one phase with the runner: recorded into the session, quiet, no verdict block of its own."""
+    from ..runner import run_command
+
+    out = run_command(
+        phase.command, phase=phase.name, timeout=timeout, cwd=cwd, store=session.store,
+        session_id=session.session_id, shell=True, echo=False, emit_verdict=False,
+    )
+    # run_command turns Ctrl-C into an aborted outcome (exit 130, no attempt): hand it back as one
+    interrupted = out.exit_code == 130 and not out.attempt_id
+    result = out.result
+    count = result.error_count + len([t for t in result.test_failures if not t.flaky])
+    return PhaseOutcome(out.exit_code, out.verdict, out.timed_out, interrupted, count)
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass
+class StepResult:
+    session_id: str
+    step_index: int
+    action_taken: str
+    rationale: str
+    session_status: str
+    gap: GapModel
+    gap_before: GapModel
+    decision: OrchestratorDecision
+    candidate_applied: str | None = None
+    would_apply: str | None = None
+    reverted: str | None = None
+    candidates: list[FixCandidate] = field(default_factory=list)
+    escalation: EscalationReport | None = None
+    phases: list[dict[str, Any]] = field(default_factory=list)
+    duration_ms: int = 0
+    description: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "session_id": self.session_id,
+            "step_index": self.step_index,
+            "action_taken": self.action_taken,
+            "rationale": self.rationale,
+            "session_status": self.session_status,
+            "gap": self.gap.to_dict(),
+            "gap_before": self.gap_before.to_dict(),
+            "decision": self.decision.to_dict(),
+            "candidate_applied": self.candidate_applied,
+            "would_apply": self.would_apply,
+            "reverted": self.reverted,
+            "candidates": [c.to_dict() for c in self.candidates],
+            "escalation": self.escalation.to_dict() if self.escalation else None,
+            "phases": self.phases,
+            "duration_ms": self.duration_ms,
+            "description": self.description,
+        }
+
+
+@dataclass
+class LoopResult:
+    session_id: str
+    final_status: str
+    steps_taken: int
+    final_gap: GapModel
+    audit_log: list[AuditEntry]
+    escalation: EscalationReport | None
+    verdict: Verdict
+    steps: list[StepResult] = field(default_factory=list)
+
+    def to_dict(self, include_audit: bool = True) -> dict[str, Any]:
+        return {
+            "session_id": self.session_id,
+            "final_status": self.final_status,
+            "steps_taken": self.steps_taken,
+            "final_gap": self.final_gap.to_dict(),
+            "audit_log": [a.to_dict() for a in self.audit_log] if include_audit else None,
+            "escalation": self.escalation.to_dict() if self.escalation else None,
+            "verdict": self.verdict.to_dict(),
+        }
+
+
+# --------------------------------------------------------------------------- starting
+
+
+def plan_phases(build: str | None, test: str | None, config: Config) -> list[PhaseSpec]:
+    """Build, then tests, with the config file's extra phases in between / after (by kind)."""
+    if not build and not test:
+        return [PhaseSpec(p.name, p.command, p.kind) for p in config.phases]
+    taken = {"build"} if build else set()
+    taken |= {"tests", "test"} if test else set()
+    extra = [PhaseSpec(p.name, p.command, p.kind) for p in config.phases if p.name not in taken]
+    phases: list[PhaseSpec] = [PhaseSpec("build", build, "build")] if build else []
+    phases += [p for p in extra if p.kind == "build"]
+    phases += [PhaseSpec("tests", test, "test")] if test else []
+    phases += [p for p in extra if p.kind == "test"]
+    phases += [p for p in extra if p.kind not in ("build", "test")]
+    return phases
+
+
+def start_loop(
+    store: Path,
+    *,
+    build: str | None = None,
+    test: str | None = None,
+    max_attempts: int | None = None,
+    max_wall_s: float | None = None,
+    goal: str = "build and tests pass",
+    goal_type: str = "",
+    cwd: Path | None = None,
+    dry_run: bool = False,
+    config: Config | None = None,
+    session_id: str | None = None,
+) -> Session:
+    """Create a loop session (status pending); the caller steps it."""
+    cwd = (cwd or Path.cwd()).resolve()
+    if not cwd.is_dir():
+        raise LoopError(f"workspace {cwd} is not a directory")
+    if config is None:
+        try:
+            config = load_config(start=cwd)
+        except ConfigError as exc:
+            raise LoopError(str(exc)) from exc
+    phases = plan_phases(build, test, config)
+    if not phases:
+        raise LoopError("nothing to run: give --build and/or --test (or phases in whetstone.json5)")
+    if max_attempts is not None and max_attempts < 0:
+        raise LoopError("--max-attempts must be 0 or more")
+    if max_wall_s is not None and max_wall_s <= 0:
+        raise LoopError("--max-wall must be a positive number of seconds")
+    kinds = {p.kind for p in phases}
+    loop = LoopConfig(
+        phases=phases,
+        max_attempts=config.budgets.max_attempts if max_attempts is None else max_attempts,
+        max_wall_s=config.budgets.max_wall_s if max_wall_s is None else max_wall_s,
+        timeout_s=config.budgets.timeout_s,
+        goal=goal,
+        goal_type=goal_type or ("build_and_test" if {"build", "test"} <= kinds else ("test" if "test" in kinds else "build")),
+        workspace=str(workspace_of(store)),
+        cwd=str(cwd),
+        dry_run=dry_run,
+    )
+    for sub in ("sessions", "audits"):
+        (store / sub).mkdir(parents=True, exist_ok=True)
+    session = open_session(store, session_id or _new_id(), meta={"command": "whetstone fix", "cwd": str(cwd)})
+    if loop_fold(session.events()).started:
+        raise LoopError(f"session {session.session_id} already has a loop")
+    session.append("loop_started", loop.to_dict())
+    return session
+
+
+def _new_id() -> str:
+    from ..session import new_session_id
+
+    return new_session_id()
+
+
+# --------------------------------------------------------------------------- the orchestrator
+
+
+Reporter = Callable[[str, dict[str, Any]], None]
+
+
+def _quiet(kind: str, data: dict[str, Any]) -> None:
+    return None
+
+
+class FeedbackLoopOrchestrator:
+    def __init__(
+        self,
+        store: Path,
+        *,
+        runner: PhaseRunner = run_phase,
+        probe: Callable[[], dict[str, Any]] = probe_environment,
+        policy: OrchestratorPolicy | None = None,
+        selector: CandidateAutoSelector | None = None,
+        reporter: Reporter = _quiet,
+    ) -> None:
+        self.store = store
+        self.runner = runner
+        self.probe = probe
+        self.policy = policy or OrchestratorPolicy()
+        self.selector = selector or CandidateAutoSelector()
+        self.report = reporter
+
+    # -- public API ------------------------------------------------------------
+    def state(self, session_id: str) -> LoopState:
+        return loop_fold(self._session(session_id).events())
+
+    def step(
+        self,
+        session_id: str,
+        *,
+        dry_run: bool = False,
+        deadline: float | None = None,
+        force: tuple[str, str] | None = None,
+    ) -> StepResult:
+        """One action; the audit entry is written before this returns (also when it raises)."""
+        session = self._session(session_id)
+        state = loop_fold(session.events())
+        if not state.started:
+            raise LoopError(f"session {session_id} is not a loop session (create one with `whetstone start`)")
+        if state.terminal:
+            raise LoopError(f"session {session_id} is already {state.status}; start a new one")
+        started = time.monotonic()
+        step_index = state.step_count
+        if self._recover(session, state):
+            state = loop_fold(session.events())
+        gap_before = state.current_gap
+        if force is not None:
+            decision = OrchestratorDecision("escalate", force[1], 1.0, escalation_reason=force[0])
+        else:
+            decision = self.policy.decide(PolicyInput.from_state(state))
+        self._log_decision(session, decision, step_index, "policy")
+        result = StepResult(
+            session_id=session.session_id, step_index=step_index, action_taken=decision.action_type,
+            rationale=decision.rationale, session_status=state.status, gap=gap_before, gap_before=gap_before,
+            decision=decision,
+        )
+        self.report("decision", {"step": step_index, "decision": decision})
+        error: BaseException | None = None
+        try:
+            if decision.action_type == "probe_environment":
+                self._probe(session, state, result)
+            elif decision.action_type == "escalate":
+                self._escalate(session, state, decision.escalation_reason, decision.rationale, result)
+            elif decision.action_type == "converge":
+                self._converge(session, state, result)
+            else:
+                self._iterate(session, state, step_index, result, dry_run, deadline)
+        except BaseException as exc:
+            error = exc
+            raise
+        finally:
+            self._finish_step(session, result, started, error)
+        return result
+
+    def run_to_completion(
+        self,
+        session_id: str,
+        max_wall_s: float | None = None,
+        *,
+        dry_run: bool = False,
+        escalate_on_wall: bool = True,
+    ) -> LoopResult:
+        """Step until converged or escalated, or until the wall time is spent; never loops forever."""
+        session = self._session(session_id)
+        state = loop_fold(session.events())
+        if not state.started or state.config is None:
+            raise LoopError(f"session {session_id} is not a loop session")
+        wall = state.config.max_wall_s if max_wall_s is None else max_wall_s
+        deadline = time.monotonic() + max(wall, 0.0)
+        # Independent of the policy's own cap: the driver itself can never spin.
+        ceiling = state.config.max_steps + 3
+        steps: list[StepResult] = []
+        try:
+            for _ in range(ceiling):
+                state = loop_fold(session.events())
+                if state.terminal:
+                    break
+                if time.monotonic() >= deadline:
+                    if escalate_on_wall:
+                        steps.append(self.step(session_id, force=("wall_time", f"wall time of {wall:g}s spent")))
+                    break
+                result = self.step(session_id, dry_run=dry_run, deadline=deadline)
+                steps.append(result)
+                if dry_run and (result.would_apply or result.action_taken == "converge"):
+                    break
+            else:
+                state = loop_fold(session.events())
+                if not state.terminal:
+                    steps.append(self.step(session_id, force=("max_attempts", f"driver ceiling of {ceiling} steps")))
+        except BaseException:
+            # Ctrl-C or a crash: put back an edit no check has measured, keep the rest; resumable.
+            self.abandon_pending(session, "interrupted")
+            raise
+        return self._loop_result(session, steps)
+
+    def abandon_pending(self, session: Session, why: str) -> str | None:
+        """Revert the edit no check has measured yet (if any); returns its candidate id."""
+        state = loop_fold(session.events())
+        pending = state.pending
+        if pending is None:
+            return None
+        session.append("loop_judged", {
+            "intent_id": pending.intent_id, "journal_id": pending.journal_id, "verdict": why,
+            "action": "revert", "persisted": None, "gap_after": None, "check_index": -1,
+        })
+        self._undo(session, pending)
+        self.report("reverted", {"candidate_id": pending.candidate_id, "why": why})
+        return pending.candidate_id
+
+    # -- actions ---------------------------------------------------------------
+    def _probe(self, session: Session, state: LoopState, result: StepResult) -> None:
+        config = state.config
+        assert config is not None
+        workspace = session.workspace
+        snapshot = self.probe()
+        commands = [p.command for p in config.phases]
+        missing = requirements_gap(workspace, commands, Path(config.cwd or workspace))
+        session.append("environment", {
+            "snapshot": snapshot, "missing": missing, "requires": {"find_package": find_packages(workspace)},
+        })
+        result.description = (
+            f"environment probed; {len(missing)} missing requirement(s)" if missing else "environment probed; nothing missing"
+        )
+
+    def _converge(self, session: Session, state: LoopState, result: StepResult) -> None:
+        kept = [a.candidate_id for a in state.attempts if a.status == "kept"]
+        session.append("converged", {"gap": state.current_gap.to_dict(), "kept": kept})
+        result.description = f"converged with {len(kept)} fix(es) kept"
+
+    def _escalate(
+        self, session: Session, state: LoopState, reason: str, rationale: str, result: StepResult
+    ) -> None:
+        if state.pending is not None:
+            self.abandon_pending(session, "interrupted")
+            state = loop_fold(session.events())
+        setup = ""
+        if reason == "infra_gap":
+            path = write_setup_script(session.store, session.session_id, state.requirements_gap)
+            setup = _display_path(path)
+        report = compose(state, reason, self._live_candidates(state), setup)
+        session.append("escalated", {"report": report.to_dict(), "rationale": rationale, "ledger": file_ledger(state)})
+        result.escalation = report
+        result.description = f"escalated: {reason}"
+
+    def _iterate(
+        self,
+        session: Session,
+        state: LoopState,
+        step_index: int,
+        result: StepResult,
+        dry_run: bool,
+        deadline: float | None,
+    ) -> None:
+        config = state.config
+        assert config is not None
+        pending = state.pending
+        check_data = self._run_phases(session, config, step_index, result, deadline)
+        session.append("loop_check", check_data)
+        state = loop_fold(session.events())
+        check = state.checks[-1]
+        notes = [f"{check.phase} {'passed' if check.passed else 'failed'}" + ("" if check.passed else f" ({check.count})")]
+        if pending is not None:
+            reverted = self._judge(session, state, pending, check)
+            state = loop_fold(session.events())
+            if reverted:
+                result.reverted = pending.candidate_id
+                notes.append(f"reverted {pending.candidate_id}")
+            else:
+                notes.append(f"kept {pending.candidate_id}")
+        post = self.policy.decide(PolicyInput.from_state(state))
+        self._log_decision(session, post, step_index, "post_check")
+        if post.action_type == "converge":
+            self._converge(session, state, result)
+            notes.append("converged")
+        elif post.action_type == "escalate":
+            self._escalate(session, state, post.escalation_reason, post.rationale, result)
+            result.rationale = post.rationale
+            notes.append(f"escalated ({post.escalation_reason})")
+        elif state.view is not None and not state.view.passed:
+            notes.append(self._select_and_apply(session, state, step_index, result, dry_run))
+        result.candidates = rank_candidates(self._live_candidates(state))[:5]
+        result.description = "; ".join(n for n in notes if n)
+
+    def _run_phases(
+        self, session: Session, config: LoopConfig, step_index: int, result: StepResult, deadline: float | None
+    ) -> dict[str, Any]:
+        cwd = Path(config.cwd or session.workspace)
+        outcome: PhaseOutcome | None = None
+        index = 0
+        for index, phase in enumerate(config.phases):
+            timeout = config.timeout_s
+            if deadline is not None:
+                timeout = max(1.0, min(timeout, deadline - time.monotonic()))
+            self.report("phase_start", {"phase": phase.name, "command": phase.command, "step": step_index})
+            t0 = time.monotonic()
+            mark = len(session.events())
+            outcome = self.runner(phase, session, timeout, cwd)
+            if outcome.interrupted:
+                raise KeyboardInterrupt
+            failed = outcome.exit_code != 0 or outcome.verdict.failure not in (None, "nondeterminism")
+            result.phases.append({
+                "phase": phase.name, "exit_code": outcome.exit_code, "failure": outcome.verdict.failure,
+                "passed": not failed, "duration_ms": int((time.monotonic() - t0) * 1000),
+            })
+            self.report("phase_end", {"phase": phase.name, "outcome": outcome, "failed": failed, "step": step_index})
+            if failed:
+                data = self._check_data(session, config, step_index, index, phase, outcome, cwd)
+                # the candidates made from *this* run: older ones may carry stale positions and hashes
+                data["candidate_ids"] = sorted({
+                    str(c.get("candidate_id")) for e in session.events()[mark:] if e.get("event") == "candidates"
+                    for c in (e.get("data") or {}).get("records", []) if isinstance(c, dict)
+                })
+                return data
+        last = config.phases[-1]
+        return {
+            "step_index": step_index, "passed": True, "phase": last.name, "phase_index": len(config.phases),
+            "stage": 0, "metric": _metric(last.kind), "count": 0, "failure": None, "first_error": None,
+            "exit_code": 0, "timed_out": False, "failures": [], "requirements": [],
+            "verdict": outcome.verdict.to_dict() if outcome else {},
+        }
+
+    def _check_data(
+        self, session: Session, config: LoopConfig, step_index: int, index: int, phase: PhaseSpec,
+        outcome: PhaseOutcome, cwd: Path,
+    ) -> dict[str, Any]:
+        sstate = session.state()
+        errors = sstate.failing_errors()
+        tests = [t for t in sstate.test_failures if not t.flaky]
+        workspace = session.workspace
+        if phase.kind == "build":
+            tests = []
+        elif phase.kind == "test" and tests:
+            errors = []
+        failures = [failure_of_build(e) for e in errors] + [failure_of_test(t) for t in tests]
+        count = max(len(failures), outcome.count, 1)
+        stage = _stage(errors, tests, outcome)
+        if outcome.timed_out:
+            count, stage = TIMEOUT_COUNT, 0
+        requirements = build_requirements_gap(errors, workspace) + import_requirements_gap(tests, workspace)
+        if outcome.exit_code in (126, 127) and not failures:
+            requirements += executables_gap([phase.command], cwd)
+        return {
+            "step_index": step_index, "passed": False, "phase": phase.name, "phase_index": index,
+            "stage": stage, "metric": _metric(phase.kind), "count": count, "failure": outcome.verdict.failure,
+            "first_error": outcome.verdict.first_error, "exit_code": outcome.exit_code,
+            "timed_out": outcome.timed_out, "failures": [f.to_dict() for f in failures],
+            "requirements": requirements, "verdict": outcome.verdict.to_dict(),
+        }
+
+    def _judge(self, session: Session, state: LoopState, attempt: Attempt, check: Check) -> bool:
+        """Keep an edit that shrank the gap; revert one that did not.  True when reverted."""
+        baseline = state.checks[attempt.check_index] if 0 <= attempt.check_index < len(state.checks) else None
+        verdict, persisted = judge(baseline, check, attempt)
+        action = "keep" if verdict == "progress" else "revert"
+        session.append("loop_judged", {
+            "intent_id": attempt.intent_id, "journal_id": attempt.journal_id, "verdict": verdict,
+            "action": action, "persisted": persisted, "gap_after": check.gap.to_dict(), "check_index": check.index,
+        })
+        if action == "revert":
+            self._undo(session, attempt)
+            self.report("reverted", {"candidate_id": attempt.candidate_id, "why": verdict})
+            return True
+        self.report("kept", {"candidate_id": attempt.candidate_id})
+        return False
+
+    def _select_and_apply(
+        self, session: Session, state: LoopState, step_index: int, result: StepResult, dry_run: bool
+    ) -> str:
+        view = state.view
+        assert view is not None
+        candidates = self._live_candidates(state)
+        tried = set(state.tried_fingerprints)
+        by_id = {c.candidate_id: c for c in candidates}
+        for _ in range(len(candidates) + 1):
+            selection = self.selector.select(candidates, tried)
+            log_selection(session, selection, step_index)
+            if selection.action != "apply":
+                self._escalate(session, loop_fold(session.events()), selection.escalation_reason,
+                               selection.rationale, result)
+                result.rationale = selection.rationale
+                return f"escalated ({selection.escalation_reason})"
+            candidate = by_id[selection.candidate_id]
+            if dry_run:
+                result.would_apply = candidate.candidate_id
+                return f"would apply {candidate.candidate_id}"
+            try:
+                self._apply(session, state, candidate, view, step_index)
+            except edits.EditError as exc:
+                session.append("loop_skipped", {
+                    "candidate_id": candidate.candidate_id, "fingerprint": candidate.edits_fingerprint(),
+                    "reason": str(exc),
+                })
+                tried.add(candidate.edits_fingerprint())
+                self.report("skipped", {"candidate_id": candidate.candidate_id, "reason": str(exc)})
+                continue
+            result.candidate_applied = candidate.candidate_id
+            self.report("applied", {"candidate": candidate, "step": step_index})
+            return f"applied {candidate.candidate_id}"
+        return "no applicable candidate"
+
+    def _apply(self, session: Session, state: LoopState, candidate: FixCandidate, view: Check, step_index: int) -> None:
+        workspace = session.workspace
+        plans = edits.plan(candidate.edits, workspace)  # validates; EditError before any intent
+        target = next((f for f in view.failures if f.record_id == candidate.target_id), None)
+        intent_id = "I" + stable_id(session.session_id, candidate.candidate_id, step_index, secrets.token_hex(4))
+        session.append("loop_intent", {
+            "intent_id": intent_id, "step_index": step_index, "candidate_id": candidate.candidate_id,
+            "fingerprint": candidate.edits_fingerprint(), "target_id": candidate.target_id,
+            "target_fingerprint": target.fingerprint if target else "",
+            "target_location": target.location if target else "",
+            "files": {p.rel: {"pre": p.before_hash, "post": p.after_hash} for p in plans},
+            "pre_images": {p.rel: None if p.before is None else p.before.decode("utf-8") for p in plans},
+            "check_index": view.index, "gap_before": view.gap.to_dict(),
+            "description": candidate.description[:300],
+        })
+        try:
+            entry = edits.apply(candidate, workspace, session)
+        except BaseException as exc:
+            # the engine wrote nothing (or put it back): close the intent so it is not "torn"
+            session.append("loop_recovered", {"intent_id": intent_id, "files": [], "reason": f"refused: {exc}"})
+            raise
+        session.append("loop_applied", {"intent_id": intent_id, "journal_id": entry.journal_id})
+
+    # -- recovery --------------------------------------------------------------
+    def _recover(self, session: Session, state: LoopState) -> bool:
+        """Finish what a killed process left: roll back torn applications, complete decided reverts."""
+        changed = False
+        for attempt in state.torn:
+            restored = self._roll_back_torn(session, attempt)
+            session.append("loop_recovered", {"intent_id": attempt.intent_id, "files": restored,
+                                              "reason": "application interrupted"})
+            self.report("recovered", {"candidate_id": attempt.candidate_id, "files": restored})
+            changed = True
+        for attempt in state.unfinished_reverts:
+            self._undo(session, attempt)
+            changed = True
+        return changed
+
+    def _roll_back_torn(self, session: Session, attempt: Attempt) -> list[str]:
+        workspace = session.workspace
+        restored: list[str] = []
+        for rel, hashes in sorted(attempt.files.items()):
+            try:
+                path, rel = edits.resolve_in_workspace(rel, workspace)
+                current = path.read_bytes() if path.exists() else None
+            except (edits.EditError, OSError) as exc:
+                warn_line(f"cannot check {rel} after an interrupted edit: {exc}")
+                continue
+            now = None if current is None else edits.sha256_bytes(current)
+            if now == hashes.get("pre"):
+                continue  # never written
+            if now != hashes.get("post"):
+                warn_line(f"{rel} changed during an interrupted edit; left as it is")
+                continue
+            pre = attempt.pre_images.get(rel)
+            try:
+                if pre is None:
+                    path.unlink()
+                else:
+                    edits.apply(_replace_all(rel, current or b"", pre), workspace, None,
+                                expected_hashes={rel: now} if now else None)
+            except (edits.EditError, OSError) as exc:
+                warn_line(f"cannot roll back {rel}: {exc}")
+                continue
+            restored.append(rel)
+        return restored
+
+    def _undo(self, session: Session, attempt: Attempt) -> None:
+        try:
+            edits.undo(session, attempt.journal_id)
+        except edits.EditError as exc:
+            warn_line(f"cannot revert {attempt.candidate_id}: {exc}")
+            # mark it handled so later steps do not retry forever; the ledger shows it
+            session.append("loop_recovered", {"intent_id": attempt.intent_id, "files": [],
+                                              "reason": f"revert failed: {exc}"})
+
+    # -- helpers ---------------------------------------------------------------
+    def _session(self, session_id: str) -> Session:
+        try:
+            return load_session(self.store, session_id)
+        except (FileNotFoundError, ValueError) as exc:
+            raise LoopError(str(exc)) from exc
+
+    def _live_candidates(self, state: LoopState) -> list[FixCandidate]:
+        check = state.view or (state.checks[-1] if state.checks else None)
+        if check is None:
+            return []
+        targets = set(check.record_ids)
+        fresh = set(check.candidate_ids)
+        return [c for c in state.session.candidates if c.target_id in targets and c.candidate_id in fresh]
+
+    def _log_decision(self, session: Session, decision: OrchestratorDecision, step_index: int, kind: str) -> None:
+        session.append("decision", {"kind": kind, "step_index": step_index, **decision.to_dict()})
+
+    def _finish_step(self, session: Session, result: StepResult, started: float, error: BaseException | None) -> None:
+        state = loop_fold(session.events())
+        result.session_status = state.status
+        result.gap = state.current_gap
+        result.duration_ms = int((time.monotonic() - started) * 1000)
+        description = result.description or result.action_taken
+        if error is not None:
+            description = f"{description} (interrupted: {type(error).__name__})"
+        entry = AuditEntry(
+            step_index=result.step_index,
+            action_type=result.action_taken,
+            action_description=description,
+            candidate_applied=result.candidate_applied,
+            gap_before=result.gap_before,
+            gap_after=result.gap,
+            session_status_after=result.session_status,
+            duration_ms=result.duration_ms,
+            rationale=result.rationale,
+        )
+        try:
+            audit.append_entry(session.store, session.session_id, entry)
+            session.append("loop_step", entry.to_dict())
+        except OSError as exc:
+            warn_line(f"could not write the audit trail: {exc}")
+        self.report("step", {"result": result})
+
+    def _loop_result(self, session: Session, steps: list[StepResult]) -> LoopResult:
+        state = loop_fold(session.events())
+        return LoopResult(
+            session_id=session.session_id,
+            final_status=state.status,
+            steps_taken=len(steps),
+            final_gap=state.current_gap,
+            audit_log=audit.read_audit(session.store, session.session_id),
+            escalation=state.session.escalation,
+            verdict=final_verdict(state, session),
+            steps=steps,
+        )
+
+
+# --------------------------------------------------------------------------- pure helpers
+
+
+def judge(baseline: Check | None, check: Check, attempt: Attempt) -> tuple[str, bool | None]:
+    """(progress | same | worse, did the target failure persist -- None when the check never reached it)."""
+    if check.passed:
+        return "progress", False
+    if baseline is None:
+        return "same", None
+    if check.phase_index < baseline.phase_index or (
+        check.phase_index == baseline.phase_index and check.stage < baseline.stage
+    ):
+        return "worse", None  # an earlier phase or stage broke: the target was not even reached
+    if check.score > baseline.score:
+        if check.phase_index > baseline.phase_index or check.stage > baseline.stage:
+            return "progress", False
+        return "progress", (attempt.target_fingerprint in check.fingerprints) if attempt.target_fingerprint else None
+    persisted = attempt.target_fingerprint in check.fingerprints if attempt.target_fingerprint else None
+    if check.score < baseline.score:
+        return "worse", persisted
+    # Same count: the edit counts only if its target went away and nothing new appeared in its place.
+    if persisted is False and not any(f.location == attempt.target_location for f in check.failures):
+        return "progress", False
+    return "same", persisted
+
+
+def final_verdict(state: LoopState, session: Session) -> Verdict:
+    """The verdict block of a loop: the failing phase of the last check, or a pass."""
+    report = _display_path(session.path)
+    check = state.view or (state.checks[-1] if state.checks else None)
+    if state.status == "escalated" and state.session.escalation is not None and (
+        state.session.escalation.escalation_reason == "infra_gap"
+    ):
+        first = state.requirements_gap[0] if state.requirements_gap else {}
+        return make_verdict("whetstone fix", "setup-error", phase="environment",
+                            first_error=str(first.get("name")) if first else None, report=report,
+                            counts={"missing": len(state.requirements_gap)})
+    counts = {"attempts": state.fix_attempts, "kept": len([a for a in state.attempts if a.status == "kept"])}
+    if check is None:
+        return make_verdict("whetstone fix", None if state.status == "converged" else "setup-error",
+                            phase="", report=report, counts=counts)
+    if check.passed and state.status != "escalated":
+        return make_verdict("whetstone fix", None, phase=check.phase, report=report, counts=counts)
+    failure = check.failure or ("test-failure" if check.metric == "test_failure_count" else "compile-error")
+    counts["failing"] = check.count if not check.timed_out else 0
+    return make_verdict("whetstone fix", failure, phase=check.phase, first_error=check.first_error,
+                        counts=counts, report=report)
+
+
+def _stage(errors: list[BuildErrorRecord], tests: list[TestFailureRecord], outcome: PhaseOutcome) -> int:
+    """How far a failing phase got: a fatal error (compilation aborted) < compile errors < link errors only;
+    collection / setup errors < failing tests.  An edit that moves the failure to an earlier stage is worse
+    even when it prints fewer errors (a fatal error hides the rest)."""
+    if tests:
+        return 0 if outcome.verdict.failure == "setup-error" else 1
+    if any("fatal error" in (e.raw or e.message) or "compilation terminated" in e.raw for e in errors):
+        return 0
+    if errors and all(e.tool == "linker" for e in errors):
+        return 2
+    return 1
+
+
+def _metric(kind: str) -> str:
+    return "test_failure_count" if kind == "test" else "error_count"
+
+
+def _display_path(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return str(path)
+
+
+def _replace_all(rel: str, current: bytes, new_text: str) -> FixCandidate:
+    """A whole-file replacement, so even a rollback goes through the edit engine."""
+    text = current.decode("utf-8")
+    last_start = text.rfind("\n") + 1
+    end = Position(line=text.count("\n") + 1, col=len(text) - last_start + 1)
+    return FixCandidate(
+        candidate_id="rollback", mutation_type="replaceNode", source="rule",
+        edits=[TextEdit(file_path=rel, start=Position(1, 1), end=end, new_text=new_text)],
+    )
