@@ -107,7 +107,7 @@ def parse_config(text: str, path: Path | None = None) -> Config:
         raise ConfigError(f"{where}:1: the top level must be an object")
     checker = _Checker(text, where)
     cfg = Config(path=path)
-    for key, value in data.items():
+    for key in data:
         if key not in _TOP_KEYS:
             checker.fail(key, f"unknown key {key!r} (known: {', '.join(sorted(_TOP_KEYS))})")
     if "store" in data:

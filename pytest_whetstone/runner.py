@@ -332,6 +332,12 @@ def _locate(result: ParseResult, session: Session) -> None:
         locate_build_errors(result.build_errors, session.workspace)
     except Exception as exc:  # noqa: BLE001
         warn_line(f"could not locate errors in the source: {exc}")
+    try:
+        from .locate.tests_native import locate_native_failures
+
+        locate_native_failures(result.test_failures, session.workspace, store=session.store)
+    except Exception as exc:  # noqa: BLE001
+        warn_line(f"could not locate test failures in the source: {exc}")
 
 
 def _candidates(result: ParseResult, session: Session, config: Config) -> list[FixCandidate]:

@@ -36,6 +36,10 @@ def generate(
     if build_errors:
         out.extend(generate_build_candidates(build_errors, workspace, config))
     if test_failures:
+        from .native_tests import generate_native_candidates, split_native
+
+        native, test_failures = split_native(test_failures)  # gtest/ctest/jest/tap/junit go native
+        out.extend(generate_native_candidates(native, workspace, config))
         out.extend(generate_test_candidates(test_failures, workspace, config))
         if search_budget_s > 0:
             from .search import search_candidates

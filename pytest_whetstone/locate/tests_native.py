@@ -1,0 +1,595 @@
+"""Map non-pytest test failures (gtest, ctest, Jest, TAP, JUnit) to implementation code.
+
+Seed 001 step 1372 for C/C++ and JavaScript/TypeScript.  For each failure:
+
+1. the test file: the record's own path (mapped into the workspace by its
+   trailing components when the log came from another checkout), else the file
+   defining ``TEST(Suite, Name)`` / ``test('title')``;
+2. the test's own node: the ``TEST``/``TEST_F``/``TEST_P`` body, or the
+   ``test``/``it`` callback, read with tree-sitter;
+3. implementation files: by naming convention (``foo_test.cc``, ``test_foo.cpp``,
+   ``foo.test.js``, ``foo.spec.ts`` <-> ``foo.*``) and through the test file's own
+   ``#include "..."`` / ``import`` / ``require``;
+4. ranked suspects among the functions of those files and the functions the test
+   body calls, scored by (see :func:`_score`): a crash/stack frame inside the
+   function, a call from the test body (more when on the failing line), the overlap
+   of the suite/test name tokens with the function's (``ParserTest.HandlesEmpty`` ->
+   ``Parser::handle_empty``), and living in a related file.  Where ccwrap recorded
+   the commands that built the test binary, sources that did not go into it are
+   dropped (:mod:`.ccwrap_sources`).
+5. the fallback is the test's own node.
+
+``suspects``, ``ast_node_id`` (``<relpath>::<qualname>`` of the first suspect) and,
+for a crash with a stack trace, ``impl_file``/``impl_line`` are filled in place.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..records import Suspect, TestFailureRecord
+from . import cfamily, jsfamily
+
+NATIVE_RUNNERS = {"gtest", "ctest", "jest", "tap", "junit"}
+C_EXTS = cfamily.SOURCE_EXTS | {e.lower() for e in cfamily.CPP_EXTS}
+HEADER_EXTS = {".h", ".hh", ".hpp", ".hxx", ".inl", ".ipp", ".tpp"}
+SKIP_DIRS = {".git", ".whetstone", "node_modules", "CMakeFiles", "_deps", "__pycache__", ".venv", "venv", ".tox"}
+MAX_FILES = 6000
+MAX_SUSPECTS = 5
+
+# Signal weights (tuned on bench/bench_native_localize.py; see bench/results/native_localize.md).
+W_FRAME = 0.6
+FRAME_DECAY = 0.5
+W_CALLED = 0.3
+W_CALLED_ON_LINE = 0.25
+W_NAME = 0.25
+W_CLASS = 0.1
+W_RELATED = 0.05
+FALLBACK_SCORE = 0.05
+
+GTEST_MACROS = {"TEST", "TEST_F", "TEST_P", "TYPED_TEST", "TYPED_TEST_P", "GTEST_TEST", "FRIEND_TEST"}
+_TEST_STEM = re.compile(
+    r"^(?:(?:test|Test)[_-](?P<a>.+)|(?:test|Test)(?P<c>[A-Z].*)"
+    r"|(?P<b>.+?)(?:[_.-](?:unit)?(?:test|Test)s?|[_.-]spec|(?<=[a-z0-9])Tests?))$"
+)
+_TEST_DIRS = {"test", "tests", "__tests__", "spec", "specs", "unittest", "unittests", "t"}
+# "#3 0x55d in ns::f(int) /src/x.cc:12:5" (ASan/UBSan/LSan), gdb "#0 0x.. in f (..) at x.cc:12".
+_SAN_FRAME = re.compile(r"^\s*#\d+\s+0x[0-9a-fA-F]+\s+in\s+(?P<func>.+?)\s+(?P<file>/?[^\s()]+):(?P<line>\d+)(?::\d+)?\s*$")
+_GDB_FRAME = re.compile(r"^\s*#\d+\s+(?:0x[0-9a-fA-F]+\s+in\s+)?(?P<func>[\w:~<>]+)\s*\(.*\)\s+at\s+(?P<file>\S+):(?P<line>\d+)\s*$")
+_RUNTIME_ERR = re.compile(r"^(?P<file>[^\s:]+\.\w+):(?P<line>\d+):\d+: runtime error:")
+_JS_FRAME = re.compile(r"(?:^|\s)(?:at\s+)?(?:(?P<func>[^\s()]+)\s+)?\(?(?P<file>(?:[A-Za-z]:)?[^\s():]+\.[cm]?[jt]sx?):(?P<line>\d+):\d+\)?\s*$")
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_STOP = {"test", "tests", "should", "it", "the", "a", "an", "of", "to", "and", "with", "when", "is", "in", "on",
+         "for", "returns", "return", "works", "does", "do", "can", "be", "by", "at", "from", "case", "suite",
+         "spec", "fixture", "that", "correctly", "properly", "not", "no", "if", "get", "set"}
+
+
+# --------------------------------------------------------------------------- names
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ers", "er", "es", "ed", "s", "e"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def name_tokens(text: str) -> set[str]:
+    """camelCase / snake_case / PascalCase / "plain words" -> stemmed lowercase tokens."""
+    out: set[str] = set()
+    for word in _WORD.findall(text):
+        low = word.lower()
+        if low not in _STOP and not low.isdigit() and len(low) > 1:
+            out.add(_stem(low))
+    return out
+
+
+def impl_stem(test_name: str) -> str | None:
+    """``foo_test.cc`` / ``test_foo.cpp`` / ``foo.test.js`` / ``FooTest.cpp`` -> ``foo``; None if not a test name."""
+    stem = Path(test_name).name
+    suffix = Path(stem).suffix
+    if suffix in C_EXTS or suffix.lower() in jsfamily.SOURCE_EXTS:
+        stem = stem[: -len(suffix)]
+    inner = Path(stem).suffix.lower()
+    if inner in (".test", ".spec"):
+        return stem[: -len(inner)] or None
+    m = _TEST_STEM.match(stem)
+    if not m:
+        return None
+    return m.group("a") or m.group("b") or m.group("c")
+
+
+def is_test_file(rel: str) -> bool:
+    parts = Path(rel).parts
+    return impl_stem(parts[-1]) is not None or any(p.lower() in _TEST_DIRS for p in parts[:-1])
+
+
+def gtest_names(suite: str, test: str) -> tuple[str, str]:
+    """``Inst/Suite`` ``Name/0`` (value-parameterized) or ``Suite/0`` (typed) -> (Suite, Name)."""
+    parts = [p for p in suite.split("/") if p and not p.isdigit()]
+    return (parts[-1] if parts else suite), test.split("/")[0]
+
+
+# --------------------------------------------------------------------------- workspace
+
+
+class Workspace:
+    """The files of one workspace, listed once, and lookups by name and trailing path."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root).resolve()
+        self._files: list[str] | None = None
+        self._by_name: dict[str, list[str]] = {}
+        self._js_funcs: dict[str, list[Func]] | None = None
+        self._c_index: cfamily.FunctionIndex | None = None
+
+    @property
+    def files(self) -> list[str]:
+        if self._files is None:
+            out: list[str] = []
+            for dirpath, dirnames, filenames in os.walk(self.root):
+                if "CMakeCache.txt" in filenames:  # a build tree: generated files only
+                    dirnames[:] = []
+                    continue
+                dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+                rel_dir = os.path.relpath(dirpath, self.root)
+                for name in sorted(filenames):
+                    suffix = Path(name).suffix
+                    if suffix in C_EXTS or suffix.lower() in jsfamily.SOURCE_EXTS:
+                        out.append(name if rel_dir == "." else f"{rel_dir}/{name}".replace(os.sep, "/"))
+                if len(out) >= MAX_FILES:
+                    break
+            self._files = out
+            for rel in out:
+                self._by_name.setdefault(Path(rel).name, []).append(rel)
+        return self._files
+
+    def rel(self, path: Path) -> str:
+        try:
+            return path.resolve().relative_to(self.root).as_posix()
+        except ValueError:
+            return path.as_posix()
+
+    def find(self, printed: str) -> str | None:
+        """A path as a tool printed it -> workspace-relative path of that file, if it is here."""
+        if not printed:
+            return None
+        p = Path(printed)
+        full = p if p.is_absolute() else self.root / p
+        try:
+            if full.is_file():
+                rel = full.resolve().relative_to(self.root).as_posix()
+                return rel
+        except (OSError, ValueError):
+            pass
+        # Another checkout's path (CI log, build dir): match trailing components.
+        self.files  # noqa: B018 - fills _by_name
+        same = self._by_name.get(p.name, [])
+        if not same:
+            return None
+        parts = p.parts
+
+        def common(rel: str) -> int:
+            rp = Path(rel).parts
+            n = 0
+            while n < min(len(rp), len(parts)) and rp[-1 - n] == parts[-1 - n]:
+                n += 1
+            return n
+
+        ranked = sorted(same, key=lambda r: (-common(r), r))
+        if len(ranked) == 1 or common(ranked[0]) > common(ranked[1]):
+            return ranked[0]
+        return None
+
+    def by_stem(self, stem: str, exts: set[str]) -> list[str]:
+        low = stem.lower()
+        return [
+            r for r in self.files
+            if Path(r).stem.lower() == low and Path(r).suffix.lower() in exts and not is_test_file(r)
+        ]
+
+    def c_index(self) -> cfamily.FunctionIndex:
+        if self._c_index is None:
+            index = cfamily.FunctionIndex.__new__(cfamily.FunctionIndex)
+            index.workspace = self.root
+            index.functions = []
+            for rel in self.files:
+                if Path(rel).suffix in C_EXTS and not is_test_file(rel):
+                    pf = cfamily.parse_file(self.root / rel)
+                    if pf is not None:
+                        index.functions.extend(cfamily.functions_in(pf, rel))
+            self._c_index = index
+        return self._c_index
+
+    def js_functions(self) -> dict[str, list[Func]]:
+        """Functions of every non-test JS/TS file, by short name."""
+        if self._js_funcs is None:
+            table: dict[str, list[Func]] = {}
+            for rel in self.files:
+                if Path(rel).suffix.lower() in jsfamily.SOURCE_EXTS and not is_test_file(rel):
+                    for fn in functions_of_file(self.root, rel):
+                        table.setdefault(fn.short, []).append(fn)
+            self._js_funcs = table
+        return self._js_funcs
+
+
+# --------------------------------------------------------------------------- per-file facts
+
+
+@dataclass
+class Func:
+    file_path: str
+    qualname: str
+    line_start: int
+    line_end: int
+    short: str
+
+    def contains(self, rel: str, line: int) -> bool:
+        return rel == self.file_path and self.line_start <= line <= self.line_end
+
+
+def family_of(rel: str) -> str | None:
+    suffix = Path(rel).suffix
+    if suffix in C_EXTS or suffix.lower() in {e.lower() for e in cfamily.CPP_EXTS}:
+        return "c"
+    if suffix.lower() in jsfamily.SOURCE_EXTS:
+        return "js"
+    return None
+
+
+def functions_of_file(root: Path, rel: str) -> list[Func]:
+    fam = family_of(rel)
+    if fam == "c":
+        pf = cfamily.parse_file(root / rel)
+        if pf is None:
+            return []
+        return [
+            Func(f.file_path, f.qualname, f.line_start, f.line_end, f.short)
+            for f in cfamily.functions_in(pf, rel)
+            if f.short not in GTEST_MACROS
+        ]
+    if fam == "js":
+        pj = jsfamily.parse_file(root / rel)
+        if pj is None:
+            return []
+        return [Func(f.file_path, f.qualname, f.line_start, f.line_end, f.name) for f in jsfamily.functions_in(pj, rel)]
+    return []
+
+
+@dataclass
+class TestSite:
+    """Where the failing test is: its file, its own node, and what its body calls."""
+
+    file_path: str
+    qualname: str = ""
+    line_start: int = 0
+    line_end: int = 0
+    calls: list[tuple[str, str, int]] = field(default_factory=list)  # (short, callee text, line)
+
+
+def _gtest_site(ws: Workspace, rel: str, suite: str, name: str, line: int) -> TestSite | None:
+    pf = cfamily.parse_file(ws.root / rel)
+    if pf is None:
+        return None
+    for node in pf.tree.root_node.named_children:
+        if node.type != "function_definition":
+            continue
+        decl = node.child_by_field_name("declarator")
+        if decl is None or decl.type != "function_declarator":
+            continue
+        macro = cfamily._text(decl.child_by_field_name("declarator") or decl)
+        params = decl.child_by_field_name("parameters")
+        args = [" ".join(cfamily._text(p).split()) for p in (params.named_children if params is not None else [])]
+        start, end = node.start_point[0] + 1, node.end_point[0] + 1
+        named = macro in GTEST_MACROS and len(args) >= 2 and args[0] == suite and args[1] == name
+        if named or (not suite and start <= line <= end):
+            body = node.child_by_field_name("body")
+            return TestSite(rel, f"{args[0]}.{args[1]}" if named else cfamily.qualified_name(node), start, end,
+                            c_calls(body) if body is not None else [])
+    return None
+
+
+def c_calls(node: Any) -> list[tuple[str, str, int]]:
+    """Calls inside a C/C++ node, skipping ALL_CAPS macros (EXPECT_EQ) but not their arguments."""
+    out: list[tuple[str, str, int]] = []
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if cur.type == "call_expression":
+            callee = cur.child_by_field_name("function")
+            if callee is not None:
+                if callee.type == "template_function":
+                    callee = callee.child_by_field_name("name") or callee
+                text = " ".join(cfamily._text(callee).split())
+                short = ""
+                if callee.type == "field_expression":
+                    fld = callee.child_by_field_name("field")
+                    short = cfamily._text(fld) if fld is not None else ""
+                elif callee.type in ("identifier", "qualified_identifier"):
+                    short = text.rsplit("::", 1)[-1]
+                if short and not short.isupper():
+                    out.append((short, text, cur.start_point[0] + 1))
+        stack.extend(reversed(cur.named_children))
+    return out
+
+
+_GTEST_DEF = r"\b(?:TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P|GTEST_TEST)\s*\(\s*{suite}\s*,\s*{name}\s*\)"
+
+
+def _find_gtest_file(ws: Workspace, suite: str, name: str) -> str | None:
+    pattern = re.compile(_GTEST_DEF.format(suite=re.escape(suite), name=re.escape(name)))
+    for rel in ws.files:
+        if Path(rel).suffix in C_EXTS:
+            try:
+                text = (ws.root / rel).read_text("utf-8", errors="replace")
+            except OSError:
+                continue
+            if pattern.search(text):
+                return rel
+    return None
+
+
+def _js_site(ws: Workspace, rel: str, title: str, line: int) -> TestSite | None:
+    pj = jsfamily.parse_file(ws.root / rel)
+    if pj is None:
+        return None
+    test = jsfamily.find_test(pj, title) if title else None
+    if test is None and line:
+        inside = [t for t in jsfamily.tests_in(pj) if t.line_start <= line <= t.line_end]
+        test = inside[-1] if inside else None
+    if test is None:
+        return TestSite(rel)
+    return TestSite(rel, test.title, test.line_start, test.line_end, jsfamily.calls_in(test.body))
+
+
+def _related_c(ws: Workspace, rel: str) -> list[str]:
+    """Implementation files of a C/C++ test: naming convention, then its quoted includes."""
+    out: list[str] = []
+    stem = impl_stem(Path(rel).name)
+    if stem:
+        out.extend(ws.by_stem(stem, C_EXTS))
+    pf = cfamily.parse_file(ws.root / rel)
+    if pf is not None:
+        for node in pf.tree.root_node.named_children:
+            if node.type != "preproc_include":
+                continue
+            path = node.child_by_field_name("path")
+            if path is None or path.type != "string_literal":
+                continue
+            inc = cfamily._text(path).strip('"')
+            local = (ws.root / rel).parent / inc
+            found = ws.rel(local) if local.is_file() else ws.find(inc)
+            if found and not found.startswith("/"):
+                out.append(found)
+                out.extend(ws.by_stem(Path(found).stem, C_EXTS))  # the header's own .cc/.c
+    return list(dict.fromkeys(r for r in out if r != rel))
+
+
+def _related_js(ws: Workspace, rel: str) -> list[str]:
+    out: list[str] = []
+    stem = impl_stem(Path(rel).name)
+    if stem:
+        out.extend(ws.by_stem(stem, jsfamily.SOURCE_EXTS))
+    pj = jsfamily.parse_file(ws.root / rel)
+    if pj is not None:
+        for spec in jsfamily.imports_of(pj):
+            target = jsfamily.resolve_import(spec, ws.root / rel)
+            if target is not None:
+                found = ws.rel(target)
+                if not found.startswith("/"):
+                    out.append(found)
+    return list(dict.fromkeys(r for r in out if r != rel))
+
+
+# --------------------------------------------------------------------------- frames
+
+
+@dataclass
+class Frame:
+    file_path: str  # workspace-relative
+    line: int
+    func: str = ""
+
+
+def stack_frames(record: TestFailureRecord, ws: Workspace) -> list[Frame]:
+    """Workspace frames of the failure's stack trace, innermost first; test files excluded."""
+    out: list[Frame] = []
+    text = "\n".join(t for t in (record.raw, record.message) if t)
+    for raw in text.splitlines()[:400]:
+        line = raw.rstrip()
+        m = _SAN_FRAME.match(line) or _GDB_FRAME.match(line) or _RUNTIME_ERR.match(line) or _JS_FRAME.search(line)
+        if not m or "node_modules" in m.group("file") or m.group("file").startswith("node:"):
+            continue
+        rel = ws.find(m.group("file"))
+        if rel is None or is_test_file(rel):
+            continue
+        frame = Frame(rel, int(m.group("line")), m.groupdict().get("func") or "")
+        if not any(f.file_path == frame.file_path and f.line == frame.line for f in out):
+            out.append(frame)
+    if record.impl_file and record.impl_line:
+        rel = ws.find(record.impl_file)
+        if rel and not is_test_file(rel) and not any(f.file_path == rel and f.line == record.impl_line for f in out):
+            out.insert(0, Frame(rel, record.impl_line))
+    return out
+
+
+# --------------------------------------------------------------------------- ranking
+
+
+def _callee_matches(fn: Func, short: str, text: str) -> bool:
+    if fn.short != short:
+        return False
+    if "::" in text:  # ns::f / Class::f must agree with the definition's qualified name
+        wanted = text.split("<")[0]
+        return fn.qualname.endswith(wanted) or wanted.endswith(fn.qualname)
+    return True
+
+
+def _score(
+    fn: Func,
+    site: TestSite | None,
+    fail_line: int,
+    tokens: set[str],
+    class_tokens: set[str],
+    frames: list[Frame],
+    related: set[str],
+) -> float:
+    score = 0.0
+    for k, frame in enumerate(frames):
+        if fn.contains(frame.file_path, frame.line):
+            score += W_FRAME * (FRAME_DECAY**k)
+            break
+    if site is not None:
+        hits = [c for c in site.calls if _callee_matches(fn, c[0], c[1])]
+        if hits:
+            score += W_CALLED
+            if fail_line and any(c[2] == fail_line for c in hits):
+                score += W_CALLED_ON_LINE
+    fn_tokens = name_tokens(fn.short)
+    if tokens and fn_tokens:
+        # Dice overlap: covering more of the test's words beats a one-word name
+        score += W_NAME * 2 * len(fn_tokens & tokens) / (len(fn_tokens) + len(tokens))
+    owners = fn.qualname.replace(".", "::").split("::")[:-1]
+    if class_tokens and owners and name_tokens(owners[-1]) & class_tokens:
+        score += W_CLASS
+    if score > 0 and fn.file_path in related:
+        score += W_RELATED
+    return score
+
+
+def _family_for(record: TestFailureRecord, test_rel: str | None) -> str | None:
+    if test_rel:
+        return family_of(test_rel)
+    if record.runner in ("gtest", "ctest"):
+        return "c"
+    if record.runner == "jest":
+        return "js"
+    for path in (record.file_path, record.impl_file):
+        if path and family_of(path):
+            return family_of(path)
+    return None
+
+
+def is_native(record: TestFailureRecord) -> bool:
+    if record.runner == "pytest" or record.file_path.endswith(".py"):
+        return False
+    return record.runner in NATIVE_RUNNERS or bool(family_of(record.file_path or ""))
+
+
+def locate_failure(
+    record: TestFailureRecord, ws: Workspace, allowed_sources: set[str] | None = None
+) -> list[Suspect]:
+    """Ranked suspects for one failure (also written to the record)."""
+    test_rel = ws.find(record.file_path) if record.file_path else None
+    if test_rel is None and record.test_suite and record.runner == "jest":
+        test_rel = ws.find(record.test_suite)
+    suite, name = "", record.test_name
+    if record.runner in ("gtest", "ctest", "junit") and not record.test_suite.endswith(tuple(jsfamily.SOURCE_EXTS)):
+        suite, name = gtest_names(record.test_suite, record.test_name)
+        if not suite and "." in name:
+            suite, name = gtest_names(*name.split(".", 1))
+    family = _family_for(record, test_rel)
+    if test_rel is None and family == "c" and suite and name:
+        test_rel = _find_gtest_file(ws, suite, name)
+    site: TestSite | None = None
+    related: list[str] = []
+    if test_rel is not None:
+        family = family_of(test_rel) or family
+        if family == "c":
+            site = _gtest_site(ws, test_rel, suite, name, record.line) or TestSite(test_rel)
+            related = _related_c(ws, test_rel)
+        elif family == "js":
+            site = _js_site(ws, test_rel, record.test_name, record.line)
+            related = _related_js(ws, test_rel)
+    frames = stack_frames(record, ws)
+    if frames and not record.impl_file:
+        record.impl_file, record.impl_line = frames[0].file_path, frames[0].line
+    pool: dict[tuple[str, str, int], Func] = {}
+    for rel in related:
+        for fn in functions_of_file(ws.root, rel):
+            pool[(fn.file_path, fn.qualname, fn.line_start)] = fn
+    called = {c[0] for c in site.calls} if site else set()
+    if family == "c":
+        for short in sorted(called):
+            for cf in ws.c_index().functions:
+                if cf.short == short:
+                    pool.setdefault((cf.file_path, cf.qualname, cf.line_start),
+                                    Func(cf.file_path, cf.qualname, cf.line_start, cf.line_end, cf.short))
+    elif family == "js":
+        table = ws.js_functions()
+        for short in sorted(called):
+            for jf in table.get(short, []):
+                pool.setdefault((jf.file_path, jf.qualname, jf.line_start), jf)
+    for frame in frames:
+        if not any(fn.contains(frame.file_path, frame.line) for fn in pool.values()):
+            for fn in functions_of_file(ws.root, frame.file_path):
+                if fn.contains(frame.file_path, frame.line):
+                    pool[(fn.file_path, fn.qualname, fn.line_start)] = fn
+    framed = {(f.file_path, f.line) for f in frames}
+    if allowed_sources and test_rel and str(ws.root / test_rel) in allowed_sources:
+        pool = {
+            k: fn for k, fn in pool.items()
+            if Path(fn.file_path).suffix in HEADER_EXTS
+            or str(ws.root / fn.file_path) in allowed_sources
+            or any(fn.contains(f, ln) for f, ln in framed)
+        }
+    tokens = name_tokens(f"{suite} {name}") if (suite or name) else name_tokens(record.test_name)
+    class_tokens = name_tokens(re.sub(r"(?i)tests?$|spec$", "", suite)) if suite else set()
+    fail_line = record.line if site is not None and record.file_path and ws.find(record.file_path) == site.file_path else 0
+    scored = []
+    for fn in pool.values():
+        if is_test_file(fn.file_path):
+            continue
+        score = _score(fn, site, fail_line, tokens, class_tokens, frames, set(related))
+        if score > 0:
+            scored.append((round(score, 4), fn))
+    scored.sort(key=lambda s: (-s[0], s[1].file_path, s[1].line_start, s[1].qualname))
+    suspects = [
+        Suspect(fn.file_path, fn.qualname, fn.line_start, fn.line_end, score) for score, fn in scored[:MAX_SUSPECTS]
+    ]
+    if not suspects and site is not None and site.line_start:
+        suspects = [Suspect(site.file_path, site.qualname, site.line_start, site.line_end, FALLBACK_SCORE)]
+    record.suspects = suspects
+    if suspects:
+        record.ast_node_id = f"{suspects[0].file_path}::{suspects[0].qualname}"
+    elif site is not None:
+        record.ast_node_id = site.file_path
+    return suspects
+
+
+def locate_native_failures(
+    records: list[TestFailureRecord],
+    workspace: Path,
+    *,
+    store: Path | None = None,
+) -> list[TestFailureRecord]:
+    """Fill suspects / ast_node_id of every non-pytest failure in place; returns the records."""
+    ws = Workspace(Path(workspace))
+    sources_for: dict[str, set[str] | None] = {}
+    commands = None
+    for record in records:
+        if not is_native(record) or record.suspects:
+            continue
+        try:
+            allowed: set[str] | None = None
+            if store is not None:
+                test_rel = ws.find(record.file_path) if record.file_path else None
+                if test_rel and family_of(test_rel) == "c":
+                    if commands is None:
+                        from .ccwrap_sources import load_commands
+
+                        commands = load_commands(store)
+                    key = str(ws.root / test_rel)
+                    if key not in sources_for:
+                        from .ccwrap_sources import binary_sources
+
+                        sources_for[key] = binary_sources(commands, key)
+                    allowed = sources_for[key]
+            locate_failure(record, ws, allowed)
+        except Exception:  # noqa: BLE001 - locating is best effort; never break the pipeline
+            continue
+    return records
