@@ -103,3 +103,28 @@ def test_parse_command_prints_json(project: Path) -> None:
     assert proc.returncode == 0
     data = json.loads(proc.stdout)
     assert data["error_count"] == 1 and data["build_errors"][0]["error_type"] == "syntax_error"
+
+
+def test_ccwrap_under_run_reports_each_diagnostic_once(project: Path) -> None:
+    import shutil
+
+    ccwrap = Path(sys.executable).with_name("ccwrap")
+    if not ccwrap.exists():
+        ccwrap_path = shutil.which("ccwrap")
+        if ccwrap_path is None:
+            pytest.skip("ccwrap is not installed")
+        ccwrap = Path(ccwrap_path)
+    src = project / "src"
+    src.mkdir()
+    (src / "a.c").write_text("int a(void) { return missing_a; }\n")
+    (src / "b.c").write_text("int b(void) { return 0 }\n")
+    (project / "Makefile").write_text(
+        "all: src/a.o src/b.o\n\nsrc/%.o: src/%.c\n\t$(CC) -c $< -o $@\n"
+    )
+    proc = run(["run", "--phase", "build", "--", "make", "-k", "-j2", f"CC={ccwrap}"], project)
+    assert proc.returncode != 0
+    state = load_session(project / ".whetstone").state()
+    failing = state.failing_errors()
+    assert sorted((e.file_path, e.line) for e in failing) == [("src/a.c", 1), ("src/b.c", 1)]
+    verdict = parse_last(proc.stdout)
+    assert verdict is not None and verdict.counts["errors"] == 2

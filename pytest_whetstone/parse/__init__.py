@@ -14,12 +14,14 @@ disabled for the rest of the log and the failure noted once.
 from __future__ import annotations
 
 import importlib
+import itertools
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..classify import classify_result
 from ..config import Config
-from .base import MAX_LINE, DocumentParser, LineParser, ParseContext, ParseResult, strip_ansi
+from .base import ANSI_RE, MAX_LINE, DocumentParser, LineParser, ParseContext, ParseResult, strip_ansi
 
 __all__ = [
     "parse_text",
@@ -117,10 +119,56 @@ def parse_text(
                 except Exception:  # noqa: BLE001 - a broken document falls back to line mode
                     result = ParseResult()
                 break
-    return parse_lines(iter_lines(text), tool, ctx=ctx, result=result, config=config, classify=classify)
+    return _parse_batches(_text_batches(text), tool, ctx, result, config, classify)
 
 
 _CHUNK = 1 << 20
+# Every character str.splitlines() breaks a line at besides \n and \r.
+_EXOTIC_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _clean(raw: str) -> str:
+    """One line as parsers see it: cut to MAX_LINE, ANSI colour stripped, no line ending."""
+    if len(raw) > MAX_LINE:
+        raw = raw[:MAX_LINE]
+    if "\x1b" in raw:
+        raw = strip_ansi(raw)
+    return raw.rstrip("\r\n") if raw and raw[-1] in "\r\n" else raw
+
+
+def _clean_all(lines: list[str], block: str) -> list[str]:
+    """``[_clean(l) for l in lines]`` for lines without endings, skipped when the block
+    needs none of it (checked in C)."""
+    if max(map(len, lines), default=0) > MAX_LINE:
+        lines = [raw[:MAX_LINE] for raw in lines]
+    if "\x1b" in block:
+        lines = [ANSI_RE.sub("", raw) if "\x1b" in raw else raw for raw in lines]
+    return lines
+
+
+def _text_batches(text: str) -> Iterator[list[str]]:
+    """Cleaned lines of an in-memory log, one ~1 MB chunk at a time (as ``iter_lines``)."""
+    if len(text) <= _CHUNK:
+        yield _clean_all(text.splitlines(), text)
+        return
+    start, n = 0, len(text)
+    while start < n:
+        end = text.find("\n", start + _CHUNK)
+        if end < 0:
+            end = n
+        block = text[start:end]
+        yield _clean_all(block.splitlines(), block)
+        start = end + 1
+
+
+def _iter_batches(lines: Iterable[str], size: int = 1024) -> Iterator[list[str]]:
+    """Cleaned lines of any iterable, in lists (the dispatcher's unit of work)."""
+    it = iter(lines)
+    while True:
+        batch = list(itertools.islice(it, size))
+        if not batch:
+            return
+        yield [_clean(raw) for raw in batch]
 
 
 def iter_lines(text: str) -> Iterator[str]:
@@ -159,6 +207,18 @@ def parse_lines(
     (records span lines); otherwise parsers are tried in priority order.  A
     parser that raises is dropped for the rest of the log, never the parse.
     """
+    return _parse_batches(_iter_batches(lines), tool, ctx, result, config, classify)
+
+
+def _parse_batches(
+    batches: Iterable[list[str]],
+    tool: str,
+    ctx: ParseContext | None,
+    result: ParseResult | None,
+    config: Config | None,
+    classify: bool,
+) -> ParseResult:
+    """The dispatcher proper, over lists of already cleaned lines."""
     line_classes, _ = _registry()
     if ctx is None:
         ctx = ParseContext(tool_hint=tool)
@@ -174,14 +234,9 @@ def parse_lines(
     dead: list[LineParser] = []
     active: LineParser | None = None
     line_no = 0
-    for raw in lines:
+    for line in itertools.chain.from_iterable(batches):
         line_no += 1
         ctx.line_no = line_no
-        if len(raw) > MAX_LINE:
-            raw = raw[:MAX_LINE]
-        if "\x1b" in raw:
-            raw = strip_ansi(raw)
-        line = raw.rstrip("\r\n") if raw and raw[-1] in "\r\n" else raw
         if active is not None:
             try:
                 if active.feed(line):
@@ -272,20 +327,39 @@ def parse_file(
             for d in doc_classes
         ):
             return parse_text(head + stream.read(), tool, cwd=cwd, config=config)
-        return parse_lines(_chain_lines(head, stream), tool, ctx=ParseContext(cwd=cwd), config=config)
+        return _parse_batches(_stream_batches(head, stream), tool, ParseContext(cwd=cwd), None, config, True)
 
 
 def _chain_lines(head: str, stream: Any) -> Iterable[str]:
-    """Lines of head + the rest of the stream, without holding the whole log."""
+    """Cleaned lines of head + the rest of the stream, without holding the whole log."""
+    for batch in _stream_batches(head, stream):
+        yield from batch
+
+
+def _stream_batches(head: str, stream: Any, size: int = 1 << 18) -> Iterator[list[str]]:
+    """Cleaned lines of head + the rest of the stream, a block at a time (memory: one block).
+
+    A block ending in "\r" is held back until the next read: its "\n" may follow.
+    """
     pending = ""
-    chunks = iter(lambda: stream.read(1 << 16), "")
+    chunks = iter(lambda: stream.read(size), "")
     for chunk in _prepend(head, chunks):
         pending += chunk
-        lines = pending.splitlines(keepends=True)
-        pending = lines.pop() if lines and not lines[-1].endswith(("\n", "\r")) else ""
-        yield from lines
+        cut = max(pending.rfind("\n"), pending.rfind("\r", 0, len(pending) - 1))
+        if cut < 0:
+            continue
+        block, pending = pending[: cut + 1], pending[cut + 1 :]
+        yield _block_lines(block)
     if pending:
-        yield pending
+        yield _block_lines(pending)
+
+
+def _block_lines(block: str) -> list[str]:
+    if _EXOTIC_BREAKS.search(block) is None:
+        # Without \v, \f, \x1c-\x1e, \x85, \u2028/9, splitlines() drops exactly the
+        # endings _clean would strip, in C.
+        return _clean_all(block.splitlines(), block)
+    return [_clean(raw) for raw in block.splitlines(keepends=True)]
 
 
 def _prepend(first: str, rest: Iterable[str]) -> Iterable[str]:

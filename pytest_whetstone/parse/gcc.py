@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Any
 
 from ..records import BuildErrorRecord, Position, TextEdit
 from .base import LineParser, ParseContext, ParseResult, SummaryGate
@@ -44,6 +45,7 @@ _TOOL = re.compile(
 )
 _TREATED_AS_ERRORS = re.compile(r"(?:\S*/)?cc1\w*: (?:all|some) warnings being treated as errors$")
 _BARE = re.compile(r"(?P<sev>fatal error|error|warning|note): (?P<msg>.*)")
+_BARE_STARTS = ("fatal error: ", "error: ", "warning: ", "note: ")
 # gcc: "x.c: In function 'main':", "x.cpp: In instantiation of '...':", "x.c: At top level:"
 _SCOPE = re.compile(
     r"(?P<file>(?:[A-Za-z]:[\\/])?[^:\n]*?): (?P<what>In (?:[\w ]*function|constructor|destructor"
@@ -119,17 +121,36 @@ _MAX_UNDECIDED = 4096
 def split_flag(message: str) -> tuple[str, str]:
     """``"unused variable 'x' [-Wunused-variable]"`` -> (message, "-Wunused-variable")."""
     if message.endswith("]"):
-        m = _FLAG.search(message)
+        # The flag holds no '[' and no whitespace, so the only place a match can start is
+        # just before the last '[': one anchored match instead of a scan of the message.
+        start = message.rfind("[") - 1
+        m = _FLAG.match(message, start) if start >= 0 else None
         if m:
-            return message[: m.start()].rstrip(), m.group("code")
+            return message[:start].rstrip(), m.group("code")
     return message, ""
 
 
 _LEAD_SUFFIXES = (" undeclared", " was not declared", " does not name a type", " has not been declared")
 
 
+# Headers are compiled once per translation unit, so the same message and the same
+# "In function" line repeat many times in a real build log: bounded caches.
+_SYMBOL_CACHE: dict[str, str] = {}
+_FUNCTION_CACHE: dict[str, str] = {}
+_CACHE_MAX = 4096
+
+
 def find_symbol(message: str) -> str:
     """The identifier/header/library an error is about, when its message names one."""
+    hit = _SYMBOL_CACHE.get(message)
+    if hit is None:
+        if len(_SYMBOL_CACHE) >= _CACHE_MAX:
+            _SYMBOL_CACHE.clear()
+        hit = _SYMBOL_CACHE[message] = _find_symbol(message)
+    return hit
+
+
+def _find_symbol(message: str) -> str:
     if message[:1] in "‘'":
         # The commonest shapes, without a regex: "‘x’ undeclared ...", "'x' was not declared ..."
         end = message.find("’" if message[0] == "‘" else "'", 1)
@@ -153,6 +174,15 @@ def find_symbol(message: str) -> str:
 
 def function_name(signature: str) -> str:
     """``'int Account::deposit(int)'`` -> ``Account::deposit``; ``'main'`` -> ``main``."""
+    hit = _FUNCTION_CACHE.get(signature)
+    if hit is None:
+        if len(_FUNCTION_CACHE) >= _CACHE_MAX:
+            _FUNCTION_CACHE.clear()
+        hit = _FUNCTION_CACHE[signature] = _function_name(signature)
+    return hit
+
+
+def _function_name(signature: str) -> str:
     text = signature.strip(" ‘’'`\"")
     m = _FUNC_NAME.search(text)
     return (m.group(1) if m else text.split()[-1] if text.split() else "").strip()
@@ -181,6 +211,81 @@ def unescape_fixit(text: str) -> str:
         out.extend(ch.encode("utf-8", "surrogatepass"))
         i += 1
     return out.decode("utf-8", "replace")
+
+
+# What a diagnostic header says, independent of parser state:
+# (path, line, col, severity, message, flag, is_ice, flavor, symbol, linker's, stripped line,
+#  path is a source file, a source echo may follow).
+_DiagFacts = tuple[str, int, int, str, str, str, bool, str, str, bool, str, bool, bool]
+_LINKERISH_STARTS = ("error: ", "undefined ", "multiple definition of", "first defined here", "relocation ",
+                     "duplicate symbol")
+# Which of the "file: ..." shapes a line has, and what it says, depends on the line alone:
+# memoised (bounded), since the same diagnostic from a header and the same "In function"
+# line repeat once per translation unit.  Lines longer than _MEMO_LINE are not kept.
+_K_NONE, _K_DIAG, _K_SCOPE, _K_TOOL, _K_CONTEXT, _K_TREATED, _K_BARE = range(7)
+_COLON_MEMO: dict[str, tuple[int, Any]] = {}
+_MEMO_MAX = 8192
+_MEMO_LINE = 1024
+
+
+def _colon_facts(line: str) -> tuple[int, Any]:
+    """The first of the line shapes (in the parser's order) the line has, with its facts.
+
+    Each regex runs only when a substring it cannot match without is present
+    (checked in C, far cheaper than a failing match)."""
+    found: tuple[int, Any] = (_K_NONE, None)
+    if " error" in line or " warning" in line or " note" in line or " remark" in line or " sorry" in line:
+        m = _DIAG.match(line)
+        if m:
+            found = (_K_DIAG, _diag_facts(m, line))
+    if not found[0] and ("error: " in line or "warning: " in line or "note: " in line):
+        m = _TOOL.match(line)
+        if m:
+            found = (_K_TOOL, m)
+    if not found[0] and line[-1] == ":" and (": In " in line or ": At " in line):
+        m = _SCOPE.match(line)
+        if m:
+            found = (_K_SCOPE, _scope_facts(m))
+    if not found[0] and ":   " in line:
+        m = _CONTEXT_LOC.match(line)
+        if m:
+            found = (_K_CONTEXT, m)
+    if not found[0] and line.endswith("warnings being treated as errors") and _TREATED_AS_ERRORS.match(line):
+        found = (_K_TREATED, None)
+    if not found[0] and line.startswith(_BARE_STARTS):
+        m = _BARE.match(line)
+        if m:
+            found = (_K_BARE, m)
+    if len(line) <= _MEMO_LINE:
+        if len(_COLON_MEMO) >= _MEMO_MAX:
+            _COLON_MEMO.clear()
+        _COLON_MEMO[line] = found
+    return found
+
+
+def _diag_facts(m: re.Match[str], line: str) -> _DiagFacts:
+    path, line_no, col, word, msg = m.groups()
+    sev = _SEVERITY[word]
+    linkerish = sev != "note" and msg.startswith(_LINKERISH_STARTS) and bool(_LINKERISH.match(msg))
+    message, code = split_flag(msg)
+    flavor = ""
+    if "‘" in msg or "(first use in this function)" in msg or code.startswith("-Werror="):
+        flavor = "gcc"
+    elif code.startswith("-Werror,"):
+        flavor = "clang"
+    symbol = find_symbol(message) if sev != "note" else ""
+    return (path, int(line_no), int(col) if col else 0, sev, message, code,
+            word == "internal compiler error", flavor, symbol, linkerish, line.strip(),
+            path.endswith(_SOURCE_EXT), bool(path) and not path.startswith("<"))
+
+
+def _scope_facts(m: re.Match[str]) -> tuple[str, str, str]:
+    path, what = m.group("file"), m.group("what")
+    if what.startswith("In instantiation") or what.startswith("In substitution"):
+        return ("chain", path, m.group(0))
+    if what.startswith("At "):
+        return ("top", path, "")
+    return ("function", path, function_name(m.group("rest")))
 
 
 class _SourceLines:
@@ -248,7 +353,8 @@ class GccParser(LineParser):
                 # gcc's source echo / caret line ("    4 |   code", "      |   ^~~"): the hot path
                 rec = self.rec
                 if rec is not None:
-                    self.rec_flavor = self.rec_flavor or "gcc"
+                    if not self.rec_flavor:
+                        self.rec_flavor = "gcc"
                     if not self.in_note and len(rec.context_lines) < _MAX_CONTEXT:
                         rec.context_lines.append(line)
                     if len(self.raw) < _MAX_RAW_LINES:
@@ -262,24 +368,20 @@ class GccParser(LineParser):
         if c0 == "I" and line.startswith("In file included from "):
             return self._include(line)
         if ": " in line:
-            m = _DIAG.match(line)
-            if m:
-                return self._diagnostic(m, line)
-            m = _TOOL.match(line)
-            if m:
-                return self._tool(m, line)
-            m = _SCOPE.match(line)
-            if m:
-                return self._scope(m)
-            m = _CONTEXT_LOC.match(line)
-            if m:
-                return self._context(m, line)
-            if _TREATED_AS_ERRORS.match(line):
-                self._decide("gcc")
+            kind, facts = _COLON_MEMO.get(line) or _colon_facts(line)
+            if kind:
+                if kind == _K_DIAG:
+                    return self._diagnostic(facts, line)
+                if kind == _K_SCOPE:
+                    return self._scope(facts)
+                if kind == _K_TOOL:
+                    return self._tool(facts, line)
+                if kind == _K_CONTEXT:
+                    return self._context(facts, line)
+                if kind == _K_BARE:
+                    return self._bare(facts, line)
+                self._decide("gcc")  # _K_TREATED: "cc1: all warnings being treated as errors"
                 return True
-            m = _BARE.match(line)
-            if m:
-                return self._bare(m, line)
         elif c0.isdigit() and line.endswith("generated.") and _GENERATED.match(line):
             self._finish()
             self._decide("clang")
@@ -343,41 +445,62 @@ class GccParser(LineParser):
             return True
         return False
 
-    def _diagnostic(self, m: re.Match[str], line: str) -> bool:
-        path, line_no, col, word, msg = m.groups()
-        sev = _SEVERITY[word]
-        if sev != "note" and msg[:1] in "umfrde" and _LINKERISH.match(msg):
+    def _diagnostic(self, facts: _DiagFacts, line: str) -> bool:
+        # The hot path of a big log: _open inlined, the record built in one call.
+        path, line_no, col, sev, message, code, ice, flavor, symbol, linkerish, stripped, is_source, echo = facts
+        if linkerish:
             return False  # gold prints "x.c:5: error: undefined reference": the linker's
-        if sev == "note" and self.rec is not None:
-            self._note(line.strip())
-            return True
         if self.rec is not None:
+            if sev == "note":
+                self._note(stripped)
+                return True
             self._finish()
-        message, code = split_flag(msg)
-        self.ice = word == "internal compiler error"
-        rec = BuildErrorRecord(
+        ctx = self.ctx
+        file_path = ctx.resolve(path)
+        notes: list[str] = []
+        if self.pending_notes:
+            notes = self.pending_notes[:_MAX_NOTES]
+            self.pending_notes = []
+        tu = self.pending_tu
+        if tu:
+            if path:
+                if len(self.tu_of) > 1024:
+                    self.tu_of.clear()
+                self.tu_of[path] = tu
+            self.pending_tu = ""
+        else:
+            tu = self.tu_of.get(path, "")
+        if tu:
+            unit = ctx.resolve(tu)
+        elif is_source:
+            unit = file_path
+        elif len(ctx.last_sources) == 1:
+            unit = ctx.resolve(ctx.last_sources[0])
+        else:
+            unit = ""
+        # A note with no diagnostic to attach to (truncated log) is a record of its own.
+        self.rec = BuildErrorRecord(
             tool="gcc",
             severity=sev,
-            file_path=self.ctx.resolve(path),
-            line=int(line_no),
-            col=int(col) if col else 0,
+            file_path=file_path,
+            line=line_no,
+            col=col,
             error_code=code,
             message=message,
+            notes=notes,
+            symbol=symbol,
+            function=self.scope.get(path, "") if path else "",
+            translation_unit=unit,
             raw=line,
         )
-        if sev == "note":
-            # A note with no diagnostic to attach to (truncated log): a record of its own.
-            rec.severity = "note"
-        self._open(rec, path)
-        flavor = ""
-        if "‘" in msg or "(first use in this function)" in msg or code.startswith("-Werror="):
-            flavor = "gcc"
-        elif code.startswith("-Werror,"):
-            flavor = "clang"
+        self.ice = ice
+        self.chain_style = ""
+        self.in_note = False
+        self.expect = "source" if echo else ""
         self.rec_flavor = flavor
         return True
 
-    def _open(self, rec: BuildErrorRecord, printed_path: str) -> None:
+    def _open(self, rec: BuildErrorRecord, printed_path: str, symbol: str | None = None) -> None:
         if self.pending_notes:
             rec.notes = self.pending_notes[:_MAX_NOTES]
             self.pending_notes = []
@@ -397,7 +520,7 @@ class GccParser(LineParser):
         if printed_path:
             rec.function = self.scope.get(printed_path, "")
         if rec.severity != "note" and not rec.symbol:
-            rec.symbol = find_symbol(rec.message)
+            rec.symbol = find_symbol(rec.message) if symbol is None else symbol
         self.chain_style = ""
         self.rec = rec
         self.in_note = False
@@ -456,19 +579,18 @@ class GccParser(LineParser):
         self.rec_flavor = "clang" if (code or self.flavor == "clang" or self.ctx.tool_hint == "clang") else ""
         return True
 
-    def _scope(self, m: re.Match[str]) -> bool:
+    def _scope(self, facts: tuple[str, str, str]) -> bool:
         self._finish()
-        path = m.group("file")
-        what = m.group("what")
-        if what.startswith("In instantiation") or what.startswith("In substitution"):
-            self.pending_notes.append(m.group(0))
-        elif what.startswith("At "):
-            self.scope[path] = ""
+        kind, path, value = facts
+        if kind == "chain":
+            self.pending_notes.append(value)
         else:
-            if len(self.scope) > 1024:
+            if kind == "function" and len(self.scope) > 1024:
                 self.scope.clear()
-            self.scope[path] = function_name(m.group("rest"))
-        self._decide("gcc")
+            self.scope[path] = value
+        self.flavor = "gcc"  # _decide("gcc"), inlined
+        if self.undecided:
+            self._decide("gcc")
         return True
 
     def _context(self, m: re.Match[str], line: str) -> bool:
@@ -558,7 +680,9 @@ class GccParser(LineParser):
         self.expect = ""
         flavor = self.rec_flavor
         if flavor:
-            self._decide(flavor)
+            self.flavor = flavor  # _decide(flavor), inlined
+            if self.undecided:
+                self._decide(flavor)
             rec.tool = flavor
         else:
             rec.tool = self._fallback()
