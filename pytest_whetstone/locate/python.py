@@ -1,0 +1,464 @@
+"""Python localization: which implementation function is at fault for a failing test.
+
+Signals, combined into one score per function (see :func:`rank_suspects`):
+
+* traceback frames that fall in implementation code (the deepest weighs most);
+* the functions the failing test executed (coverage on its re-run), weighted by a
+  spectrum (Ochiai) when passing-test data exists;
+* the functions the test body calls, resolved through its imports / live namespace;
+* the naming convention (``test_foo.py`` <-> ``foo.py``, ``test_bar`` <-> ``bar``).
+
+Function spans come from the stdlib ``ast`` module, not libcst: on a 1,800-line module
+libcst's parse plus PositionProvider took ~0.9 s against ~25 ms for ``ast``, which would
+break the 50 ms per-failure budget; we only need spans and qualified names here, which
+``ast`` gives exactly (``lineno``/``end_lineno``).  Edits (which must keep formatting) use libcst
+elsewhere.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import os
+import sys
+import sysconfig
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..records import Suspect
+
+MODULE_QUALNAME = "<module>"
+
+# Weights of the signals; tuned on bench/bench_localize.py (see bench/results/localize.md).
+W_TRACE = 0.50
+W_COVER = 0.30
+W_CALLED = 0.15
+W_NAME = 0.10
+TRACE_DECAY = 0.5
+
+
+@dataclass(frozen=True)
+class FuncSpan:
+    qualname: str
+    name: str
+    line_start: int  # the `def` line (decorators excluded)
+    line_end: int
+    is_class: bool = False
+
+
+@dataclass
+class FunctionIndex:
+    path: str
+    functions: list[FuncSpan] = field(default_factory=list)
+    # names referenced per function qualname (for "which function uses this name")
+    names: dict[str, set[str]] = field(default_factory=dict)
+
+    def enclosing(self, line: int) -> FuncSpan | None:
+        """The innermost function (not class) whose span holds ``line``."""
+        best: FuncSpan | None = None
+        for fn in self.functions:
+            if fn.is_class or not fn.line_start <= line <= fn.line_end:
+                continue
+            if best is None or fn.line_start >= best.line_start:
+                best = fn
+        return best
+
+    def by_qualname(self, qualname: str) -> FuncSpan | None:
+        for fn in self.functions:
+            if fn.qualname == qualname:
+                return fn
+        return None
+
+    def functions_in_lines(self, lines: Iterable[int]) -> dict[str, int]:
+        """qualname -> how many of ``lines`` fall in it (innermost function only)."""
+        out: dict[str, int] = {}
+        spans = sorted((f for f in self.functions if not f.is_class), key=lambda f: f.line_start)
+        for line in lines:
+            best: FuncSpan | None = None
+            for fn in spans:
+                if fn.line_start > line:
+                    break
+                if line <= fn.line_end:
+                    best = fn
+            if best is not None:
+                out[best.qualname] = out.get(best.qualname, 0) + 1
+        return out
+
+
+class _Indexer(ast.NodeVisitor):
+    def __init__(self, index: FunctionIndex) -> None:
+        self.index = index
+        self.stack: list[tuple[str, bool]] = []  # (name, is_function)
+
+    def _qual(self, name: str) -> str:
+        parts: list[str] = []
+        for scope, is_func in self.stack:
+            parts.append(scope)
+            if is_func:
+                parts.append("<locals>")
+        return ".".join([*parts, name])
+
+    def _func(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        qual = self._qual(node.name)
+        self.index.functions.append(
+            FuncSpan(qual, node.name, node.lineno, node.end_lineno or node.lineno)
+        )
+        self.index.names[qual] = {
+            n.id for n in ast.walk(node) if isinstance(n, ast.Name)
+        } | {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+        self.stack.append((node.name, True))
+        self.generic_visit(node)
+        self.stack.pop()
+
+    visit_FunctionDef = _func
+    visit_AsyncFunctionDef = _func
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        qual = self._qual(node.name)
+        self.index.functions.append(
+            FuncSpan(qual, node.name, node.lineno, node.end_lineno or node.lineno, True)
+        )
+        self.stack.append((node.name, False))
+        self.generic_visit(node)
+        self.stack.pop()
+
+
+_INDEX_CACHE: dict[str, tuple[float, int, FunctionIndex | None]] = {}
+
+
+def function_index(path: str | os.PathLike[str]) -> FunctionIndex | None:
+    """Functions of a Python file (cached by mtime and size); None when unreadable."""
+    key = os.fspath(path)
+    try:
+        st = os.stat(key)
+    except OSError:
+        return None
+    cached = _INDEX_CACHE.get(key)
+    if cached and cached[0] == st.st_mtime and cached[1] == st.st_size:
+        return cached[2]
+    index: FunctionIndex | None
+    try:
+        with open(key, "rb") as handle:
+            tree = ast.parse(handle.read(), filename=key)
+        index = FunctionIndex(key)
+        _Indexer(index).visit(tree)
+    except (OSError, SyntaxError, ValueError, RecursionError):
+        index = None
+    _INDEX_CACHE[key] = (st.st_mtime, st.st_size, index)
+    return index
+
+
+def enclosing_function(path: str, line: int) -> FuncSpan | None:
+    index = function_index(path)
+    return index.enclosing(line) if index else None
+
+
+# --------------------------------------------------------------------------- what is "implementation"
+
+_EXCLUDED_ROOTS: tuple[str, ...] = tuple(
+    sorted(
+        {
+            os.path.realpath(p) + os.sep
+            for key in ("stdlib", "platstdlib", "purelib", "platlib")
+            if (p := sysconfig.get_paths().get(key))
+        }
+        | {os.path.realpath(p) + os.sep for p in sys.path if "site-packages" in p or "dist-packages" in p}
+    )
+)
+
+
+# Whetstone's own package (it runs inside the test process: never a suspect).
+_OWN_PACKAGE = os.path.dirname(os.path.dirname(os.path.realpath(__file__))) + os.sep
+
+
+def is_test_file(path: str) -> bool:
+    """Test modules and their helpers (conftest, files under a tests/ directory)."""
+    base = os.path.basename(path)
+    if base == "conftest.py" or base.startswith("test_") or base.endswith(("_test.py", "_tests.py")):
+        return True
+    parts = set(Path(path).parts[:-1])
+    return bool(parts & {"tests", "test", "testing"})
+
+
+def is_impl_file(path: str, workspace: str | None = None) -> bool:
+    """Implementation code: a real .py file of the project, not a test, not stdlib or site-packages."""
+    if not path or path.startswith("<") or not path.endswith(".py"):
+        return False
+    real = os.path.realpath(path)
+    if "site-packages" in real or "dist-packages" in real or real.startswith(_OWN_PACKAGE):
+        return False
+    if workspace is not None:
+        ws = os.path.realpath(workspace) + os.sep
+        if not real.startswith(ws):
+            return False
+        rel = real[len(ws):]
+        if is_test_file(rel):
+            return False
+        return True
+    if any(real.startswith(root) for root in _EXCLUDED_ROOTS):
+        return False
+    return not is_test_file(real)
+
+
+def relpath(path: str, workspace: str | None) -> str:
+    if not workspace:
+        return path
+    real = os.path.realpath(path)
+    ws = os.path.realpath(workspace)
+    if real == ws or real.startswith(ws + os.sep):
+        return os.path.relpath(real, ws)
+    return path
+
+
+# --------------------------------------------------------------------------- what the test calls
+
+
+def called_functions(
+    test_file: str, test_line: int, namespace: Mapping[str, Any] | None, workspace: str | None
+) -> list[tuple[str, str]]:
+    """(file, qualname) of implementation functions the test body calls, in call order.
+
+    Names are resolved through the live namespace of the test module when given (the
+    imports as they actually bound), else through the module's own import statements.
+    """
+    index = function_index(test_file)
+    if index is None:
+        return []
+    test_fn = index.enclosing(test_line)
+    try:
+        with open(test_file, "rb") as handle:
+            tree = ast.parse(handle.read())
+    except (OSError, SyntaxError, ValueError, RecursionError):
+        return []
+    body: ast.AST | None = None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and test_fn is not None:
+            if node.lineno == test_fn.line_start:
+                body = node
+                break
+    if body is None:
+        return []
+    ns = dict(namespace) if namespace is not None else _static_namespace(tree)
+    out: list[tuple[str, str]] = []
+    seen: set[tuple[str, str]] = set()
+    for node in ast.walk(body):
+        if not isinstance(node, ast.Call):
+            continue
+        for target in _resolve(node.func, ns):
+            if target not in seen and is_impl_file(target[0], workspace):
+                seen.add(target)
+                out.append(target)
+    return out
+
+
+def _resolve(expr: ast.expr, ns: Mapping[str, Any]) -> list[tuple[str, str]]:
+    chain: list[str] = []
+    while isinstance(expr, ast.Attribute):
+        chain.append(expr.attr)
+        expr = expr.value
+    if not isinstance(expr, ast.Name):
+        return []
+    chain.append(expr.id)
+    chain.reverse()
+    obj: Any = ns.get(chain[0], _MISSING)
+    for attr in chain[1:]:
+        if obj is _MISSING:
+            break
+        try:
+            obj = getattr(obj, attr, _MISSING)
+        except Exception:  # a property that raises: not resolvable statically
+            obj = _MISSING
+    if obj is _MISSING:
+        return []
+    return _targets_of(obj)
+
+
+_MISSING = object()
+
+
+def _targets_of(obj: Any) -> list[tuple[str, str]]:
+    if isinstance(obj, _StaticRef):
+        return [(obj.file, obj.qualname)]
+    if isinstance(obj, type):
+        out = []
+        for name in ("__init__", "__new__", "__call__", "__post_init__"):
+            member = obj.__dict__.get(name)
+            if member is not None:
+                out.extend(_targets_of(member))
+        return out
+    func = getattr(obj, "__func__", obj)  # bound methods
+    func = getattr(func, "__wrapped__", func)  # functools.wraps decorators
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return []
+    return [(code.co_filename, getattr(code, "co_qualname", getattr(func, "__qualname__", code.co_name)))]
+
+
+@dataclass
+class _StaticRef:
+    file: str
+    qualname: str
+
+
+class _StaticModule:
+    """Stands for a module found by path when no live namespace is available."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+
+    def __getattr__(self, name: str) -> Any:
+        index = function_index(self.file)
+        fn = index.by_qualname(name) if index else None
+        if fn is None:
+            raise AttributeError(name)
+        return _StaticRef(self.file, fn.qualname)
+
+
+def _static_namespace(tree: ast.Module) -> dict[str, Any]:
+    import importlib.util
+
+    ns: dict[str, Any] = {}
+
+    def find(module: str) -> str | None:
+        try:
+            spec = importlib.util.find_spec(module)
+        except (ImportError, ValueError):
+            return None
+        return spec.origin if spec and spec.origin and spec.origin.endswith(".py") else None
+
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            origin = find(node.module)
+            for alias in node.names:
+                sub = find(f"{node.module}.{alias.name}")
+                if sub:
+                    ns[alias.asname or alias.name] = _StaticModule(sub)
+                elif origin:
+                    target = getattr(_StaticModule(origin), alias.name, None)
+                    if target is not None:
+                        ns[alias.asname or alias.name] = target
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                origin = find(alias.name)
+                if origin and alias.asname:
+                    ns[alias.asname] = _StaticModule(origin)
+    return ns
+
+
+# --------------------------------------------------------------------------- ranking
+
+
+@dataclass
+class Evidence:
+    """Everything known about one failing test, for ranking."""
+
+    test_file: str
+    test_line: int
+    test_name: str
+    # (file, line) of traceback frames, shallowest first (as pytest prints them)
+    frames: list[tuple[str, int]] = field(default_factory=list)
+    # file -> executed lines of the failing test (re-run coverage), when measured
+    covered_lines: dict[str, set[int]] | None = None
+    # (file, qualname) -> (failed, passed) counts from a spectrum, when one exists
+    spectrum: dict[tuple[str, str], tuple[int, int]] | None = None
+    total_failed: int = 1
+    # (file, qualname) the test body calls
+    called: list[tuple[str, str]] = field(default_factory=list)
+    # names referenced by an exception (NameError 'x' / ImportError) - hints for removed imports
+    missing_name: str = ""
+
+
+def rank_suspects(ev: Evidence, workspace: str | None, max_n: int = 5) -> list[Suspect]:
+    scores: dict[tuple[str, str], float] = {}
+
+    def add(key: tuple[str, str], value: float) -> None:
+        scores[key] = scores.get(key, 0.0) + value
+
+    # 1. traceback frames in implementation code, deepest first
+    impl_frames = [(f, ln) for f, ln in ev.frames if is_impl_file(f, workspace)]
+    for depth, (file, line) in enumerate(reversed(impl_frames)):
+        fn = enclosing_function(file, line)
+        add((file, fn.qualname if fn else MODULE_QUALNAME), W_TRACE * (TRACE_DECAY**depth))
+
+    # 2. coverage of the failing test, weighted by the spectrum where it exists
+    covered: dict[tuple[str, str], int] = {}
+    if ev.covered_lines:
+        for file, lines in ev.covered_lines.items():
+            if not is_impl_file(file, workspace):
+                continue
+            index = function_index(file)
+            if index is None:
+                continue
+            for qual, count in index.functions_in_lines(lines).items():
+                covered[(file, qual)] = count
+    if ev.spectrum:
+        for key, (failed, passed) in ev.spectrum.items():
+            if failed and is_impl_file(key[0], workspace):
+                add(key, W_COVER * ochiai(failed, passed, ev.total_failed))
+    elif covered:
+        # No passing data: every executed function is equally covered; prefer smaller
+        # call sets slightly (a function executed by the test at all is the evidence).
+        for key in covered:
+            add(key, W_COVER * 0.5)
+
+    # 3. what the test body calls (direct callees first)
+    for rank, key in enumerate(ev.called):
+        if is_impl_file(key[0], workspace):
+            add(key, W_CALLED * (0.85**rank))
+
+    # 4. naming convention as a tie-breaker
+    test_stem = _strip_test(Path(ev.test_file).stem)
+    test_words = _strip_test(ev.test_name.split("[", 1)[0])
+    for key in list(scores):
+        file, qual = key
+        bonus = 0.0
+        if test_stem and Path(file).stem == test_stem:
+            bonus += 0.4
+        leaf = qual.rsplit(".", 1)[-1]
+        if leaf and leaf != MODULE_QUALNAME and leaf.lower().strip("_") in test_words.lower():
+            bonus += 0.6
+        add(key, W_NAME * bonus)
+
+    # a missing name (removed import): functions that reference it
+    if ev.missing_name:
+        for key in list(scores):
+            index = function_index(key[0])
+            if index and ev.missing_name in index.names.get(key[1], set()):
+                add(key, 0.05)
+
+    ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    out: list[Suspect] = []
+    for (file, qual), score in ranked[: max(0, max_n)]:
+        index = function_index(file)
+        span = index.by_qualname(qual) if index else None
+        out.append(
+            Suspect(
+                file_path=relpath(file, workspace),
+                qualname=qual,
+                line_start=span.line_start if span else 0,
+                line_end=span.line_end if span else 0,
+                score=round(score, 4),
+            )
+        )
+    return out
+
+
+def _strip_test(name: str) -> str:
+    for prefix in ("test_", "tests_", "Test"):
+        if name.startswith(prefix):
+            name = name[len(prefix):]
+    for suffix in ("_test", "_tests"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    return name
+
+
+def ochiai(failed: int, passed: int, total_failed: int) -> float:
+    denom = math.sqrt(max(total_failed, 1) * (failed + passed))
+    return failed / denom if denom else 0.0
+
+
+def ast_node_id(suspect: Suspect | None) -> str | None:
+    return f"{suspect.file_path}::{suspect.qualname}" if suspect else None

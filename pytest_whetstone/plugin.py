@@ -1,0 +1,633 @@
+"""pytest plugin: native failure capture, classification and localization (``pytest -p whetstone``).
+
+Registered through the ``pytest11`` entry point, so pytest imports this module on every run
+on a machine where Whetstone is installed.  It is therefore inert unless enabled: only
+``pytest_addoption`` and ``pytest_configure`` live at module level; everything else is on
+one collector object (:class:`WhetstoneCollector`) registered only when
+enabled by ``-p whetstone``, ``--whetstone``, ini ``whetstone = true`` or ``WHETSTONE_PYTEST=1``.
+``-p no:whetstone`` blocks the module altogether.  (The model is pytest's junitxml.py.)
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from typing import Any
+
+import pytest
+
+ENV_ENABLE = "WHETSTONE_PYTEST"
+LOCATE_MODES = ("auto", "static", "coverage", "sbfl", "off")
+_TRUE = ("1", "true", "yes", "on")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("whetstone", "Whetstone: structured failure records, localization, verdict")
+    group.addoption(
+        "--whetstone", action="store_true", default=None, dest="whetstone",
+        help="enable Whetstone (same as -p whetstone, ini 'whetstone = true' or WHETSTONE_PYTEST=1)",
+    )
+    group.addoption(
+        "--whetstone-dir", default=None, dest="whetstone_dir", metavar="DIR",
+        help="store directory for sessions (default: $WHETSTONE_DIR or the nearest .whetstone/)",
+    )
+    group.addoption(
+        "--whetstone-rerun", default=None, dest="whetstone_rerun", type=int, metavar="N",
+        help="re-run each failing test once to detect flakiness and measure coverage (0 = off; default 1)",
+    )
+    group.addoption(
+        "--whetstone-locate", default=None, dest="whetstone_locate", choices=LOCATE_MODES,
+        help="localization: auto (default), static, coverage, sbfl (trace the whole suite), off",
+    )
+    group.addoption(
+        "--whetstone-max-candidates", default=None, dest="whetstone_max_candidates", type=int, metavar="N",
+        help="suspects per failure and fix candidates kept (default 5)",
+    )
+    parser.addini("whetstone", type="bool", default=False, help="enable the Whetstone plugin")
+    parser.addini("whetstone_dir", default="", help="Whetstone store directory")
+    parser.addini("whetstone_rerun", default="1", help="re-run failing tests once (0 = off)")
+    parser.addini("whetstone_locate", default="auto", help="auto|static|coverage|sbfl|off")
+    parser.addini("whetstone_max_candidates", default="5", help="suspects / candidates kept")
+
+
+def is_enabled(config: pytest.Config) -> bool:
+    if getattr(config.option, "whetstone", None):
+        return True
+    if os.environ.get(ENV_ENABLE, "").strip().lower() in _TRUE:
+        return True
+    if _named_by_p(config):
+        return True
+    try:
+        return bool(config.getini("whetstone"))
+    except (ValueError, KeyError):
+        return False
+
+
+def _named_by_p(config: pytest.Config) -> bool:
+    """Was the plugin asked for with ``-p whetstone`` (command line or PYTEST_ADDOPTS)?"""
+    names = ("whetstone", "pytest_whetstone.plugin")
+    known = getattr(getattr(config, "known_args_namespace", None), "plugins", None) or []
+    if any(p in names for p in known):
+        return True
+    args = list(getattr(config.invocation_params, "args", ()) or ())
+    try:
+        args += shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))
+    except ValueError:
+        pass
+    for i, arg in enumerate(args):
+        if arg == "-p" and i + 1 < len(args) and args[i + 1] in names:
+            return True
+        if arg.startswith("-p") and arg[2:] in names:
+            return True
+    return False
+
+
+def option(config: pytest.Config, name: str) -> Any:
+    """Command-line value, else the ini twin."""
+    value = getattr(config.option, name, None)
+    if value is not None:
+        return value
+    try:
+        return config.getini(name)
+    except (ValueError, KeyError):
+        return None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not is_enabled(config):
+        return
+    collector = WhetstoneCollector(config)
+    config.stash[_KEY] = collector
+    config.pluginmanager.register(collector, "whetstone-collector")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    collector = config.stash.get(_KEY, None)
+    if collector is not None:
+        del config.stash[_KEY]
+        collector.close()
+        config.pluginmanager.unregister(collector)
+
+
+_KEY: pytest.StashKey[Any] = pytest.StashKey()
+RERUN_SUFFIX = "#whetstone-rerun"
+
+
+class WhetstoneCollector:
+    """Collects failures of one pytest process and writes the session (controller side).
+
+    Hooks stay thin: capture is in ``capture.py``, ranking in ``locate/``, the event log in
+    ``session.py``.  Any exception in our own analysis is turned into one warning line.
+    """
+
+    def __init__(self, config: pytest.Config) -> None:
+        import time
+
+        self.config = config
+        self.workspace = str(config.rootpath)
+        self.is_worker = hasattr(config, "workerinput")
+        self.rerun = _int(option(config, "whetstone_rerun"), 1)
+        locate = str(option(config, "whetstone_locate") or "auto")
+        self.locate = locate if locate in LOCATE_MODES else "auto"
+        self.max_n = max(1, _int(option(config, "whetstone_max_candidates"), 5))
+        self.captured: list[Any] = []  # capture.Captured, in execution order
+        self.records: list[Any] = []  # final TestFailureRecords (incl. those from workers)
+        self.collect_records: list[Any] = []
+        self.failed_reports: dict[str, Any] = {}
+        self.counts: dict[str, int] = {}
+        self.analysis_ms: list[float] = []
+        self.warning: str | None = None
+        self.verdict: Any = None
+        self.session_path: str | None = None
+        self.exitstatus = 0
+        self.started = time.time()
+        self._cmp: Any = None
+        self._item_caps: list[Any] = []
+        self._rerunning = False
+        self._cov: Any = None  # locate.pycoverage.CoverageContexts
+        self._failed_ids: set[str] = set()
+        self._finished = False
+        self._rerun_spent = 0.0
+        self.rerun_skipped = 0
+
+    # -- guard ----------------------------------------------------------------
+    def _guard(self, fn: Any, *args: Any) -> Any:
+        try:
+            return fn(*args)
+        except Exception as exc:  # our analysis must never change the run
+            if self.warning is None:
+                text = str(exc).splitlines()[0][:200] if str(exc) else ""
+                self.warning = f"analysis failed ({type(exc).__name__}: {text}); results may be incomplete"
+            return None
+
+    # -- session --------------------------------------------------------------
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        if self.locate in ("auto", "coverage", "sbfl") and not self._is_controller():
+            from .locate.pycoverage import CoverageContexts
+
+            self._cov = CoverageContexts(self.workspace)
+
+    def _is_controller(self) -> bool:
+        return self.config.pluginmanager.has_plugin("dsession")
+
+    # -- per test -------------------------------------------------------------
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+        self._cmp = None
+        self._item_caps = []
+        if self.locate == "sbfl" and self._cov is not None:
+            with self._cov.measure(item.nodeid):  # opt-in: every test, one context each
+                result = yield
+        else:
+            result = yield
+        if self._item_caps and self.rerun > 0:
+            self._guard(self._rerun, item, nextitem)
+        self._item_caps = []
+        return result
+
+    def pytest_assertrepr_compare(self, config: pytest.Config, op: str, left: Any, right: Any) -> None:
+        if not self._rerunning:
+            from .capture import Comparison
+
+            self._cmp = Comparison(op, left, right)
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+        report = yield
+        if report.failed and not self._rerunning:
+            self._guard(self._capture, item, call, report)
+        return report
+
+    def _capture(self, item: pytest.Item, call: pytest.CallInfo[None], report: Any) -> None:
+        import time
+
+        from .capture import build_record
+        from .classify import classify_test
+        from .locate.python import called_functions
+
+        t0 = time.perf_counter()
+        cap = build_record(item, call.when, call.excinfo, report, self._cmp, self.workspace)
+        if cap.record.failure_type in ("", "unknown"):
+            classify_test(cap.record)
+        cap.called = []
+        if self.locate != "off" and call.when == "call":
+            obj = getattr(item, "obj", None)
+            namespace = getattr(obj, "__globals__", None)
+            if namespace is None:
+                module = getattr(item, "module", None)
+                namespace = getattr(module, "__dict__", None)
+            cap.called = called_functions(cap.test_abs, cap.test_def_line, namespace, self.workspace)
+        cap.covered = None
+        cap.elapsed_ms = (time.perf_counter() - t0) * 1000
+        self._item_caps.append(cap)
+        self.captured.append(cap)
+        self._failed_ids.add(item.nodeid)
+
+    def _rerun(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
+        import contextlib
+        import io
+        import warnings
+
+        from _pytest.runner import runtestprotocol
+
+        opt = self.config.option
+        if getattr(opt, "usepdb", False) or getattr(opt, "setupshow", False) or getattr(opt, "setuponly", False):
+            return
+        caps = self._item_caps
+        if any(c.record.outcome == "timeout" for c in caps):
+            return  # re-running a hang would only hang again
+        import time
+
+        # Budget: re-runs may take at most 30% of the session so far (at least 2 s), so a
+        # suite where most tests fail stays near the cost of a plain run.
+        if self._rerun_spent > max(2.0, 0.3 * (time.time() - self.started)):
+            self.rerun_skipped += 1
+            return
+        t0 = time.time()
+        measure = self._cov is not None and self.locate != "sbfl"
+        limit = 10.0 + 3.0 * sum(c.record.duration_ms for c in caps) / 1000.0
+        self._rerunning = True
+        try:
+            with contextlib.ExitStack() as stack:
+                stack.enter_context(warnings.catch_warnings(record=True))
+                if getattr(opt, "capture", "fd") == "no":
+                    stack.enter_context(contextlib.redirect_stdout(io.StringIO()))
+                    stack.enter_context(contextlib.redirect_stderr(io.StringIO()))
+                stack.enter_context(_quiet_live_logging(self.config))
+                if measure:
+                    stack.enter_context(self._cov.measure(item.nodeid + RERUN_SUFFIX))
+                stack.enter_context(_alarm(limit))
+                reports = runtestprotocol(item, nextitem=nextitem, log=False)
+        finally:
+            self._rerunning = False
+            self._rerun_spent += time.time() - t0
+        passed = bool(reports) and all(r.passed for r in reports) and any(r.when == "call" for r in reports)
+        for cap in caps:
+            cap.record.flaky = passed
+
+    # -- collection -----------------------------------------------------------
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed and not self.is_worker:
+            self._guard(self._collect_failure, report)
+
+    def _collect_failure(self, report: pytest.CollectReport) -> None:
+        from .capture import record_from_report
+
+        record = record_from_report(report, self.workspace)
+        record.failure_type = "infra"
+        record.outcome = "error"
+        self.collect_records.append(record)
+
+    # -- outcomes (what the terminal counts) ------------------------------------
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if self.is_worker:
+            return
+        key = _outcome_key(report)
+        if key:
+            self.counts[key] = self.counts.get(key, 0) + 1
+        if report.failed:
+            self.failed_reports.setdefault(f"{report.nodeid}@{report.when}", report)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        data = (getattr(node, "workeroutput", None) or {}).get("whetstone")
+        if isinstance(data, dict):
+            self._guard(self._merge_worker, data)
+
+    def _merge_worker(self, data: dict[str, Any]) -> None:
+        from .records import TestFailureRecord
+
+        self.records.extend(TestFailureRecord.from_dict(r) for r in data.get("records", []))
+        self.analysis_ms.extend(float(x) for x in data.get("analysis_ms", []))
+        if data.get("warning") and self.warning is None:
+            self.warning = str(data["warning"])
+
+    # -- end of session -------------------------------------------------------
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        self.exitstatus = int(exitstatus)
+        local = self._guard(self._finalize_local) or []
+        if self.is_worker:
+            workeroutput = getattr(self.config, "workeroutput", None)
+            if workeroutput is not None:
+                workeroutput["whetstone"] = {
+                    "records": [r.to_dict() for r in local],
+                    "analysis_ms": self.analysis_ms,
+                    "warning": self.warning,
+                }
+            return
+        self.records.extend(local)
+        self._guard(self._write_session, session)
+
+    def _finalize_local(self) -> list[Any]:
+        import time
+
+        from .locate.python import Evidence, ast_node_id, rank_suspects
+
+        spectrum = None
+        measured = self._cov.result() if self._cov is not None and self.captured else {}
+        if self.locate == "sbfl" and measured:
+            from .locate.sbfl import build_spectrum
+
+            spectrum = build_spectrum(measured, self._failed_ids, self.workspace)
+        out = []
+        for cap in self.captured:
+            record = cap.record
+            node_id = record.node_id
+            cap.covered = measured.get(node_id + RERUN_SUFFIX) or measured.get(node_id)
+            if self.locate != "off":
+                t0 = time.perf_counter()
+                ev = Evidence(
+                    test_file=cap.test_abs,
+                    test_line=cap.test_def_line,
+                    test_name=record.test_name,
+                    frames=cap.frames,
+                    covered_lines=cap.covered,
+                    spectrum=spectrum,
+                    total_failed=max(1, len(self._failed_ids)),
+                    called=cap.called,
+                    missing_name=cap.missing_name,
+                )
+                record.suspects = rank_suspects(ev, self.workspace, self.max_n)
+                record.ast_node_id = ast_node_id(record.suspects[0] if record.suspects else None)
+                cap.elapsed_ms += (time.perf_counter() - t0) * 1000
+            self.analysis_ms.append(round(cap.elapsed_ms, 2))
+            out.append(record)
+        return out
+
+    def _all_records(self) -> list[Any]:
+        from .capture import record_from_report
+
+        seen = {r.node_id for r in self.records}
+        extra = []
+        for report in self.failed_reports.values():
+            if report.nodeid not in seen:  # e.g. a crashed xdist worker: no native capture
+                seen.add(report.nodeid)
+                extra.append(record_from_report(report, self.workspace))
+        ordered = [*self.collect_records, *self.records, *extra]
+        if self._is_controller():  # records came from workers in arrival order
+            ordered = [*self.collect_records, *sorted([*self.records, *extra], key=lambda r: r.node_id)]
+        return list({r.failure_id: r for r in ordered}.values())
+
+    def _write_session(self, session: pytest.Session) -> None:
+        import time
+        from pathlib import Path
+
+        from .records import AttemptRecord, GapModel, ObservationRecord, stable_id
+        from .session import find_store, now_iso, open_session
+        from .verdict import make_verdict
+
+        records = self._all_records()
+        self.records = records
+        failure = failure_class(records, self.exitstatus)
+        live = [r for r in records if not r.flaky]
+        counts = dict(self.counts)
+        counts["flaky"] = sum(1 for r in records if r.flaky)
+        if self.collect_records:
+            counts["error"] = counts.get("error", 0) + len(self.collect_records)
+        store_opt = option(self.config, "whetstone_dir")
+        if store_opt:
+            store = Path(store_opt)
+            if not store.is_absolute():
+                store = self.config.invocation_params.dir / store
+            for sub in ("sessions", "audits", "spool"):
+                (store / sub).mkdir(parents=True, exist_ok=True)
+        else:
+            store = find_store(Path(self.config.invocation_params.dir))
+        ws_session = open_session(store, meta={"target": "pytest", "workspace": self.workspace})
+        duration_ms = int((time.time() - self.started) * 1000)
+        gap = GapModel(metric_type="test_failure_count", current=len(live), target=0)
+        attempt = AttemptRecord(
+            attempt_id="A" + stable_id(ws_session.session_id, self.started, os.getpid()),
+            session_id=ws_session.session_id,
+            action="test",
+            phase="tests",
+            command=" ".join(["pytest", *map(str, self.config.invocation_params.args)])[:2000],
+            exit_code=self.exitstatus,
+            outcome="success" if failure is None else "failure",
+            gap_after=gap,
+            started_at=now_iso(),
+            duration_ms=duration_ms,
+        )
+        observation = ObservationRecord(
+            observation_id="O" + stable_id(attempt.attempt_id),
+            attempt_id=attempt.attempt_id,
+            fail_count=len(live),
+            pass_count=counts.get("passed", 0),
+            record_ids=[r.failure_id for r in records],
+            gap=gap,
+            failure=failure,
+        )
+        ws_session.append("attempt", {"attempt": attempt.to_dict()})
+        ws_session.append("observation", {"observation": observation.to_dict()})
+        ws_session.append(
+            "test_failures",
+            {"origin": f"pytest:{self.workspace}", "records": [r.to_dict() for r in records], "replace": True},
+        )
+        candidates = self._guard(self._candidates, [r for r in live if r.outcome != "error"])
+        if candidates:
+            ws_session.append("candidates", {"records": [c.to_dict() for c in candidates]})
+        ws_session.append("counts", counts)
+        if self.analysis_ms or self.rerun_skipped:
+            ws_session.append(
+                "plugin_stats", {"analysis_ms": self.analysis_ms, "rerun_skipped": self.rerun_skipped}
+            )
+        path = ws_session.path
+        try:
+            report = os.path.relpath(path, self.workspace)
+            if report.startswith(".."):
+                report = str(path)
+        except ValueError:
+            report = str(path)
+        self.session_path = report
+        first = first_error(records)
+        self.verdict = make_verdict(
+            "pytest", failure, phase="tests", first_error=first, counts=counts, report=report
+        )
+        ws_session.append("verdict", self.verdict.to_dict())
+
+    def _candidates(self, failures: list[Any]) -> list[Any]:
+        if not failures:
+            return []
+        try:
+            from .candidates.test import generate_test_candidates  # written by another helper
+        except ImportError:
+            return []
+        from pathlib import Path
+
+        from .records import rank_candidates
+
+        result = generate_test_candidates(failures, Path(self.workspace))
+        keep = self.max_n * max(1, len(failures))
+        return rank_candidates([c.ensure_id() for c in result])[:keep]
+
+    # -- terminal -------------------------------------------------------------
+    @pytest.hookimpl(trylast=True)
+    def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+        if self.is_worker:
+            return
+        lines = self._guard(self._summary_lines) or []
+        if self.warning:
+            lines.append(f"whetstone: warning: {self.warning}")
+        if not lines:
+            return
+        terminalreporter.write_sep("-", "whetstone")
+        for line in lines:
+            terminalreporter.write_line(line)
+
+    def _summary_lines(self) -> list[str]:
+        lines = []
+        for r in self.records:
+            label = "FLAKY" if r.flaky else r.failure_type.upper()
+            name = r.node_id or f"{r.test_suite}::{r.test_name}"
+            text = f"{label:<14} {name}"
+            if r.expected_value or r.actual_value:
+                text += f"  expected {_short(r.expected_value)} got {_short(r.actual_value)}"
+            elif r.exception_type:
+                text += f"  {r.exception_type}: {_short(r.message.splitlines()[0] if r.message else '')}"
+            if r.suspects:
+                s = r.suspects[0]
+                text += f"  -> {s.file_path}:{s.line_start} {s.qualname}"
+            lines.append(_one_line(text))
+        if self.session_path:
+            lines.append(f"session: {self.session_path}")
+        return lines
+
+    def close(self) -> None:
+        """Print the verdict block: the very last lines, after pytest's own stats line."""
+        if self._finished or self.is_worker:
+            return
+        self._finished = True
+        if self.verdict is None:
+            if self.warning:
+                from .session import warn_line
+
+                warn_line(self.warning)
+            return
+        from .verdict import is_nested, render
+
+        if is_nested():
+            return
+        tr = self.config.pluginmanager.get_plugin("terminalreporter")
+        text = render(self.verdict)
+        try:
+            if tr is not None:
+                tr.write(text)
+                tr.flush()  # type: ignore[union-attr]
+            else:
+                import sys
+
+                sys.stdout.write(text)
+                sys.stdout.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+
+
+def failure_class(records: list[Any], exitstatus: int) -> str | None:
+    """The verdict's failure class for a pytest run (see DESIGN.md)."""
+    live = [r for r in records if not r.flaky]
+    if not records:
+        return None if exitstatus in (0, 5) else "setup-error"
+    if not live:
+        return "nondeterminism"
+    if all(r.outcome == "error" and r.failure_type == "infra" for r in live):
+        return "setup-error"
+    if all(r.failure_type == "timeout" for r in live):
+        return "timeout"
+    return "test-failure"
+
+
+def first_error(records: list[Any]) -> str | None:
+    ordered = [r for r in records if not r.flaky] or list(records)
+    for r in ordered:
+        if r.suspects:
+            s = r.suspects[0]
+            line = s.line_start
+            if r.impl_file == s.file_path and s.line_start <= r.impl_line <= s.line_end:
+                line = r.impl_line
+            return f"{s.file_path}:{line}"
+        if r.file_path:
+            return f"{r.file_path}:{r.line}" if r.line else r.file_path
+    return None
+
+
+def _outcome_key(report: Any) -> str | None:
+    if report.when == "call":
+        if report.passed:
+            return "xpassed" if hasattr(report, "wasxfail") else "passed"
+        if report.skipped:
+            return "xfailed" if hasattr(report, "wasxfail") else "skipped"
+        return "failed"
+    if report.failed:
+        return "error"
+    if report.skipped:
+        return "xfailed" if hasattr(report, "wasxfail") else "skipped"
+    return None
+
+
+def _int(value: Any, default: int) -> int:
+    try:
+        return int(str(value).strip())
+    except (TypeError, ValueError):
+        return default
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _one_line(text: str) -> str:
+    return "".join(ch if ch.isprintable() else "?" for ch in text)
+
+
+def _quiet_live_logging(config: pytest.Config) -> Any:
+    """Silence live (log_cli) and file logging during the re-run: they would add output."""
+    import contextlib
+    import logging
+
+    @contextlib.contextmanager
+    def quiet() -> Any:
+        plugin = config.pluginmanager.get_plugin("logging-plugin")
+        handlers = [getattr(plugin, name, None) for name in ("log_cli_handler", "log_file_handler")]
+        saved = [(h, h.level) for h in handlers if isinstance(h, logging.Handler)]
+        for h, _level in saved:
+            h.setLevel(logging.CRITICAL + 10)
+        try:
+            yield
+        finally:
+            for h, level in saved:
+                h.setLevel(level)
+
+    return quiet()
+
+
+def _alarm(seconds: float) -> Any:
+    """Whetstone's own timeout around a re-run (main thread, SIGALRM free), else a no-op."""
+    import contextlib
+    import signal
+    import threading
+
+    @contextlib.contextmanager
+    def guard() -> Any:
+        usable = (
+            hasattr(signal, "setitimer")
+            and threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, signal.SIG_IGN, None)
+        )
+        if not usable:
+            yield
+            return
+        from .capture import RerunTimeout
+
+        def handler(signum: int, frame: Any) -> None:
+            raise RerunTimeout(f"Whetstone re-run exceeded {seconds:.0f}s")
+
+        previous = signal.signal(signal.SIGALRM, handler)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+    return guard()
