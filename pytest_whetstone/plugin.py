@@ -43,7 +43,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--whetstone-max-candidates", default=None, dest="whetstone_max_candidates", type=int, metavar="N",
         help="suspects per failure and fix candidates kept (default 5)",
     )
+    group.addoption(
+        "--whetstone-search", default=None, dest="whetstone_search", type=int, choices=(0, 1), metavar="0|1",
+        help="search small edits at the top suspects and validate them by re-running the failing tests "
+        "in a scratch copy (default 1; 0 = off)",
+    )
+    group.addoption(
+        "--whetstone-search-budget", default=None, dest="whetstone_search_budget", type=float, metavar="S",
+        help="seconds the validated search may spend per run (default 20)",
+    )
     parser.addini("whetstone", type="bool", default=False, help="enable the Whetstone plugin")
+    parser.addini("whetstone_search", default="1", help="validated fix search (0 = off)")
+    parser.addini("whetstone_search_budget", default="20", help="seconds for the validated fix search")
     parser.addini("whetstone_dir", default="", help="Whetstone store directory")
     parser.addini("whetstone_rerun", default="1", help="re-run failing tests once (0 = off)")
     parser.addini("whetstone_locate", default="auto", help="auto|static|coverage|sbfl|off")
@@ -93,6 +104,24 @@ def option(config: pytest.Config, name: str) -> Any:
         return None
 
 
+def search_budget(config: pytest.Config) -> float:
+    """Seconds for the validated search: command line, else $WHETSTONE_SEARCH[_BUDGET], else ini."""
+    enabled = getattr(config.option, "whetstone_search", None)
+    if enabled is None and os.environ.get("WHETSTONE_SEARCH", "").strip():
+        enabled = os.environ["WHETSTONE_SEARCH"].strip().lower() not in ("0", "false", "no", "off")
+    if enabled is None:
+        enabled = bool(_int(option(config, "whetstone_search"), 1))
+    if not enabled:
+        return 0.0
+    budget = getattr(config.option, "whetstone_search_budget", None)
+    if budget is None:
+        budget = os.environ.get("WHETSTONE_SEARCH_BUDGET") or option(config, "whetstone_search_budget")
+    try:
+        return max(0.0, float(budget if budget not in (None, "") else 20.0))
+    except (TypeError, ValueError):
+        return 20.0
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if not is_enabled(config):
         return
@@ -130,6 +159,7 @@ class WhetstoneCollector:
         locate = str(option(config, "whetstone_locate") or "auto")
         self.locate = locate if locate in LOCATE_MODES else "auto"
         self.max_n = max(1, _int(option(config, "whetstone_max_candidates"), 5))
+        self.search_budget = search_budget(config)
         self.captured: list[Any] = []  # capture.Captured, in execution order
         self.records: list[Any] = []  # final TestFailureRecords (incl. those from workers)
         self.collect_records: list[Any] = []
@@ -457,6 +487,11 @@ class WhetstoneCollector:
         from .records import rank_candidates
 
         result = generate_test_candidates(failures, Path(self.workspace))
+        if self.search_budget > 0 and not self.is_worker:
+            from .candidates.search import search_candidates
+
+            # validated by re-running the failing tests in a scratch copy; outranks every guess
+            result += search_candidates(failures, Path(self.workspace), self.search_budget)
         keep = self.max_n * max(1, len(failures))
         return rank_candidates([c.ensure_id() for c in result])[:keep]
 

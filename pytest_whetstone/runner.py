@@ -155,6 +155,7 @@ def _run_and_record(
     started: float,
 ) -> RunOutcome:
     attempt_id = "A" + stable_id(session.session_id, time.time_ns(), os.getpid())
+    events_before = len(session.events())
     with tempfile.NamedTemporaryFile(prefix="whetstone-run-", suffix=".log", delete=False) as log:
         log_path = Path(log.name)
     try:
@@ -163,12 +164,18 @@ def _run_and_record(
         raw_text, truncated = _raw_excerpt(log_path)
     finally:
         log_path.unlink(missing_ok=True)
+    native = _native_test_report(session, events_before)
+    if native is not None:
+        # The pytest plugin reported natively from inside the command: its records (suspects,
+        # expected/actual, flakiness, validated candidates) replace our parse of its text.
+        result.test_failures = native[0]
     failure, first_error = judge(result, exit_code, timed_out, launch_error, raw_text, phase)
     phase = phase or _guess_phase(result)
     gap = _gap(result)
-    candidates = _candidates(result, session, config)
+    candidates = native[1] if native is not None else []
+    candidates += _candidates(result, session, config, tests=native is None)
     _record(session, attempt_id, cmd, phase, exit_code, timed_out, result, gap, failure, raw_text, truncated,
-            candidates, started)
+            candidates, started, record_tests=native is None)
     counts = {
         "errors": result.error_count,
         "warnings": result.warning_count,
@@ -340,8 +347,28 @@ def _locate(result: ParseResult, session: Session) -> None:
         warn_line(f"could not locate test failures in the source: {exc}")
 
 
-def _candidates(result: ParseResult, session: Session, config: Config) -> list[FixCandidate]:
-    if not (result.build_errors or result.test_failures):
+def _native_test_report(
+    session: Session, since: int
+) -> tuple[list[TestFailureRecord], list[FixCandidate]] | None:
+    """Failures and candidates the pytest plugin recorded during this run, if it did."""
+    failures: list[TestFailureRecord] | None = None
+    candidates: list[FixCandidate] = []
+    try:
+        for event in session.events()[since:]:
+            data = event.get("data") or {}
+            if event.get("event") == "test_failures" and str(data.get("origin", "")).startswith("pytest:"):
+                failures = [TestFailureRecord.from_dict(r) for r in data.get("records", [])]
+                candidates = []
+            elif event.get("event") == "candidates" and failures is not None:
+                candidates.extend(FixCandidate.from_dict(c) for c in data.get("records", []))
+    except (TypeError, ValueError, AttributeError) as exc:
+        warn_line(f"could not read the plugin's records: {exc}")
+        return None
+    return None if failures is None else (failures, candidates)
+
+
+def _candidates(result: ParseResult, session: Session, config: Config, *, tests: bool = True) -> list[FixCandidate]:
+    if not (result.build_errors or (tests and result.test_failures)):
         return []
     try:
         from .candidates import generate
@@ -349,8 +376,8 @@ def _candidates(result: ParseResult, session: Session, config: Config) -> list[F
         return []
     try:
         failing = [e for e in result.build_errors if e.is_failure]
-        tests = [t for t in result.test_failures if not t.flaky]
-        return list(generate(failing, tests, session.workspace, config))
+        live = [t for t in result.test_failures if not t.flaky] if tests else []
+        return list(generate(failing, live, session.workspace, config))
     except Exception as exc:  # noqa: BLE001
         warn_line(f"could not generate fix candidates: {exc}")
         return []
@@ -459,6 +486,7 @@ def _record(
     truncated: bool,
     candidates: list[FixCandidate],
     started: float,
+    record_tests: bool = True,
 ) -> None:
     previous = session.state().gaps
     action = "test" if gap.metric_type == "test_failure_count" else "build"
@@ -481,12 +509,16 @@ def _record(
         "records": [e.to_dict() for e in result.build_errors],
         "clean_tus": result.clean_tus,
     })
-    if result.test_failures or action == "test":
+    if record_tests and (result.test_failures or action == "test"):
         session.append("test_failures", {
             "origin": origin, "records": [t.to_dict() for t in result.test_failures], "replace": True,
         })
-    if candidates:
+    if candidates and record_tests:
         session.append("candidates", {"records": [c.to_dict() for c in candidates]})
+    elif candidates:
+        own = [c for c in candidates if c.target_id not in {t.failure_id for t in result.test_failures}]
+        if own:
+            session.append("candidates", {"records": [c.to_dict() for c in own]})
     observation = ObservationRecord(
         observation_id="O" + attempt_id[1:],
         attempt_id=attempt_id,

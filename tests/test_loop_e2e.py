@@ -97,6 +97,7 @@ def test_c_missing_include_and_misspelled_identifier_converge(tmp_path: Path) ->
 
 
 @pytest.mark.slow  # three pytest runs with the plugin's bounded search (~20 s each)
+@pytest.mark.whetstone_search
 def test_python_name_error_and_off_by_one_converge(tmp_path: Path) -> None:
     ws = tmp_path / "py"
     (ws / "mathx").mkdir(parents=True)

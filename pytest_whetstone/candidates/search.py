@@ -153,6 +153,10 @@ def _apply_text(code: str, mutant: Mutant) -> str:
     return code[: offset(e.start.line, e.start.col)] + e.new_text + code[offset(e.end.line, e.end.col) :]
 
 
+# Failures the interpreter's own hints address (missing names and modules).
+_HINTED = frozenset({"NameError", "UnboundLocalError", "ImportError", "ModuleNotFoundError"})
+
+
 def search_candidates(
     failures: list[TestFailureRecord],
     workspace: Path,
@@ -170,7 +174,14 @@ def search_candidates(
     if budget_s <= 0:
         stats.stopped = "disabled"
         return []
-    failing = [f for f in failures if f.runner in ("pytest", "unknown") and f.node_id and f.suspects]
+    failing = [
+        f
+        for f in failures
+        if f.runner in ("pytest", "unknown")
+        and f.node_id
+        and f.suspects
+        and f.exception_type not in _HINTED  # small edits cannot add an import; the hints do
+    ]
     if not failing:
         stats.stopped = "no-suspects"
         return []
