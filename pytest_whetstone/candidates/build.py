@@ -35,6 +35,7 @@ from .cfile import (
     record_char_col,
     resolve,
 )
+from .common import new_candidate as _cand
 from .hashing import record_hashes
 from .includes import add_include_edit, find_headers
 from .linking import link_library_edit
@@ -114,24 +115,6 @@ class _Ctx:
             return file_path
 
 
-def _cand(
-    record: BuildErrorRecord,
-    description: str,
-    confidence: float,
-    mutation_type: str,
-    edits: list[TextEdit],
-    source: str,
-    **mutation: object,
-) -> FixCandidate:
-    return FixCandidate(
-        target_id=record.error_id,
-        description=description,
-        confidence=round(confidence, 3),
-        mutation_type=mutation_type,
-        mutation={k: v for k, v in mutation.items() if v not in (None, "")},
-        edits=edits,
-        source=source,
-    ).ensure_id()
 
 
 def _symbol(record: BuildErrorRecord) -> str:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ..locate import cfamily, jsfamily
 from ..locate.tests_native import Frame, Workspace, family_of, is_native, locate_native_failures, stack_frames
 from ..records import FixCandidate, Position, TestFailureRecord, TextEdit, rank_candidates
+from .common import new_candidate as _cand
 from .hashing import record_hashes
 
 if TYPE_CHECKING:
@@ -50,24 +51,6 @@ def split_native(failures: list[TestFailureRecord]) -> tuple[list[TestFailureRec
     return native, [f for f in failures if not is_native(f)]
 
 
-def _cand(
-    failure: TestFailureRecord,
-    description: str,
-    confidence: float,
-    mutation_type: str,
-    edits: list[TextEdit],
-    source: str,
-    **mutation: object,
-) -> FixCandidate:
-    return FixCandidate(
-        target_id=failure.failure_id,
-        description=description,
-        confidence=round(confidence, 3),
-        mutation_type=mutation_type,
-        mutation={k: v for k, v in mutation.items() if v not in (None, "")},
-        edits=edits,
-        source=source,
-    ).ensure_id()
 
 
 # --------------------------------------------------------------------------- parsing helpers

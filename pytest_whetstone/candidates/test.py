@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from ..records import FixCandidate, TestFailureRecord, TextEdit, rank_candidates
 from . import pyedit
 from .cfile import levenshtein
+from .common import new_candidate as _cand
 from .hashing import record_hashes
 
 if TYPE_CHECKING:
@@ -78,24 +79,6 @@ _STDLIB = set(getattr(sys, "stdlib_module_names", ())) | {"math", "os", "re", "j
 _SKIP_DIRS = {".git", ".whetstone", "__pycache__", ".venv", "venv", ".tox", "node_modules", "build", "dist"}
 
 
-def _cand(
-    failure: TestFailureRecord,
-    description: str,
-    confidence: float,
-    mutation_type: str,
-    edits: list[TextEdit],
-    source: str,
-    **mutation: object,
-) -> FixCandidate:
-    return FixCandidate(
-        target_id=failure.failure_id,
-        description=description,
-        confidence=round(confidence, 3),
-        mutation_type=mutation_type,
-        mutation={k: v for k, v in mutation.items() if v not in (None, "")},
-        edits=edits,
-        source=source,
-    ).ensure_id()
 
 
 def _rel(path: Path, workspace: Path) -> str:
