@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..records import BuildErrorRecord
+from .filecache import ParseCache
 
 C_EXTS = {".c"}
 CPP_EXTS = {".cc", ".cpp", ".cxx", ".c++", ".C", ".hpp", ".hh", ".hxx", ".ipp", ".tpp", ".inl"}
@@ -76,31 +77,20 @@ class ParsedFile:
     language: str
 
 
-_CACHE: dict[Path, tuple[tuple[int, int], ParsedFile]] = {}
+def _parse_path(path: Path, source: bytes) -> ParsedFile:
+    lang = language_for(path) or "c"
+    return parse_source(source, lang, header=path.suffix in HEADER_EXTS, path=path)
+
+
+_CACHE: ParseCache[ParsedFile] = ParseCache(_parse_path, MAX_FILE_BYTES)
 
 
 def parse_file(path: str | Path) -> ParsedFile | None:
     """Parse a C/C++ file (cached on mtime+size); None when unreadable or not C-family."""
     p = Path(path)
-    lang = language_for(p)
-    if lang is None:
+    if language_for(p) is None:
         return None
-    try:
-        st = p.stat()
-        if not p.is_file() or st.st_size > MAX_FILE_BYTES:
-            return None
-        key = (st.st_mtime_ns, st.st_size)
-        hit = _CACHE.get(p)
-        if hit and hit[0] == key:
-            return hit[1]
-        source = p.read_bytes()
-    except OSError:
-        return None
-    parsed = parse_source(source, lang, header=p.suffix in HEADER_EXTS, path=p)
-    if len(_CACHE) > 256:
-        _CACHE.clear()
-    _CACHE[p] = (key, parsed)
-    return parsed
+    return _CACHE.get(p)
 
 
 def parse_source(source: bytes, lang: str, *, header: bool = False, path: Path | None = None) -> ParsedFile:

@@ -20,6 +20,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from .filecache import ParseCache
+
 JS_EXTS = {".js", ".mjs", ".cjs", ".jsx"}
 TS_EXTS = {".ts", ".mts", ".cts", ".tsx"}
 SOURCE_EXTS = JS_EXTS | TS_EXTS
@@ -70,31 +72,19 @@ class ParsedJs:
     language: str
 
 
-_CACHE: dict[Path, tuple[tuple[int, int], ParsedJs]] = {}
+def _parse_path(path: Path, source: bytes) -> ParsedJs:
+    return parse_source(source, language_for(path) or "javascript", path=path)
+
+
+_CACHE: ParseCache[ParsedJs] = ParseCache(_parse_path, MAX_FILE_BYTES)
 
 
 def parse_file(path: str | Path) -> ParsedJs | None:
     """Parse a JS/TS file (cached on mtime+size); None when unreadable or not JS/TS."""
     p = Path(path)
-    lang = language_for(p)
-    if lang is None:
+    if language_for(p) is None:
         return None
-    try:
-        st = p.stat()
-        if not p.is_file() or st.st_size > MAX_FILE_BYTES:
-            return None
-        key = (st.st_mtime_ns, st.st_size)
-        hit = _CACHE.get(p)
-        if hit and hit[0] == key:
-            return hit[1]
-        source = p.read_bytes()
-    except OSError:
-        return None
-    parsed = parse_source(source, lang, path=p)
-    if len(_CACHE) > 256:
-        _CACHE.clear()
-    _CACHE[p] = (key, parsed)
-    return parsed
+    return _CACHE.get(p)
 
 
 def parse_source(source: bytes, lang: str = "javascript", *, path: Path | None = None) -> ParsedJs:

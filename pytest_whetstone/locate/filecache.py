@@ -1,0 +1,40 @@
+"""Parse a source file once per version: a small cache keyed on path, mtime and size."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class ParseCache(Generic[T]):
+    """Results of ``parse(path, source)`` for files up to ``max_bytes``; re-parsed when they change."""
+
+    def __init__(self, parse: Callable[[Path, bytes], T], max_bytes: int, max_entries: int = 256) -> None:
+        self._parse = parse
+        self._max_bytes = max_bytes
+        self._max_entries = max_entries
+        self._entries: dict[Path, tuple[tuple[int, int], T]] = {}
+
+    def get(self, path: Path) -> T | None:
+        try:
+            st = path.stat()
+            if not path.is_file() or st.st_size > self._max_bytes:
+                return None
+            key = (st.st_mtime_ns, st.st_size)
+            hit = self._entries.get(path)
+            if hit and hit[0] == key:
+                return hit[1]
+            source = path.read_bytes()
+        except OSError:
+            return None
+        parsed = self._parse(path, source)
+        if len(self._entries) > self._max_entries:
+            self._entries.clear()  # bounded; a fresh start is cheaper than LRU bookkeeping
+        self._entries[path] = (key, parsed)
+        return parsed
+
+    def clear(self) -> None:
+        self._entries.clear()
