@@ -266,3 +266,14 @@ def test_search_disabled_and_no_suspects(ws: Path) -> None:
     assert search_candidates([f], ws, budget_s=0, stats=stats) == [] and stats.stopped == "disabled"
     bare = TestFailureRecord(runner="pytest", node_id="t.py::x").ensure_id()
     assert search_candidates([bare], ws, budget_s=5, stats=stats) == [] and stats.stopped == "no-suspects"
+
+
+def test_swapped_letters_count_as_one_edit_for_renames() -> None:
+    from pytest_whetstone.candidates.cfile import levenshtein
+    from pytest_whetstone.candidates.test import _closest
+
+    assert levenshtein("idnex", "index") == 1
+    assert levenshtein("kitten", "sitting") == 3
+    assert _closest("idnex", {"index", "indent"}) == "index"
+    assert _closest("sq", {"seq", "x"}) == "seq"
+    assert _closest("zzzz", {"index"}) == ""

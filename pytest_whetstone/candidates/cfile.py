@@ -64,17 +64,22 @@ def insert(file_path: str, line: int, col: int, text: str) -> TextEdit:
 
 
 def levenshtein(a: str, b: str, limit: int = 3) -> int:
-    """Edit distance, giving up (returning limit + 1) once it must exceed limit."""
+    """Edit distance counting a swap of two neighbours as one edit (the commonest typo:
+    ``idnex``), giving up (returning limit + 1) once it must exceed limit."""
     if abs(len(a) - len(b)) > limit:
         return limit + 1
+    before: list[int] = []
     previous = list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):
         current = [i]
         for j, cb in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+            cost = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                cost = min(cost, before[j - 2] + 1)
+            current.append(cost)
         if min(current) > limit:
             return limit + 1
-        previous = current
+        before, previous = previous, current
     return previous[-1]
 
 

@@ -53,8 +53,8 @@ PRIOR = {
     "cmp-boundary": 0.9,
     "off-by-one": 0.85,
     "return-expected": 0.8,
-    "negate": 0.7,
-    "cmp-flip": 0.6,
+    "cmp-flip": 0.7,  # `a == b` for `a != b` restores the code; `not a != b` only passes
+    "negate": 0.6,
     "arith": 0.6,
     "boolop": 0.55,
     "bool-const": 0.5,

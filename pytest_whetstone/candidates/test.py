@@ -222,8 +222,8 @@ def _name_error(
 
 
 def _closest(name: str, pool: set[str]) -> str:
-    """Python's own rule of thumb: the nearest name within a third of the length."""
-    best, best_d = "", len(name) // 3 + 1
+    """The nearest name within a third of the length (at least one edit: `sq` -> `seq`)."""
+    best, best_d = "", max(2, len(name) // 3 + 1)
     for other in sorted(pool):
         if other == name or other.startswith("__"):
             continue
