@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
-from .locate.python import is_impl_file, is_test_file, relpath
+from .locate.python import is_impl_file, is_test_file, module_ast, relpath
 from .records import TestFailureRecord
 
 MAX_VALUE = 240
@@ -48,6 +48,7 @@ class Captured:
     called: list[tuple[str, str]] = field(default_factory=list)
     covered: dict[str, set[int]] | None = None
     elapsed_ms: float = 0.0
+    subtest: bool = False  # reported by a subtest while the test body ran
 
 
 def safe_repr(value: Any, limit: int = MAX_VALUE) -> str:
@@ -180,27 +181,12 @@ def _literal(node: ast.expr) -> bool:
 
 # --------------------------------------------------------------------------- statements
 
-_AST_CACHE: dict[str, tuple[float, ast.Module | None]] = {}
-
-
 def statement_at(path: str, line: int) -> ast.stmt | None:
     """The innermost statement of ``path`` that starts at or spans ``line``."""
-    try:
-        mtime = os.stat(path).st_mtime
-    except OSError:
-        return None
-    cached = _AST_CACHE.get(path)
-    if cached is None or cached[0] != mtime:
-        try:
-            with open(path, "rb") as handle:
-                tree: ast.Module | None = ast.parse(handle.read())
-        except (OSError, SyntaxError, ValueError, RecursionError):
-            tree = None
-        cached = _AST_CACHE[path] = (mtime, tree)
-    tree = cached[1]
-    best: ast.stmt | None = None
+    tree = module_ast(path)
     if tree is None:
         return None
+    best: ast.stmt | None = None
     for node in ast.walk(tree):
         if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or node.lineno):
             if best is None or node.lineno >= best.lineno:
@@ -382,6 +368,10 @@ def _exc_message(exc: BaseException) -> str:
 
 
 def _raw(report: Any) -> str:
+    """The crash line pytest computed; rendering the whole long report costs tens of ms."""
+    crash = getattr(getattr(report, "longrepr", None), "reprcrash", None)
+    if crash is not None:
+        return f"{crash.path}:{crash.lineno}: {crash.message}"[:MAX_RAW]
     try:
         text = str(report.longreprtext or "")
     except Exception:

@@ -44,6 +44,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="suspects per failure and fix candidates kept (default 5)",
     )
     group.addoption(
+        "--whetstone-candidates", default=None, dest="whetstone_candidates", type=int, choices=(0, 1),
+        metavar="0|1", help="propose fix candidates for the failures (default 1; 0 = off)",
+    )
+    group.addoption(
         "--whetstone-search", default=None, dest="whetstone_search", type=int, choices=(0, 1), metavar="0|1",
         help="search small edits at the top suspects and validate them by re-running the failing tests "
         "in a scratch copy (default 1; 0 = off)",
@@ -53,6 +57,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="seconds the validated search may spend per run (default 20)",
     )
     parser.addini("whetstone", type="bool", default=False, help="enable the Whetstone plugin")
+    parser.addini("whetstone_candidates", default="1", help="propose fix candidates (0 = off)")
     parser.addini("whetstone_search", default="1", help="validated fix search (0 = off)")
     parser.addini("whetstone_search_budget", default="20", help="seconds for the validated fix search")
     parser.addini("whetstone_dir", default="", help="Whetstone store directory")
@@ -173,6 +178,7 @@ class WhetstoneCollector:
         self.started = time.time()
         self._cmp: Any = None
         self._item_caps: list[Any] = []
+        self._in_call = False
         self._rerunning = False
         self._cov: Any = None  # locate.pycoverage.CoverageContexts
         self._failed_ids: set[str] = set()
@@ -215,6 +221,14 @@ class WhetstoneCollector:
         self._item_caps = []
         return result
 
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Any:
+        self._in_call = True
+        try:
+            return (yield)
+        finally:
+            self._in_call = False
+
     def pytest_assertrepr_compare(self, config: pytest.Config, op: str, left: Any, right: Any) -> None:
         if not self._rerunning:
             from .capture import Comparison
@@ -248,6 +262,9 @@ class WhetstoneCollector:
                 namespace = getattr(module, "__dict__", None)
             cap.called = called_functions(cap.test_abs, cap.test_def_line, namespace, self.workspace)
         cap.covered = None
+        # A failing unittest subTest / pytest subtest: its item's own call report passes, and a
+        # re-run would report the subtest failures again through the hooks (changing counts).
+        cap.subtest = self._in_call  # a report made while the test body still runs is a subtest's
         cap.elapsed_ms = (time.perf_counter() - t0) * 1000
         self._item_caps.append(cap)
         self.captured.append(cap)
@@ -266,6 +283,8 @@ class WhetstoneCollector:
         caps = self._item_caps
         if any(c.record.outcome == "timeout" for c in caps):
             return  # re-running a hang would only hang again
+        if any(c.subtest for c in caps):
+            return  # see _capture: not re-runnable without reporting twice
         import time
 
         # Budget: re-runs may take at most 30% of the session so far (at least 2 s), so a
@@ -477,6 +496,8 @@ class WhetstoneCollector:
 
     def _candidates(self, failures: list[Any]) -> list[Any]:
         if not failures:
+            return []
+        if not _int(option(self.config, "whetstone_candidates"), 1):
             return []
         try:
             from .candidates.test import generate_test_candidates  # written by another helper

@@ -73,17 +73,18 @@ class FunctionIndex:
 
     def functions_in_lines(self, lines: Iterable[int]) -> dict[str, int]:
         """qualname -> how many of ``lines`` fall in it (innermost function only)."""
-        out: dict[str, int] = {}
+        import bisect
+
         spans = sorted((f for f in self.functions if not f.is_class), key=lambda f: f.line_start)
+        starts = [f.line_start for f in spans]
+        out: dict[str, int] = {}
         for line in lines:
-            best: FuncSpan | None = None
-            for fn in spans:
-                if fn.line_start > line:
-                    break
-                if line <= fn.line_end:
-                    best = fn
-            if best is not None:
-                out[best.qualname] = out.get(best.qualname, 0) + 1
+            # the innermost span holding `line` is the last-starting one that still holds it
+            i = bisect.bisect_right(starts, line) - 1
+            while i >= 0 and spans[i].line_end < line:
+                i -= 1
+            if i >= 0:
+                out[spans[i].qualname] = out.get(spans[i].qualname, 0) + 1
         return out
 
 
@@ -126,6 +127,26 @@ class _Indexer(ast.NodeVisitor):
 
 
 _INDEX_CACHE: dict[str, tuple[float, int, FunctionIndex | None]] = {}
+_AST_CACHE: dict[str, tuple[float, int, ast.Module | None]] = {}
+
+
+def module_ast(path: str | os.PathLike[str]) -> ast.Module | None:
+    """The parsed module (cached by mtime and size); None when unreadable or not Python."""
+    key = os.fspath(path)
+    try:
+        st = os.stat(key)
+    except OSError:
+        return None
+    cached = _AST_CACHE.get(key)
+    if cached and cached[0] == st.st_mtime and cached[1] == st.st_size:
+        return cached[2]
+    try:
+        with open(key, "rb") as handle:
+            tree: ast.Module | None = ast.parse(handle.read(), filename=key)
+    except (OSError, SyntaxError, ValueError, RecursionError):
+        tree = None
+    _AST_CACHE[key] = (st.st_mtime, st.st_size, tree)
+    return tree
 
 
 def function_index(path: str | os.PathLike[str]) -> FunctionIndex | None:
@@ -138,14 +159,14 @@ def function_index(path: str | os.PathLike[str]) -> FunctionIndex | None:
     cached = _INDEX_CACHE.get(key)
     if cached and cached[0] == st.st_mtime and cached[1] == st.st_size:
         return cached[2]
-    index: FunctionIndex | None
-    try:
-        with open(key, "rb") as handle:
-            tree = ast.parse(handle.read(), filename=key)
+    index: FunctionIndex | None = None
+    tree = module_ast(key)
+    if tree is not None:
         index = FunctionIndex(key)
-        _Indexer(index).visit(tree)
-    except (OSError, SyntaxError, ValueError, RecursionError):
-        index = None
+        try:
+            _Indexer(index).visit(tree)
+        except RecursionError:
+            index = None
     _INDEX_CACHE[key] = (st.st_mtime, st.st_size, index)
     return index
 
@@ -182,8 +203,19 @@ def is_test_file(path: str) -> bool:
     return bool(parts & {"tests", "test", "testing"})
 
 
+_IMPL_CACHE: dict[tuple[str, str | None], bool] = {}
+
+
 def is_impl_file(path: str, workspace: str | None = None) -> bool:
     """Implementation code: a real .py file of the project, not a test, not stdlib or site-packages."""
+    key = (path, workspace)
+    cached = _IMPL_CACHE.get(key)
+    if cached is None:
+        cached = _IMPL_CACHE[key] = _is_impl_file(path, workspace)
+    return cached
+
+
+def _is_impl_file(path: str, workspace: str | None) -> bool:
     if not path or path.startswith("<") or not path.endswith(".py"):
         return False
     real = os.path.realpath(path)
@@ -227,10 +259,8 @@ def called_functions(
     if index is None:
         return []
     test_fn = index.enclosing(test_line)
-    try:
-        with open(test_file, "rb") as handle:
-            tree = ast.parse(handle.read())
-    except (OSError, SyntaxError, ValueError, RecursionError):
+    tree = module_ast(test_file)
+    if tree is None:
         return []
     body: ast.AST | None = None
     for node in ast.walk(tree):
