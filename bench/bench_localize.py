@@ -1,0 +1,358 @@
+#!/usr/bin/env python3
+"""Localization accuracy on seeded single mutations in real libraries' own test suites.
+
+Downloads sdists (more-itertools, toolz) into bench/_work/plugin/ (never committed), seeds
+single mutations with a fixed RNG seed (operator swaps, off-by-one, wrong constants, negations,
+misspelled names, removed imports), keeps those the suite detects, and for each runs the suite
+plainly and with `-p whetstone`.  Reports top-1/3/5 of the mutated function among the first
+failure's suspects, the same for "deepest traceback frame" alone, the time ratio, and FauxPy
+(`pip install fauxpy`) on a subset when it installs and runs.
+
+    python bench/bench_localize.py [--per-lib 20] [--seed 7] [--fauxpy 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import random
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tarfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from pytest_whetstone.locate.python import enclosing_function, function_index  # noqa: E402
+
+WORK = HERE / "_work" / "localize"  # not shared with bench_plugin_overhead.py (we mutate sources)
+RESULTS = HERE / "results" / "localize.md"
+
+LIBS = {
+    # name: (sdist spec, dir, package dir, tests)
+    "more-itertools": ("more-itertools==10.5.0", "more-itertools-10.5.0", "more_itertools", "tests"),
+    "toolz": ("toolz==1.0.0", "toolz-1.0.0", "toolz", "toolz/tests"),
+}
+
+
+@dataclass
+class Mutant:
+    lib: str
+    file: str  # relative to the library root
+    line: int
+    kind: str
+    old: str
+    new: str
+    start: int  # character offsets in the file text
+    end: int
+    truth: set[str] = field(default_factory=set)  # qualnames counted as the faulty function
+
+
+def prepare(lib: str) -> Path:
+    spec, dirname, _pkg, _tests = LIBS[lib]
+    root = WORK / dirname
+    if not root.is_dir():
+        sdists = WORK / "sdists"
+        sdists.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "pip", "-q", "download", "--no-binary", ":all:", "--no-deps",
+                        spec, "-d", str(sdists)], check=True)
+        with tarfile.open(next(sdists.glob(dirname + ".tar.gz"))) as tar:
+            tar.extractall(WORK)  # noqa: S202 - a registry sdist we just downloaded
+    # an empty ini pins rootdir here, so no pytest config of an enclosing checkout applies
+    has_ini = (root / "pytest.ini").exists() or "[pytest]" in _read(root / "tox.ini") or (
+        "[tool:pytest]" in _read(root / "setup.cfg")) or "[tool.pytest" in _read(root / "pyproject.toml")
+    if not has_ini:
+        (root / "pytest.ini").write_text("[pytest]\n")
+    return root
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+def _offsets(text: str) -> list[int]:
+    starts, pos = [0], 0
+    for line in text.splitlines(keepends=True):
+        pos += len(line)
+        starts.append(pos)
+    return starts
+
+
+_SWAPS = {ast.Lt: "<=", ast.LtE: "<", ast.Gt: ">=", ast.GtE: ">", ast.Eq: "!=", ast.NotEq: "==",
+          ast.Add: "-", ast.Sub: "+", ast.Mult: "+", ast.FloorDiv: "*", ast.Mod: "//"}
+_TOKENS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
+           ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%"}
+
+
+def sites(root: Path, rel: str) -> list[Mutant]:
+    text = (root / rel).read_text()
+    tree = ast.parse(text)
+    starts = _offsets(text)
+    lines = text.splitlines()
+    index = function_index(root / rel)
+    out: list[Mutant] = []
+
+    def off(line: int, col: int) -> int:
+        # ast columns are UTF-8 byte offsets; convert on the line
+        raw = lines[line - 1].encode()[:col].decode(errors="replace")
+        return starts[line - 1] + len(raw)
+
+    def add(kind: str, node: ast.AST, start: int, end: int, new: str) -> None:
+        fn = index.enclosing(node.lineno) if index else None  # type: ignore[attr-defined]
+        if fn is None:
+            return
+        out.append(Mutant("", rel, node.lineno, kind, text[start:end], new, start, end, {fn.qualname}))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _SWAPS:
+            a, b = node.left, node.comparators[0]
+            if a.end_lineno == b.lineno == node.lineno:
+                s, e = off(a.end_lineno, a.end_col_offset), off(b.lineno, b.col_offset)  # type: ignore[arg-type]
+                if text[s:e].strip() == _TOKENS[type(node.ops[0])]:
+                    add("operator swap", node, s, e, f" {_SWAPS[type(node.ops[0])]} ")
+        elif isinstance(node, ast.BinOp) and type(node.op) in _SWAPS:
+            a, b = node.left, node.right
+            if a.end_lineno == b.lineno:
+                s, e = off(a.end_lineno, a.end_col_offset), off(b.lineno, b.col_offset)  # type: ignore[arg-type]
+                if text[s:e].strip() == _TOKENS[type(node.op)]:
+                    add("operator swap", node, s, e, f" {_SWAPS[type(node.op)]} ")
+        elif isinstance(node, ast.Constant) and type(node.value) is int and node.end_lineno == node.lineno:
+            s, e = off(node.lineno, node.col_offset), off(node.lineno, node.end_col_offset)  # type: ignore[arg-type]
+            if text[s:e] == str(node.value):
+                kind = "off-by-one" if node.value in (0, 1) else "wrong constant"
+                add(kind, node, s, e, str(node.value + 1))
+        elif isinstance(node, (ast.If, ast.While)) and node.test.lineno == node.test.end_lineno:
+            t = node.test
+            s, e = off(t.lineno, t.col_offset), off(t.lineno, t.end_col_offset)  # type: ignore[arg-type]
+            if isinstance(t, ast.UnaryOp) and isinstance(t.op, ast.Not):
+                inner = t.operand
+                add("negation", node, s, e, text[off(inner.lineno, inner.col_offset):e])
+            else:
+                add("negation", node, s, e, f"not ({text[s:e]})")
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and len(node.id) > 3:
+            if node.id in dir(__builtins__) or node.id in ("self", "cls"):
+                continue
+            s, e = off(node.lineno, node.col_offset), off(node.lineno, node.end_col_offset)  # type: ignore[arg-type]
+            if text[s:e] == node.id:
+                add("misspelled name", node, s, e, node.id[:-2] + node.id[-1] + node.id[-2])
+    # removed imports: module-level single-line imports; truth = functions using the names
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and node.lineno == node.end_lineno and index:
+            names = {(a.asname or a.name).split(".")[0] for a in node.names}
+            users = {q for q, used in index.names.items() if used & names}
+            if users:
+                s, e = starts[node.lineno - 1], starts[node.lineno]
+                out.append(Mutant("", rel, node.lineno, "removed import", text[s:e], "\n", s, e, users))
+    return out
+
+
+def run_pytest(root: Path, tests: str, extra: list[str], env: dict[str, str]) -> tuple[float, float, int]:
+    before = os.times()
+    t0 = time.perf_counter()
+    # pytest-timeout bounds mutants that loop forever (a negated `while`): they fail as timeouts
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--timeout=15", *extra, tests],
+            cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, timeout=600,
+        )
+    except subprocess.TimeoutExpired:
+        return 600.0, 600.0, -1
+    wall = time.perf_counter() - t0
+    after = os.times()
+    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    return wall, cpu, proc.returncode
+
+
+def first_failure(store: Path) -> dict | None:
+    sessions = sorted((store / "sessions").glob("*.jsonl"), key=lambda p: p.stat().st_mtime)
+    if not sessions:
+        return None
+    records: list[dict] = []
+    for line in sessions[-1].read_text().splitlines():
+        event = json.loads(line)
+        if event["event"] == "test_failures":
+            records = event["data"]["records"]
+    live = [r for r in records if not r["flaky"] and r["outcome"] != "error"] or records
+    return live[0] if live else None
+
+
+def rank_of(quals: list[str], truth: set[str]) -> int | None:
+    for i, q in enumerate(quals):
+        if q in truth:
+            return i + 1
+    return None
+
+
+def fauxpy_rank(root: Path, pkg: str, tests: str, m: Mutant, env: dict[str, str]) -> tuple[int | None, float, str]:
+    out_dir = WORK / "fauxpy_out"
+    shutil.rmtree(out_dir, ignore_errors=True)
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:whetstone", tests,
+             "--src", pkg, "--family", "sbfl", "--granularity", "function", "--top-n", "5"],
+            cwd=root, capture_output=True, text=True, env=env, timeout=1200,
+        )
+    except subprocess.TimeoutExpired:
+        return None, time.perf_counter() - t0, "timeout"
+    wall = time.perf_counter() - t0
+    text = proc.stdout + proc.stderr
+    if "Traceback" in text and "FauxPy" not in text:
+        return None, wall, "crash"
+    # FauxPy prints its ranking as "path | name | start-end | score" rows
+    quals: list[str] = []
+    for line in text.splitlines():
+        parts = [p.strip() for p in line.split("|")]
+        if len(parts) == 4 and "-" in parts[2] and parts[0].endswith(".py"):
+            start = parts[2].split("-")[0]
+            fn = enclosing_function(str(root / parts[0]), int(start)) if start.isdigit() else None
+            quals.append(fn.qualname if fn and parts[0] == m.file else "?")
+    return rank_of(quals, m.truth), wall, "ok" if quals else "no ranking"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--per-lib", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--fauxpy", type=int, default=5, help="mutants per library to also run FauxPy on (0: skip)")
+    args = parser.parse_args()
+    # a SIGTERM must still restore the mutated file (the `finally` below)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    rng = random.Random(args.seed)
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    for key in ("WHETSTONE_DIR", "WHETSTONE_SESSION", "WHETSTONE_NESTED", "WHETSTONE_PYTEST"):
+        env.pop(key, None)
+    fauxpy_ok = False
+    if args.fauxpy:
+        fauxpy_ok = subprocess.run([sys.executable, "-m", "pip", "-q", "install", "fauxpy"]).returncode == 0
+    rows: list[dict] = []
+    for lib, (_spec, _dirname, pkg, tests) in LIBS.items():
+        root = prepare(lib)
+        for cache in root.rglob("__pycache__"):
+            shutil.rmtree(cache, ignore_errors=True)
+        files = sorted(str(p.relative_to(root)) for p in (root / pkg).glob("*.py")
+                       if "test" not in p.name and p.name not in ("__init__.py", "_version.py"))
+        pool = [m for f in files for m in sites(root, f)]
+        for m in pool:
+            m.lib = lib
+        by_kind: dict[str, list[Mutant]] = {}
+        for m in pool:
+            by_kind.setdefault(m.kind, []).append(m)
+        for bucket in by_kind.values():
+            rng.shuffle(bucket)
+        kinds = sorted(by_kind)
+        killed = tried = 0
+        faux_done = 0
+        while killed < args.per_lib and tried < args.per_lib * 6 and any(by_kind.values()):
+            kind = kinds[tried % len(kinds)]
+            tried += 1
+            if not by_kind[kind]:
+                continue
+            m = by_kind[kind].pop()
+            print(f"# {lib} {m.kind} {m.file}:{m.line}", flush=True)
+            path = root / m.file
+            original = path.read_text()
+            path.write_text(original[: m.start] + m.new + original[m.end :])
+            try:
+                store = WORK / "store"
+                shutil.rmtree(store, ignore_errors=True)
+                p_wall, p_cpu, p_code = run_pytest(root, tests, ["-p", "no:whetstone"], env)
+                if p_code != 1:
+                    continue  # survived (0) or broke collection (2): not a localization case
+                w_wall, w_cpu, _ = run_pytest(root, tests, ["-p", "whetstone", f"--whetstone-dir={store}",
+                                                   "--whetstone-candidates=0", "--whetstone-search=0"], env)
+                rec = first_failure(store)
+                if rec is None:
+                    continue
+                killed += 1
+                quals = [s["qualname"] for s in rec["suspects"] if s["file_path"] == m.file]
+                quals_all = [s["qualname"] if s["file_path"] == m.file else "?" for s in rec["suspects"]]
+                deep = ""
+                if rec["impl_file"] == m.file:
+                    fn = enclosing_function(str(path), rec["impl_line"])
+                    deep = fn.qualname if fn else ""
+                row = {
+                    "lib": lib, "kind": m.kind, "file": m.file, "line": m.line, "truth": sorted(m.truth),
+                    "rank": rank_of(quals_all, m.truth), "deep_hit": deep in m.truth,
+                    "plain_s": p_wall, "whetstone_s": w_wall, "plain_cpu": p_cpu, "whetstone_cpu": w_cpu,
+                    "top": quals[:3],
+                }
+                if fauxpy_ok and faux_done < args.fauxpy:
+                    faux_done += 1
+                    fr, fw, status = fauxpy_rank(root, pkg, tests, m, env)
+                    row.update(fauxpy_rank=fr, fauxpy_s=fw, fauxpy_status=status)
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+            finally:
+                path.write_text(original)
+    write_results(rows, args)
+    return 0
+
+
+def _pct(rows: list[dict], pred) -> str:  # type: ignore[no-untyped-def]
+    return f"{100 * sum(1 for r in rows if pred(r)) / len(rows):.0f}%" if rows else "n/a"
+
+
+def write_results(rows: list[dict], args: argparse.Namespace) -> None:
+    def top(k: int):  # type: ignore[no-untyped-def]
+        return lambda r: r["rank"] is not None and r["rank"] <= k
+
+    ratio = statistics.median(r["whetstone_s"] / r["plain_s"] for r in rows) if rows else 0.0
+    total_ratio = sum(r["whetstone_s"] for r in rows) / max(1e-9, sum(r["plain_s"] for r in rows))
+    lines = [
+        "# Localization accuracy on seeded faults",
+        "",
+        f"Generated by `bench/bench_localize.py --per-lib {args.per_lib} --seed {args.seed}` on "
+        f"{time.strftime('%Y-%m-%d')}; libraries: {', '.join(LIBS)} (sdists, their own test suites).",
+        "Whetstone runs with `--whetstone-candidates=0 --whetstone-search=0`: this measures capture,",
+        "re-run and localization, not fix generation. A fault counts when the plain suite fails (exit 1). Truth = the function holding the mutated line",
+        "(for a removed import: any function using the removed name). Ranked list = the first failure's suspects.",
+        "",
+        f"Mutants detected and analysed: {len(rows)}",
+        "",
+        "| method | top-1 | top-3 | top-5 | time vs plain run |",
+        "|---|---|---|---|---|",
+        f"| whetstone (default: auto) | {_pct(rows, top(1))} | {_pct(rows, top(3))} | {_pct(rows, top(5))} "
+        f"| median {ratio:.2f}x, total {total_ratio:.2f}x |",
+        f"| deepest traceback frame alone | {_pct(rows, lambda r: r['deep_hit'])} | "
+        f"{_pct(rows, lambda r: r['deep_hit'])} | {_pct(rows, lambda r: r['deep_hit'])} | - |",
+    ]
+    faux = [r for r in rows if "fauxpy_status" in r]
+    if faux:
+        ok = [r for r in faux if r["fauxpy_status"] == "ok"]
+        fr = statistics.median(r["fauxpy_s"] / r["plain_s"] for r in faux)
+        lines.append(
+            f"| FauxPy sbfl/function ({len(faux)} mutants; {len(ok)} ranked, "
+            f"{sum(1 for r in faux if r['fauxpy_status'] != 'ok')} crashed/empty) | "
+            f"{_pct(faux, lambda r: r.get('fauxpy_rank') == 1)} | "
+            f"{_pct(faux, lambda r: (r.get('fauxpy_rank') or 99) <= 3)} | "
+            f"{_pct(faux, lambda r: (r.get('fauxpy_rank') or 99) <= 5)} | median {fr:.1f}x |"
+        )
+    else:
+        lines.append("| FauxPy | not run (install failed or --fauxpy 0) | | | |")
+    lines += ["", "## Per kind", "", "| kind | n | top-1 | top-5 |", "|---|---|---|---|"]
+    for kind in sorted({r["kind"] for r in rows}):
+        sub = [r for r in rows if r["kind"] == kind]
+        lines.append(f"| {kind} | {len(sub)} | {_pct(sub, top(1))} | {_pct(sub, top(5))} |")
+    lines += ["", "## Mutants", "", "| lib | kind | file:line | truth | rank | deepest frame | plain s | whetstone s |",
+              "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['lib']} | {r['kind']} | {r['file']}:{r['line']} | {', '.join(r['truth'])[:40]} | "
+                     f"{r['rank'] or '-'} | {'hit' if r['deep_hit'] else '-'} | {r['plain_s']:.1f} | {r['whetstone_s']:.1f} |")
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines[:14]))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
