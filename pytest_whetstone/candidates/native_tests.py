@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..locate import cfamily, jsfamily
 from ..locate.tests_native import Frame, Workspace, family_of, is_native, locate_native_failures, stack_frames
-from ..records import FixCandidate, Position, TestFailureRecord, TextEdit, rank_candidates
+from ..records import FixCandidate, Position, TestFailureRecord, TextEdit
 from .common import new_candidate as _cand
-from .hashing import record_hashes
+from .common import per_failure
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -411,18 +411,4 @@ def generate_native_candidates(
     unlocated = [f for f in failures if not f.suspects]
     if unlocated:
         locate_native_failures(unlocated, workspace)
-    out: list[FixCandidate] = []
-    for failure in failures:
-        failure.ensure_id()
-        produced: list[FixCandidate] = []
-        try:
-            produced.extend(rule_candidates(failure, workspace))
-        except Exception:  # noqa: BLE001 - a generator bug must not lose the fallback
-            pass
-        produced.append(manual(failure))
-        seen: set[str] = set()
-        for cand in produced:
-            if cand.candidate_id not in seen:
-                seen.add(cand.candidate_id)
-                out.append(record_hashes(cand, workspace))
-    return rank_candidates(out)
+    return per_failure(failures, workspace, (rule_candidates,), manual)

@@ -17,11 +17,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..records import FixCandidate, TestFailureRecord, TextEdit, rank_candidates
+from ..records import FixCandidate, TestFailureRecord, TextEdit
 from . import pyedit
 from .cfile import levenshtein
 from .common import new_candidate as _cand
-from .hashing import record_hashes
+from .common import per_failure
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -459,20 +459,4 @@ def generate_test_candidates(
     failures: list[TestFailureRecord], workspace: Path, config: Config | None = None
 ) -> list[FixCandidate]:
     """Ranked candidates for test failures: hints, rules, one manual fallback each."""
-    workspace = Path(workspace)
-    out: list[FixCandidate] = []
-    for failure in failures:
-        failure.ensure_id()
-        produced: list[FixCandidate] = []
-        for generator in (interpreter_hints, rule_candidates):
-            try:
-                produced.extend(generator(failure, workspace))
-            except Exception:  # noqa: BLE001 - a generator bug must not lose the others
-                continue
-        produced.append(manual(failure))
-        seen: set[str] = set()
-        for cand in produced:
-            if cand.candidate_id not in seen:
-                seen.add(cand.candidate_id)
-                out.append(record_hashes(cand, workspace))
-    return rank_candidates(out)
+    return per_failure(failures, Path(workspace), (interpreter_hints, rule_candidates), manual)
