@@ -421,7 +421,7 @@ class _Folder:
                     continue  # the same diagnostic seen by ccwrap and by a run's parse
                 seen.add(key)
                 errors.append(record)
-        st.build_errors = sorted(errors, key=_error_order)
+        st.build_errors = sorted(errors, key=error_order)
         failures: dict[str, TestFailureRecord] = {}
         for origin in sorted(self.failures_by_origin):
             for failure in self.failures_by_origin[origin]:
@@ -431,7 +431,8 @@ class _Folder:
         return st
 
 
-def _error_order(record: BuildErrorRecord) -> tuple[int, str, int, int]:
+def error_order(record: BuildErrorRecord) -> tuple[int, str, int, int]:
+    """Errors first, then warnings, notes and lint; by file and position within each."""
     rank = {"error": 0, "warning": 1, "note": 2}.get(record.severity, 3)
     return (rank if not record.is_lint else 4, record.file_path, record.line, record.col)
 
