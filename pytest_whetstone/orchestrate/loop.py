@@ -26,10 +26,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from .. import edits
-from ..config import Config, ConfigError, load_config
 from ..records import (
     AuditEntry,
     BuildErrorRecord,
@@ -44,7 +43,7 @@ from ..records import (
     rank_candidates,
     stable_id,
 )
-from ..session import Session, load_session, open_session, warn_line, workspace_of
+from ..session import Session, load_session, warn_line
 from ..verdict import make_verdict
 from . import audit
 from .env import (
@@ -57,46 +56,27 @@ from .env import (
 )
 from .escalate import compose, write_setup_script
 from .ledger import failure_of_build, failure_of_test, file_ledger
+from .phases import LoopError, PhaseOutcome, PhaseRunner, plan_phases, run_phase, start_loop
 from .policy import OrchestratorPolicy, PolicyInput
 from .select import CandidateAutoSelector, log_selection
 from .state import TIMEOUT_COUNT, Attempt, Check, LoopConfig, LoopState, PhaseSpec, loop_fold
 
+# Starting a loop and running a phase live in phases.py; re-exported as this module's API.
+__all__ = [
+    "FeedbackLoopOrchestrator",
+    "LoopError",
+    "LoopResult",
+    "PhaseOutcome",
+    "PhaseRunner",
+    "StepResult",
+    "final_verdict",
+    "judge",
+    "plan_phases",
+    "run_phase",
+    "start_loop",
+]
+
 ITERATIONS = ("build_iteration", "test_iteration", "phase_iteration")
-
-
-class LoopError(Exception):
-    """A step that cannot run (unknown or finished session); one clear line."""
-
-
-# --------------------------------------------------------------------------- phase running
-
-
-@dataclass
-class PhaseOutcome:
-    exit_code: int
-    verdict: Verdict
-    timed_out: bool = False
-    interrupted: bool = False
-    count: int = 0  # failures the runner counted in the output
-
-
-class PhaseRunner(Protocol):
-    def __call__(self, phase: PhaseSpec, session: Session, timeout: float | None, cwd: Path) -> PhaseOutcome: ...
-
-
-def run_phase(phase: PhaseSpec, session: Session, timeout: float | None, cwd: Path) -> PhaseOutcome:
-    """Run one phase with the runner: recorded into the session, quiet, no verdict block of its own."""
-    from ..runner import run_command
-
-    out = run_command(
-        phase.command, phase=phase.name, timeout=timeout, cwd=cwd, store=session.store,
-        session_id=session.session_id, shell=True, echo=False, emit_verdict=False,
-    )
-    # run_command turns Ctrl-C into an aborted outcome (exit 130, no attempt): hand it back as one
-    interrupted = out.exit_code == 130 and not out.attempt_id
-    result = out.result
-    count = result.error_count + len([t for t in result.test_failures if not t.flaky])
-    return PhaseOutcome(out.exit_code, out.verdict, out.timed_out, interrupted, count)
 
 
 # --------------------------------------------------------------------------- results
@@ -163,81 +143,6 @@ class LoopResult:
             "escalation": self.escalation.to_dict() if self.escalation else None,
             "verdict": self.verdict.to_dict(),
         }
-
-
-# --------------------------------------------------------------------------- starting
-
-
-def plan_phases(build: str | None, test: str | None, config: Config) -> list[PhaseSpec]:
-    """Build, then tests, with the config file's extra phases in between / after (by kind)."""
-    if not build and not test:
-        return [PhaseSpec(p.name, p.command, p.kind) for p in config.phases]
-    taken = {"build"} if build else set()
-    taken |= {"tests", "test"} if test else set()
-    extra = [PhaseSpec(p.name, p.command, p.kind) for p in config.phases if p.name not in taken]
-    phases: list[PhaseSpec] = [PhaseSpec("build", build, "build")] if build else []
-    phases += [p for p in extra if p.kind == "build"]
-    phases += [PhaseSpec("tests", test, "test")] if test else []
-    phases += [p for p in extra if p.kind == "test"]
-    phases += [p for p in extra if p.kind not in ("build", "test")]
-    return phases
-
-
-def start_loop(
-    store: Path,
-    *,
-    build: str | None = None,
-    test: str | None = None,
-    max_attempts: int | None = None,
-    max_wall_s: float | None = None,
-    goal: str = "build and tests pass",
-    goal_type: str = "",
-    cwd: Path | None = None,
-    dry_run: bool = False,
-    config: Config | None = None,
-    session_id: str | None = None,
-) -> Session:
-    """Create a loop session (status pending); the caller steps it."""
-    cwd = (cwd or Path.cwd()).resolve()
-    if not cwd.is_dir():
-        raise LoopError(f"workspace {cwd} is not a directory")
-    if config is None:
-        try:
-            config = load_config(start=cwd)
-        except ConfigError as exc:
-            raise LoopError(str(exc)) from exc
-    phases = plan_phases(build, test, config)
-    if not phases:
-        raise LoopError("nothing to run: give --build and/or --test (or phases in whetstone.json5)")
-    if max_attempts is not None and max_attempts < 0:
-        raise LoopError("--max-attempts must be 0 or more")
-    if max_wall_s is not None and max_wall_s <= 0:
-        raise LoopError("--max-wall must be a positive number of seconds")
-    kinds = {p.kind for p in phases}
-    loop = LoopConfig(
-        phases=phases,
-        max_attempts=config.budgets.max_attempts if max_attempts is None else max_attempts,
-        max_wall_s=config.budgets.max_wall_s if max_wall_s is None else max_wall_s,
-        timeout_s=config.budgets.timeout_s,
-        goal=goal,
-        goal_type=goal_type or ("build_and_test" if {"build", "test"} <= kinds else ("test" if "test" in kinds else "build")),
-        workspace=str(workspace_of(store)),
-        cwd=str(cwd),
-        dry_run=dry_run,
-    )
-    for sub in ("sessions", "audits"):
-        (store / sub).mkdir(parents=True, exist_ok=True)
-    session = open_session(store, session_id or _new_id(), meta={"command": "whetstone fix", "cwd": str(cwd)})
-    if loop_fold(session.events()).started:
-        raise LoopError(f"session {session.session_id} already has a loop")
-    session.append("loop_started", loop.to_dict())
-    return session
-
-
-def _new_id() -> str:
-    from ..session import new_session_id
-
-    return new_session_id()
 
 
 # --------------------------------------------------------------------------- the orchestrator

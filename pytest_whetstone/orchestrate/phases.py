@@ -1,0 +1,118 @@
+"""Starting a loop session and running one of its phases (build, tests, ...)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from ..config import Config, ConfigError, load_config
+from ..records import Verdict
+from ..session import Session, new_session_id, open_session, workspace_of
+from .state import LoopConfig, PhaseSpec, loop_fold
+
+
+class LoopError(Exception):
+    """A step that cannot run (unknown or finished session); one clear line."""
+
+
+# --------------------------------------------------------------------------- phase running
+
+
+@dataclass
+class PhaseOutcome:
+    exit_code: int
+    verdict: Verdict
+    timed_out: bool = False
+    interrupted: bool = False
+    count: int = 0  # failures the runner counted in the output
+
+
+class PhaseRunner(Protocol):
+    def __call__(self, phase: PhaseSpec, session: Session, timeout: float | None, cwd: Path) -> PhaseOutcome: ...
+
+
+def run_phase(phase: PhaseSpec, session: Session, timeout: float | None, cwd: Path) -> PhaseOutcome:
+    """Run one phase with the runner: recorded into the session, quiet, no verdict block of its own."""
+    from ..runner import run_command
+
+    out = run_command(
+        phase.command, phase=phase.name, timeout=timeout, cwd=cwd, store=session.store,
+        session_id=session.session_id, shell=True, echo=False, emit_verdict=False,
+    )
+    # run_command turns Ctrl-C into an aborted outcome (exit 130, no attempt): hand it back as one
+    interrupted = out.exit_code == 130 and not out.attempt_id
+    result = out.result
+    count = result.error_count + len([t for t in result.test_failures if not t.flaky])
+    return PhaseOutcome(out.exit_code, out.verdict, out.timed_out, interrupted, count)
+
+
+# --------------------------------------------------------------------------- starting
+
+
+def plan_phases(build: str | None, test: str | None, config: Config) -> list[PhaseSpec]:
+    """Build, then tests, with the config file's extra phases in between / after (by kind)."""
+    if not build and not test:
+        return [PhaseSpec(p.name, p.command, p.kind) for p in config.phases]
+    taken = {"build"} if build else set()
+    taken |= {"tests", "test"} if test else set()
+    extra = [PhaseSpec(p.name, p.command, p.kind) for p in config.phases if p.name not in taken]
+    phases: list[PhaseSpec] = [PhaseSpec("build", build, "build")] if build else []
+    phases += [p for p in extra if p.kind == "build"]
+    phases += [PhaseSpec("tests", test, "test")] if test else []
+    phases += [p for p in extra if p.kind == "test"]
+    phases += [p for p in extra if p.kind not in ("build", "test")]
+    return phases
+
+
+def start_loop(
+    store: Path,
+    *,
+    build: str | None = None,
+    test: str | None = None,
+    max_attempts: int | None = None,
+    max_wall_s: float | None = None,
+    goal: str = "build and tests pass",
+    goal_type: str = "",
+    cwd: Path | None = None,
+    dry_run: bool = False,
+    config: Config | None = None,
+    session_id: str | None = None,
+) -> Session:
+    """Create a loop session (status pending); the caller steps it."""
+    cwd = (cwd or Path.cwd()).resolve()
+    if not cwd.is_dir():
+        raise LoopError(f"workspace {cwd} is not a directory")
+    if config is None:
+        try:
+            config = load_config(start=cwd)
+        except ConfigError as exc:
+            raise LoopError(str(exc)) from exc
+    phases = plan_phases(build, test, config)
+    if not phases:
+        raise LoopError("nothing to run: give --build and/or --test (or phases in whetstone.json5)")
+    if max_attempts is not None and max_attempts < 0:
+        raise LoopError("--max-attempts must be 0 or more")
+    if max_wall_s is not None and max_wall_s <= 0:
+        raise LoopError("--max-wall must be a positive number of seconds")
+    kinds = {p.kind for p in phases}
+    loop = LoopConfig(
+        phases=phases,
+        max_attempts=config.budgets.max_attempts if max_attempts is None else max_attempts,
+        max_wall_s=config.budgets.max_wall_s if max_wall_s is None else max_wall_s,
+        timeout_s=config.budgets.timeout_s,
+        goal=goal,
+        goal_type=goal_type or ("build_and_test" if {"build", "test"} <= kinds else ("test" if "test" in kinds else "build")),
+        workspace=str(workspace_of(store)),
+        cwd=str(cwd),
+        dry_run=dry_run,
+    )
+    for sub in ("sessions", "audits"):
+        (store / sub).mkdir(parents=True, exist_ok=True)
+    session = open_session(
+        store, session_id or new_session_id(), meta={"command": "whetstone fix", "cwd": str(cwd)}
+    )
+    if loop_fold(session.events()).started:
+        raise LoopError(f"session {session.session_id} already has a loop")
+    session.append("loop_started", loop.to_dict())
+    return session
