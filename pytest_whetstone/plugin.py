@@ -277,6 +277,8 @@ class WhetstoneCollector:
 
         from _pytest.runner import runtestprotocol
 
+        from .rerun_guards import alarm, quiet_live_logging
+
         opt = self.config.option
         if getattr(opt, "usepdb", False) or getattr(opt, "setupshow", False) or getattr(opt, "setuponly", False):
             return
@@ -302,10 +304,10 @@ class WhetstoneCollector:
                 if getattr(opt, "capture", "fd") == "no":
                     stack.enter_context(contextlib.redirect_stdout(io.StringIO()))
                     stack.enter_context(contextlib.redirect_stderr(io.StringIO()))
-                stack.enter_context(_quiet_live_logging(self.config))
+                stack.enter_context(quiet_live_logging(self.config))
                 if measure:
                     stack.enter_context(self._cov.measure(item.nodeid + RERUN_SUFFIX))
-                stack.enter_context(_alarm(limit))
+                stack.enter_context(alarm(limit))
                 reports = runtestprotocol(item, nextitem=nextitem, log=False)
         finally:
             self._rerunning = False
@@ -423,7 +425,7 @@ class WhetstoneCollector:
 
         from .records import AttemptRecord, GapModel, ObservationRecord, stable_id
         from .session import find_store, now_iso, open_session
-        from .verdict import make_verdict
+        from .verdict import failure_class, first_error, make_verdict
 
         records = self._all_records()
         self.records = records
@@ -578,34 +580,6 @@ class WhetstoneCollector:
             pass
 
 
-def failure_class(records: list[Any], exitstatus: int) -> str | None:
-    """The verdict's failure class for a pytest run (see DESIGN.md)."""
-    live = [r for r in records if not r.flaky]
-    if not records:
-        return None if exitstatus in (0, 5) else "setup-error"
-    if not live:
-        return "nondeterminism"
-    if all(r.outcome == "error" and r.failure_type == "infra" for r in live):
-        return "setup-error"
-    if all(r.failure_type == "timeout" for r in live):
-        return "timeout"
-    return "test-failure"
-
-
-def first_error(records: list[Any]) -> str | None:
-    ordered = [r for r in records if not r.flaky] or list(records)
-    for r in ordered:
-        if r.suspects:
-            s = r.suspects[0]
-            line = s.line_start
-            if r.impl_file == s.file_path and s.line_start <= r.impl_line <= s.line_end:
-                line = r.impl_line
-            return f"{s.file_path}:{line}"
-        if r.file_path:
-            return f"{r.file_path}:{r.line}" if r.line else r.file_path
-    return None
-
-
 def _outcome_key(report: Any) -> str | None:
     if report.when == "call":
         if report.passed:
@@ -634,56 +608,3 @@ def _short(text: str, limit: int = 60) -> str:
 
 def _one_line(text: str) -> str:
     return "".join(ch if ch.isprintable() else "?" for ch in text)
-
-
-def _quiet_live_logging(config: pytest.Config) -> Any:
-    """Silence live (log_cli) and file logging during the re-run: they would add output."""
-    import contextlib
-    import logging
-
-    @contextlib.contextmanager
-    def quiet() -> Any:
-        plugin = config.pluginmanager.get_plugin("logging-plugin")
-        handlers = [getattr(plugin, name, None) for name in ("log_cli_handler", "log_file_handler")]
-        saved = [(h, h.level) for h in handlers if isinstance(h, logging.Handler)]
-        for h, _level in saved:
-            h.setLevel(logging.CRITICAL + 10)
-        try:
-            yield
-        finally:
-            for h, level in saved:
-                h.setLevel(level)
-
-    return quiet()
-
-
-def _alarm(seconds: float) -> Any:
-    """Whetstone's own timeout around a re-run (main thread, SIGALRM free), else a no-op."""
-    import contextlib
-    import signal
-    import threading
-
-    @contextlib.contextmanager
-    def guard() -> Any:
-        usable = (
-            hasattr(signal, "setitimer")
-            and threading.current_thread() is threading.main_thread()
-            and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, signal.SIG_IGN, None)
-        )
-        if not usable:
-            yield
-            return
-        from .capture import RerunTimeout
-
-        def handler(signum: int, frame: Any) -> None:
-            raise RerunTimeout(f"Whetstone re-run exceeded {seconds:.0f}s")
-
-        previous = signal.signal(signal.SIGALRM, handler)
-        signal.setitimer(signal.ITIMER_REAL, seconds)
-        try:
-            yield
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
-
-    return guard()

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from typing import IO
 
-from .records import Verdict, dumps
+from .records import TestFailureRecord, Verdict, dumps
 
 BEGIN = "===WHETSTONE-RESULT==="
 END = "===END-WHETSTONE-RESULT==="
@@ -92,3 +93,32 @@ def parse_last(text: str) -> Verdict | None:
         return Verdict.from_dict(json.loads(body))
     except (ValueError, TypeError):
         return None
+
+
+def failure_class(records: Sequence[TestFailureRecord], exitstatus: int) -> str | None:
+    """The verdict's failure class for a test run from native records (see DESIGN.md)."""
+    live = [r for r in records if not r.flaky]
+    if not records:
+        return None if exitstatus in (0, 5) else "setup-error"
+    if not live:
+        return "nondeterminism"
+    if all(r.outcome == "error" and r.failure_type == "infra" for r in live):
+        return "setup-error"
+    if all(r.failure_type == "timeout" for r in live):
+        return "timeout"
+    return "test-failure"
+
+
+def first_error(records: Sequence[TestFailureRecord]) -> str | None:
+    """The verdict's pointer for a test run: the top suspect (at the failing line if inside it)."""
+    ordered = [r for r in records if not r.flaky] or list(records)
+    for r in ordered:
+        if r.suspects:
+            s = r.suspects[0]
+            line = s.line_start
+            if r.impl_file == s.file_path and s.line_start <= r.impl_line <= s.line_end:
+                line = r.impl_line
+            return f"{s.file_path}:{line}"
+        if r.file_path:
+            return f"{r.file_path}:{r.line}" if r.line else r.file_path
+    return None
