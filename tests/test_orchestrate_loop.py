@@ -115,9 +115,11 @@ def test_step_result_includes_gap_and_candidates(tmp_path: Path) -> None:
     orch.step(sid)
     r = orch.step(sid)
     assert (r.gap_before.current, r.gap.current) == (0, 2)
+    assert r.gap_before_measured is False  # the first check measures; "0" before it is no reading
     assert r.gap.metric_type == "error_count"
     assert {c.description for c in r.candidates} >= {"replace 'totl' with 'total'"}
     assert r.to_dict()["gap"]["current"] == 2
+    assert orch.step(sid).gap_before_measured is True
 
 
 def test_terminal_session_step_is_an_error(tmp_path: Path) -> None:

@@ -128,7 +128,8 @@ class Progress:
             result.candidate_applied or result.escalation or result.session_status == "converged"
         ) and not result.would_apply:
             return
-        trend = f"gap {result.gap_before.current} -> {result.gap.current} ({result.gap.metric_type})"
+        before = f"{result.gap_before.current} -> " if result.gap_before_measured else "first measured: "
+        trend = f"gap {before}{result.gap.current} ({result.gap.metric_type})"
         self.line(f"whetstone fix: step {result.step_index}: {result.action_taken}: "
                   f"{result.description or result.rationale} [{trend}]")
 

@@ -100,6 +100,7 @@ class StepResult:
     phases: list[dict[str, Any]] = field(default_factory=list)
     duration_ms: int = 0
     description: str = ""
+    gap_before_measured: bool = True  # False on the step that measures the gap the first time
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -110,6 +111,7 @@ class StepResult:
             "session_status": self.session_status,
             "gap": self.gap.to_dict(),
             "gap_before": self.gap_before.to_dict(),
+            "gap_before_measured": self.gap_before_measured,
             "decision": self.decision.to_dict(),
             "candidate_applied": self.candidate_applied,
             "would_apply": self.would_apply,
@@ -205,7 +207,7 @@ class FeedbackLoopOrchestrator:
         result = StepResult(
             session_id=session.session_id, step_index=step_index, action_taken=decision.action_type,
             rationale=decision.rationale, session_status=state.status, gap=gap_before, gap_before=gap_before,
-            decision=decision,
+            decision=decision, gap_before_measured=state.gap_measured,
         )
         self.report("decision", {"step": step_index, "decision": decision})
         error: BaseException | None = None

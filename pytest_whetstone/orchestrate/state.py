@@ -279,6 +279,11 @@ class LoopState:
         return missing
 
     @property
+    def gap_measured(self) -> bool:
+        """False until a check (or the environment probe) has measured anything."""
+        return bool(self.requirements_gap or self.view or self.checks)
+
+    @property
     def current_gap(self) -> GapModel:
         if self.requirements_gap:
             return GapModel("requirements", len(self.requirements_gap), 0)
