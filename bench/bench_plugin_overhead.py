@@ -34,6 +34,7 @@ SUITES = {
     "dateutil": ("python-dateutil==2.9.0.post0", "python-dateutil-2.9.0.post0", "tests",
                  ["freezegun", "six", "hypothesis"]),
     "more-itertools": ("more-itertools==10.5.0", "more-itertools-10.5.0", "tests", []),
+    "mistune": ("mistune==3.0.2", "mistune-3.0.2", "tests", []),
 }
 
 CONFIGS = {

@@ -455,11 +455,7 @@ def judge(
             return "link-error", first_error
         return "compile-error", first_error
     if tests:
-        if all(t.failure_type == "timeout" for t in tests):
-            return "timeout", first_error
-        if all(t.failure_type == "infra" for t in tests):
-            return "setup-error", first_error
-        return "test-failure", first_error
+        return verdict_mod.live_failure_class(tests), first_error
     if exit_code != 0:
         # failed without a record we understand: say which phase, let the agent look
         if (phase or _guess_phase(result)) in ("tests", "test"):

@@ -102,8 +102,13 @@ def failure_class(records: Sequence[TestFailureRecord], exitstatus: int) -> str 
         return None if exitstatus in (0, 5) else "setup-error"
     if not live:
         return "nondeterminism"
-    if all(r.outcome == "error" and r.failure_type == "infra" for r in live):
-        return "setup-error"
+    return live_failure_class(live)
+
+
+def live_failure_class(live: Sequence[TestFailureRecord]) -> str:
+    """The class of a run whose (non-flaky) test failures are ``live``: shared by native and parsed runs."""
+    if all(r.failure_type == "infra" for r in live):
+        return "setup-error"  # collection, import and fixture errors: the tests never ran
     if all(r.failure_type == "timeout" for r in live):
         return "timeout"
     return "test-failure"
