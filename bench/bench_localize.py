@@ -186,6 +186,17 @@ def first_failure(store: Path) -> dict | None:
     return live[0] if live else None
 
 
+def analysis_ms(store: Path) -> list[float]:
+    """Per failing test: capture + classification + static localization (plugin_stats), in ms."""
+    out: list[float] = []
+    for path in (store / "sessions").glob("*.jsonl"):
+        for line in path.read_text().splitlines():
+            event = json.loads(line)
+            if event["event"] == "plugin_stats":
+                out = [float(x) for x in event["data"].get("analysis_ms", [])]
+    return out
+
+
 def rank_of(quals: list[str], truth: set[str]) -> int | None:
     for i, q in enumerate(quals):
         if q in truth:
@@ -287,6 +298,9 @@ def main() -> int:
                     "plain_s": p_wall, "whetstone_s": w_wall, "plain_cpu": p_cpu, "whetstone_cpu": w_cpu,
                     "top": quals[:3],
                 }
+                per_failure = analysis_ms(store)
+                if per_failure:
+                    row.update(first_ms=per_failure[0], median_ms=statistics.median(per_failure))
                 if fauxpy_ok and faux_done < args.fauxpy:
                     faux_done += 1
                     fr, fw, status = fauxpy_rank(root, pkg, tests, m, env)
@@ -340,6 +354,12 @@ def write_results(rows: list[dict], args: argparse.Namespace) -> None:
         )
     else:
         lines.append("| FauxPy | not run (install failed or --fauxpy 0) | | | |")
+    timed = [r for r in rows if "first_ms" in r]
+    if timed:
+        lines += ["", "Per failing test (capture + classification + static localization, re-run excluded; "
+                  "`plugin_stats.analysis_ms`): first failure of a run median "
+                  f"{statistics.median(r['first_ms'] for r in timed):.1f} ms (worst {max(r['first_ms'] for r in timed):.1f}),"
+                  f" every failure median {statistics.median(r['median_ms'] for r in timed):.1f} ms."]
     lines += ["", "## Per kind", "", "| kind | n | top-1 | top-5 |", "|---|---|---|---|"]
     for kind in sorted({r["kind"] for r in rows}):
         sub = [r for r in rows if r["kind"] == kind]

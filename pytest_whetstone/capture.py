@@ -15,9 +15,9 @@ import os
 import re
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any
+from typing import Any, NamedTuple
 
-from .locate.python import is_impl_file, is_test_file, module_ast, relpath
+from .locate.python import is_impl_file, is_test_file, relpath, statement_at
 from .records import TestFailureRecord
 
 MAX_VALUE = 240
@@ -29,8 +29,7 @@ class RerunTimeout(Exception):
     """Raised by Whetstone's own guard when the re-run of a failing test takes too long."""
 
 
-@dataclass
-class Comparison:
+class Comparison(NamedTuple):
     op: str
     left: Any
     right: Any
@@ -180,19 +179,6 @@ def _literal(node: ast.expr) -> bool:
 
 
 # --------------------------------------------------------------------------- statements
-
-def statement_at(path: str, line: int) -> ast.stmt | None:
-    """The innermost statement of ``path`` that starts at or spans ``line``."""
-    tree = module_ast(path)
-    if tree is None:
-        return None
-    best: ast.stmt | None = None
-    for node in ast.walk(tree):
-        if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or node.lineno):
-            if best is None or node.lineno >= best.lineno:
-                best = node
-    return best
-
 
 _OUTPUT_WORDS = re.compile(r"\b(?:readouterr|snapshot|golden|expected_output|stdout|stderr)\b|\.(?:out|err)\b")
 _EXISTS_WORDS = re.compile(r"\.(?:exists|is_file|isfile)\(|os\.path\.(?:exists|isfile)\(")

@@ -185,6 +185,7 @@ class WhetstoneCollector:
         self._finished = False
         self._rerun_spent = 0.0
         self.rerun_skipped = 0
+        self.candidates_ms: float | None = None  # default (unvalidated) candidate generation, all failures
 
     # -- guard ----------------------------------------------------------------
     def _guard(self, fn: Any, *args: Any) -> Any:
@@ -245,13 +246,14 @@ class WhetstoneCollector:
     def _capture(self, item: pytest.Item, call: pytest.CallInfo[None], report: Any) -> None:
         import time
 
+        t0 = time.perf_counter()  # lazy imports included: the first failure pays them
         from .capture import build_record
-        from .classify import classify_test
         from .locate.python import called_functions
 
-        t0 = time.perf_counter()
         cap = build_record(item, call.when, call.excinfo, report, self._cmp, self.workspace)
         if cap.record.failure_type in ("", "unknown"):
+            from .classify import classify_test  # a fallback: most failures never need it
+
             classify_test(cap.record)
         cap.called = []
         if self.locate != "off" and call.when == "call":
@@ -479,9 +481,10 @@ class WhetstoneCollector:
             ws_session.append("candidates", {"records": [c.to_dict() for c in candidates]})
         ws_session.append("counts", counts)
         if self.analysis_ms or self.rerun_skipped:
-            ws_session.append(
-                "plugin_stats", {"analysis_ms": self.analysis_ms, "rerun_skipped": self.rerun_skipped}
-            )
+            stats: dict[str, Any] = {"analysis_ms": self.analysis_ms, "rerun_skipped": self.rerun_skipped}
+            if self.candidates_ms is not None:
+                stats["candidates_ms"] = self.candidates_ms
+            ws_session.append("plugin_stats", stats)
         path = ws_session.path
         try:
             report = os.path.relpath(path, self.workspace)
@@ -505,11 +508,14 @@ class WhetstoneCollector:
             from .candidates.test import generate_test_candidates  # written by another helper
         except ImportError:
             return []
+        import time
         from pathlib import Path
 
         from .records import rank_candidates
 
+        t0 = time.perf_counter()
         result = generate_test_candidates(failures, Path(self.workspace))
+        self.candidates_ms = round((time.perf_counter() - t0) * 1000, 2)
         if self.search_budget > 0 and not self.is_worker:
             from .candidates.search import search_candidates
 

@@ -109,7 +109,7 @@ def test_name_error_stdlib_module_add_import(ws: Path) -> None:
     cands = generate_test_candidates([failure], ws)
     top = apply_top(ws, cands, "addImport")
     text = (ws / "pkg" / "stats.py").read_text()
-    assert "import math\n" in text and text.index("import os") < text.index("import math")
+    assert text.startswith('"""Statistics."""\nimport math\nimport os\n')  # in sorted position
     assert top.confidence >= 0.7
     # applying again would duplicate nothing: the generator sees the import now
     again = generate_test_candidates([failure], ws)

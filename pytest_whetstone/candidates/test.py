@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import ast
 import re
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..records import FixCandidate, TestFailureRecord, TextEdit
-from . import pyedit
+from ..locate.pysource import SourceFile, source_file
+from ..records import FixCandidate, TestFailureRecord
+from . import pyimports, pyscan
 from .cfile import levenshtein
 from .common import new_candidate as _cand
 from .common import per_failure
@@ -75,8 +75,7 @@ WELL_KNOWN: dict[str, tuple[str, str | None]] = {
     "np": ("numpy", None),
     "pd": ("pandas", None),
 }
-_STDLIB = set(getattr(sys, "stdlib_module_names", ())) | {"math", "os", "re", "json", "sys", "time"}
-_SKIP_DIRS = {".git", ".whetstone", "__pycache__", ".venv", "venv", ".tox", "node_modules", "build", "dist"}
+_STDLIB = pyimports.STDLIB
 
 
 
@@ -112,22 +111,22 @@ def interpreter_hints(failure: TestFailureRecord, workspace: Path) -> list[FixCa
     if where is None:
         return []
     path, rel, line = where
-    code = pyedit.read_source(path)
-    if code is None:
+    src = source_file(path)
+    if src is None:
         return []
     hinted = _DID_YOU_MEAN.search(text)
     out: list[FixCandidate] = []
     match = _NAME_ERROR.search(text)
     if match:
         name = match.group(1) or match.group(2)
-        out.extend(_name_error(failure, workspace, path, rel, line, code, name, hinted.group(1) if hinted else ""))
+        out.extend(_name_error(failure, workspace, path, rel, line, src, name, hinted.group(1) if hinted else ""))
     match = _ATTR_ERROR.search(text)
     if match and not out:
         owner = match.group(1) or match.group(2) or match.group(3)
         attr = match.group(4)
         suggestion = hinted.group(1) if hinted else _attr_suggestion(match.group(1), attr)
         if suggestion:
-            edits = pyedit.rename_edits(rel, code, attr, suggestion, line, "attr")
+            edits = pyscan.name_edits(src, rel, attr, suggestion, line, "attr")
             if edits:
                 out.append(
                     _cand(
@@ -146,7 +145,7 @@ def interpreter_hints(failure: TestFailureRecord, workspace: Path) -> list[FixCa
         name, module = match.group(1), match.group(2)
         suggestion = hinted.group(1) if hinted else _module_attr_suggestion(module, name)
         if suggestion:
-            edits = pyedit.rename_edits(rel, code, name, suggestion, line, "import")
+            edits = pyscan.name_edits(src, rel, name, suggestion, line, "import")
             if edits:
                 out.append(
                     _cand(
@@ -169,15 +168,15 @@ def _name_error(
     path: Path,
     rel: str,
     line: int,
-    code: str,
+    src: SourceFile,
     name: str,
     hint: str,
 ) -> list[FixCandidate]:
     out: list[FixCandidate] = []
-    visible = pyedit.scope_names(code, line)
+    visible = pyscan.visible_names(src, line)
     suggestion = hint or _closest(name, visible)
     if suggestion and suggestion != name:
-        edits = pyedit.rename_edits(rel, code, name, suggestion, line, "name")
+        edits = pyscan.name_edits(src, rel, name, suggestion, line, "name")
         if edits:
             distance = levenshtein(name, suggestion, 4)
             out.append(
@@ -192,32 +191,37 @@ def _name_error(
                     new=suggestion,
                 )
             )
+    if name in visible:
+        return out  # bound somewhere in scope (e.g. later in the function): an import is not the fix
+    # an existing `from M import ...` list, the project's own way of importing it, `import name`
+    fixes = pyimports.import_fixes(name, path, rel, workspace)
     target: tuple[str, str | None] | None = None
     confidence = 0.0
-    if name in WELL_KNOWN:
-        target, confidence = WELL_KNOWN[name], 0.75
-    elif name in _STDLIB:
-        target, confidence = (name, None), 0.75
-    else:
-        project = _project_symbol(workspace, name, exclude=path)
-        if project:
-            target, confidence = (project, name), 0.6
+    if not fixes:
+        if name in WELL_KNOWN:
+            target, confidence = WELL_KNOWN[name], 0.75
+        else:
+            project = pyimports.project_definer(workspace, name, exclude=path)
+            if project:
+                target, confidence = (project, name), 0.6
     if target is not None:
-        edits = pyedit.add_import_edits(rel, code, target[0], target[1])
-        if edits:
+        edit = pyimports.statement_edit(path, rel, target[0], target[1], workspace)
+        if edit is not None:
             stmt = f"import {target[0]}" if target[1] is None else f"from {target[0]} import {target[1]}"
-            out.append(
-                _cand(
-                    failure,
-                    f"add `{stmt}` to {rel} ({name!r} is not defined)",
-                    confidence,
-                    "addImport",
-                    edits,
-                    "interpreter-hint",
-                    module=target[0],
-                    name=target[1],
-                )
+            fixes.append(pyimports.ImportFix(f"add `{stmt}` to {rel} ({name!r} is not defined)", confidence, [edit], target[0], target[1]))
+    for fix in fixes:
+        out.append(
+            _cand(
+                failure,
+                fix.description,
+                fix.confidence,
+                "addImport",
+                fix.edits,
+                "interpreter-hint",
+                module=fix.module,
+                name=fix.name,
             )
+        )
     return out
 
 
@@ -250,42 +254,6 @@ def _module_attr_suggestion(module: str, name: str) -> str:
     return _closest(name, {n for n in dir(mod) if not n.startswith("_")})
 
 
-def _project_symbol(workspace: Path, name: str, exclude: Path) -> str | None:
-    """The module defining a top-level `name` in the workspace, when exactly one does."""
-    pattern = re.compile(rf"^(?:async\s+def|def|class)\s+{re.escape(name)}\b|^{re.escape(name)}\s*(?::[^=]*)?=", re.M)
-    modules: list[str] = []
-    for path in _py_files(workspace):
-        if path.resolve() == exclude.resolve() or path.name.startswith(("test_", "conftest")):
-            continue
-        text = pyedit.read_source(path)
-        if text and pattern.search(text):
-            modules.append(_module_name(path, workspace))
-        if len(modules) > 1:
-            return None
-    return modules[0] if modules else None
-
-
-def _py_files(workspace: Path, limit: int = 3000) -> list[Path]:
-    import os
-
-    out: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(workspace):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith(".") and d not in ("tests", "test"))
-        out.extend(Path(dirpath) / f for f in sorted(filenames) if f.endswith(".py"))
-        if len(out) > limit:
-            break
-    return out
-
-
-def _module_name(path: Path, workspace: Path) -> str:
-    parts = list(path.relative_to(workspace).with_suffix("").parts)
-    if parts and parts[0] == "src":
-        parts = parts[1:]
-    if parts and parts[-1] == "__init__":
-        parts = parts[:-1]
-    return ".".join(parts)
-
-
 # --------------------------------------------------------------------------- rules
 
 
@@ -300,45 +268,25 @@ _NOT_LITERAL = object()
 
 
 def value_correction(failure: TestFailureRecord, workspace: Path) -> list[FixCandidate]:
-    """A literal in the top suspect equal to the actual value -> the expected value."""
+    """A literal in the top suspect equal to the actual value -> the expected value.
+
+    Only the suspect's own top-level block is parsed (``ast``), never the whole module.
+    """
     if not failure.suspects or not failure.expected_value or not failure.actual_value:
         return []
     expected, actual = _literal(failure.expected_value), _literal(failure.actual_value)
     if expected is _NOT_LITERAL or actual is _NOT_LITERAL or type(expected) is not type(actual):
         return []
     top = failure.suspects[0]
+    if not top.file_path.endswith(".py") or top.line_start <= 0:
+        return []
     path = Path(top.file_path)
     path = path if path.is_absolute() else workspace / path
-    code = pyedit.read_source(path)
-    if code is None:
+    src = source_file(path)
+    if src is None:
         return []
-    tree = pyedit.parse(code)
-    if tree is None:
-        return []
-    import libcst as cst
-
-    positions = tree.resolve(pyedit.PositionProvider)
-    hits: list[TextEdit] = []
     rel = _rel(path, workspace)
-
-    class Finder(cst.CSTVisitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)) and node in positions:
-                pos = positions[node]
-                if top.line_start <= pos.start.line <= top.line_end:
-                    value = _literal(cst.Module([]).code_for_node(node))
-                    if value == actual and type(value) is type(actual):
-                        hits.append(
-                            TextEdit(
-                                file_path=rel,
-                                start=pyedit.Position(pos.start.line, pos.start.column + 1),
-                                end=pyedit.Position(pos.end.line, pos.end.column + 1),
-                                new_text=repr(expected),
-                            )
-                        )
-            return True
-
-    tree.visit(Finder())
+    hits = pyscan.literal_edits(src, rel, top.line_start, max(top.line_start, top.line_end), actual, repr(expected))
     if len(hits) != 1:
         return []
     return [
@@ -459,4 +407,5 @@ def generate_test_candidates(
     failures: list[TestFailureRecord], workspace: Path, config: Config | None = None
 ) -> list[FixCandidate]:
     """Ranked candidates for test failures: hints, rules, one manual fallback each."""
+    pyimports.reset_project_scan()  # one project scan per generation, shared by its failures
     return per_failure(failures, Path(workspace), (interpreter_hints, rule_candidates), manual)

@@ -21,13 +21,13 @@ import ast
 import math
 import os
 import sys
-import sysconfig
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..records import Suspect
+from .pysource import FuncSpan, source_file
 
 MODULE_QUALNAME = "<module>"
 
@@ -39,21 +39,21 @@ W_NAME = 0.10
 TRACE_DECAY = 0.5
 
 
-@dataclass(frozen=True)
-class FuncSpan:
-    qualname: str
-    name: str
-    line_start: int  # the `def` line (decorators excluded)
-    line_end: int
-    is_class: bool = False
-
-
 @dataclass
 class FunctionIndex:
+    """Every function and class of a whole file (see :mod:`.pysource` for the per-block path)."""
+
     path: str
     functions: list[FuncSpan] = field(default_factory=list)
-    # names referenced per function qualname (for "which function uses this name")
-    names: dict[str, set[str]] = field(default_factory=dict)
+    nodes: dict[str, ast.AST] = field(default_factory=dict)
+    _names: dict[str, set[str]] | None = None
+
+    @property
+    def names(self) -> dict[str, set[str]]:
+        """Names referenced per function qualname (for "which function uses this name")."""
+        if self._names is None:
+            self._names = {q: referenced_names(n) for q, n in self.nodes.items() if not isinstance(n, ast.ClassDef)}
+        return self._names
 
     def enclosing(self, line: int) -> FuncSpan | None:
         """The innermost function (not class) whose span holds ``line``."""
@@ -88,106 +88,67 @@ class FunctionIndex:
         return out
 
 
-class _Indexer(ast.NodeVisitor):
-    def __init__(self, index: FunctionIndex) -> None:
-        self.index = index
-        self.stack: list[tuple[str, bool]] = []  # (name, is_function)
-
-    def _qual(self, name: str) -> str:
-        parts: list[str] = []
-        for scope, is_func in self.stack:
-            parts.append(scope)
-            if is_func:
-                parts.append("<locals>")
-        return ".".join([*parts, name])
-
-    def _func(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        qual = self._qual(node.name)
-        self.index.functions.append(
-            FuncSpan(qual, node.name, node.lineno, node.end_lineno or node.lineno)
-        )
-        self.index.names[qual] = {
-            n.id for n in ast.walk(node) if isinstance(n, ast.Name)
-        } | {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
-        self.stack.append((node.name, True))
-        self.generic_visit(node)
-        self.stack.pop()
-
-    visit_FunctionDef = _func
-    visit_AsyncFunctionDef = _func
-
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        qual = self._qual(node.name)
-        self.index.functions.append(
-            FuncSpan(qual, node.name, node.lineno, node.end_lineno or node.lineno, True)
-        )
-        self.stack.append((node.name, False))
-        self.generic_visit(node)
-        self.stack.pop()
-
-
-_INDEX_CACHE: dict[str, tuple[float, int, FunctionIndex | None]] = {}
-_AST_CACHE: dict[str, tuple[float, int, ast.Module | None]] = {}
+def referenced_names(node: ast.AST) -> set[str]:
+    out: set[str] = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            out.add(n.id)
+        elif isinstance(n, ast.Attribute):
+            out.add(n.attr)
+    return out
 
 
 def module_ast(path: str | os.PathLike[str]) -> ast.Module | None:
-    """The parsed module (cached by mtime and size); None when unreadable or not Python."""
-    key = os.fspath(path)
-    try:
-        st = os.stat(key)
-    except OSError:
-        return None
-    cached = _AST_CACHE.get(key)
-    if cached and cached[0] == st.st_mtime and cached[1] == st.st_size:
-        return cached[2]
-    try:
-        with open(key, "rb") as handle:
-            tree: ast.Module | None = ast.parse(handle.read(), filename=key)
-    except (OSError, SyntaxError, ValueError, RecursionError):
-        tree = None
-    _AST_CACHE[key] = (st.st_mtime, st.st_size, tree)
-    return tree
+    """The whole parsed module (cached by mtime and size); None when unreadable or not Python."""
+    src = source_file(path)
+    block = src.whole() if src is not None else None
+    return block.tree if block is not None else None
 
 
 def function_index(path: str | os.PathLike[str]) -> FunctionIndex | None:
-    """Functions of a Python file (cached by mtime and size); None when unreadable."""
-    key = os.fspath(path)
-    try:
-        st = os.stat(key)
-    except OSError:
+    """Functions of a whole Python file (cached by mtime and size); None when unreadable."""
+    src = source_file(path)
+    block = src.whole() if src is not None else None
+    if block is None:
         return None
-    cached = _INDEX_CACHE.get(key)
-    if cached and cached[0] == st.st_mtime and cached[1] == st.st_size:
-        return cached[2]
-    index: FunctionIndex | None = None
-    tree = module_ast(key)
-    if tree is not None:
-        index = FunctionIndex(key)
-        try:
-            _Indexer(index).visit(tree)
-        except RecursionError:
-            index = None
-    _INDEX_CACHE[key] = (st.st_mtime, st.st_size, index)
-    return index
+    return FunctionIndex(os.fspath(path), block.functions, block.nodes)
 
 
 def enclosing_function(path: str, line: int) -> FuncSpan | None:
-    index = function_index(path)
-    return index.enclosing(line) if index else None
+    """Innermost function holding ``line``; parses only the top-level block around it."""
+    src = source_file(path)
+    return src.enclosing(line) if src is not None else None
+
+
+def statement_at(path: str, line: int) -> ast.stmt | None:
+    """The innermost statement of ``path`` that spans ``line`` (parsing only its block)."""
+    src = source_file(path)
+    return src.statement(line) if src is not None else None
 
 
 # --------------------------------------------------------------------------- what is "implementation"
 
-_EXCLUDED_ROOTS: tuple[str, ...] = tuple(
-    sorted(
-        {
-            os.path.realpath(p) + os.sep
-            for key in ("stdlib", "platstdlib", "purelib", "platlib")
-            if (p := sysconfig.get_paths().get(key))
-        }
-        | {os.path.realpath(p) + os.sep for p in sys.path if "site-packages" in p or "dist-packages" in p}
-    )
-)
+_EXCLUDED: list[tuple[str, ...]] = []
+
+
+def _excluded_roots() -> tuple[str, ...]:
+    """stdlib and site-packages roots (computed on first use: sysconfig costs a few ms to import)."""
+    if not _EXCLUDED:
+        import sysconfig
+
+        _EXCLUDED.append(
+            tuple(
+                sorted(
+                    {
+                        os.path.realpath(p) + os.sep
+                        for key in ("stdlib", "platstdlib", "purelib", "platlib")
+                        if (p := sysconfig.get_paths().get(key))
+                    }
+                    | {os.path.realpath(p) + os.sep for p in sys.path if "site-packages" in p or "dist-packages" in p}
+                )
+            )
+        )
+    return _EXCLUDED[0]
 
 
 # Whetstone's own package (it runs inside the test process: never a suspect).
@@ -229,7 +190,7 @@ def _is_impl_file(path: str, workspace: str | None) -> bool:
         if is_test_file(rel):
             return False
         return True
-    if any(real.startswith(root) for root in _EXCLUDED_ROOTS):
+    if any(real.startswith(root) for root in _excluded_roots()):
         return False
     return not is_test_file(real)
 
@@ -255,22 +216,15 @@ def called_functions(
     Names are resolved through the live namespace of the test module when given (the
     imports as they actually bound), else through the module's own import statements.
     """
-    index = function_index(test_file)
-    if index is None:
-        return []
-    test_fn = index.enclosing(test_line)
-    tree = module_ast(test_file)
-    if tree is None:
-        return []
-    body: ast.AST | None = None
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and test_fn is not None:
-            if node.lineno == test_fn.line_start:
-                body = node
-                break
+    src = source_file(test_file)
+    body = src.function_node(test_line) if src is not None else None
     if body is None:
         return []
-    ns = dict(namespace) if namespace is not None else _static_namespace(tree)
+    if namespace is not None:
+        ns: Mapping[str, Any] = namespace
+    else:
+        tree = module_ast(test_file)
+        ns = _static_namespace(tree) if tree is not None else {}
     out: list[tuple[str, str]] = []
     seen: set[tuple[str, str]] = set()
     for node in ast.walk(body):
@@ -326,8 +280,7 @@ def _targets_of(obj: Any) -> list[tuple[str, str]]:
     return [(code.co_filename, getattr(code, "co_qualname", getattr(func, "__qualname__", code.co_name)))]
 
 
-@dataclass
-class _StaticRef:
+class _StaticRef(NamedTuple):
     file: str
     qualname: str
 
@@ -339,11 +292,11 @@ class _StaticModule:
         self.file = file
 
     def __getattr__(self, name: str) -> Any:
-        index = function_index(self.file)
-        fn = index.by_qualname(name) if index else None
-        if fn is None:
+        src = source_file(self.file)
+        found = src.node_of(name) if src is not None else None
+        if found is None:
             raise AttributeError(name)
-        return _StaticRef(self.file, fn.qualname)
+        return _StaticRef(self.file, found[0].qualname)
 
 
 def _static_namespace(tree: ast.Module) -> dict[str, Any]:
@@ -418,10 +371,10 @@ def rank_suspects(ev: Evidence, workspace: str | None, max_n: int = 5) -> list[S
         for file, lines in ev.covered_lines.items():
             if not is_impl_file(file, workspace):
                 continue
-            index = function_index(file)
-            if index is None:
+            src = source_file(file)
+            if src is None:
                 continue
-            for qual, count in index.functions_in_lines(lines).items():
+            for qual, count in src.functions_in_lines(lines).items():
                 covered[(file, qual)] = count
     if ev.spectrum:
         for key, (failed, passed) in ev.spectrum.items():
@@ -454,15 +407,17 @@ def rank_suspects(ev: Evidence, workspace: str | None, max_n: int = 5) -> list[S
     # a missing name (removed import): functions that reference it
     if ev.missing_name:
         for key in list(scores):
-            index = function_index(key[0])
-            if index and ev.missing_name in index.names.get(key[1], set()):
+            src = source_file(key[0])
+            found = src.node_of(key[1]) if src is not None else None
+            if found is not None and ev.missing_name in referenced_names(found[1]):
                 add(key, 0.05)
 
     ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
     out: list[Suspect] = []
     for (file, qual), score in ranked[: max(0, max_n)]:
-        index = function_index(file)
-        span = index.by_qualname(qual) if index else None
+        src = source_file(file)
+        found = src.node_of(qual) if src is not None and qual != MODULE_QUALNAME else None
+        span = found[0] if found else None
         out.append(
             Suspect(
                 file_path=relpath(file, workspace),
