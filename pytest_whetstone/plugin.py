@@ -199,10 +199,17 @@ class WhetstoneCollector:
 
     # -- session --------------------------------------------------------------
     def pytest_sessionstart(self, session: pytest.Session) -> None:
-        if self.locate in ("auto", "coverage", "sbfl") and not self._is_controller():
+        # sbfl measures every test; the other modes only re-runs, so they load coverage on
+        # the first failure and a passing session never imports it.
+        if self.locate == "sbfl" and not self._is_controller():
+            self._coverage_contexts()
+
+    def _coverage_contexts(self) -> Any:
+        if self._cov is None and self.locate in ("auto", "coverage", "sbfl") and not self._is_controller():
             from .locate.pycoverage import CoverageContexts
 
             self._cov = CoverageContexts(self.workspace)
+        return self._cov
 
     def _is_controller(self) -> bool:
         return self.config.pluginmanager.has_plugin("dsession")
@@ -297,7 +304,7 @@ class WhetstoneCollector:
             self.rerun_skipped += 1
             return
         t0 = time.time()
-        measure = self._cov is not None and self.locate != "sbfl"
+        measure = self.locate != "sbfl" and self._coverage_contexts() is not None
         limit = 10.0 + 3.0 * sum(c.record.duration_ms for c in caps) / 1000.0
         self._rerunning = True
         try:
@@ -372,6 +379,8 @@ class WhetstoneCollector:
         self._guard(self._write_session, session)
 
     def _finalize_local(self) -> list[Any]:
+        if not self.captured:
+            return []  # a passing session: nothing to rank, nothing to import
         import time
 
         from .locate.python import Evidence, ast_node_id, rank_suspects
@@ -408,12 +417,12 @@ class WhetstoneCollector:
         return out
 
     def _all_records(self) -> list[Any]:
-        from .capture import record_from_report
-
         seen = {r.node_id for r in self.records}
         extra = []
         for report in self.failed_reports.values():
             if report.nodeid not in seen:  # e.g. a crashed xdist worker: no native capture
+                from .capture import record_from_report
+
                 seen.add(report.nodeid)
                 extra.append(record_from_report(report, self.workspace))
         ordered = [*self.collect_records, *self.records, *extra]

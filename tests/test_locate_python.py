@@ -251,3 +251,19 @@ def test_locate_off_gives_no_suspects(pytester: pytest.Pytester) -> None:
     _project(pytester, subtotal_bug=True)
     pytester.runpytest("-p", "whetstone", "-p", "no:cacheprovider", "--whetstone-locate=off")
     assert all(not r.suspects for r in _records(pytester).values())  # type: ignore[attr-defined]
+
+
+def test_rerun_coverage_finds_a_function_the_test_never_names(pytester: pytest.Pytester) -> None:
+    # No traceback frame and no direct call reach `_scale`: only the re-run's coverage does
+    # (coverage is loaded lazily on the first failure, never by a passing session).
+    pkg = pytester.mkpydir("calc")
+    (pkg / "core.py").write_text(
+        "def _scale(x):\n    return x * 3\n\n\ndef api(x):\n    return _scale(x) + 1\n\n\n"
+        "def unrelated(x):\n    return x\n"
+    )
+    pytester.makepyfile(test_calc="from calc.core import api\n\n\ndef test_api():\n    assert api(2) == 5\n")
+    pytester.syspathinsert()
+    pytester.runpytest("-p", "whetstone", "-p", "no:cacheprovider")
+    record = _records(pytester)["test_api"]
+    quals = [s.qualname for s in record.suspects]  # type: ignore[attr-defined]
+    assert "_scale" in quals and "unrelated" not in quals
