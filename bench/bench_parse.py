@@ -1,28 +1,37 @@
 #!/usr/bin/env python3
-"""Parser throughput on a large GCC log, and parser memory on a small vs a large log.
+"""Parser throughput on two large build logs, and ``whetstone parse`` memory on a small vs a large log.
 
-The log is the real captured gcc/make logs from tests/fixtures/build
-concatenated until it reaches ~50 MB (so it has the real mix of diagnostics,
-source echoes, notes, make lines).  Each mode is timed several times,
-interleaved, in a fresh process each time, and the median MB/s reported
-(CPU time of the parse only: the machine is shared, wall time mostly measures
-waiting for a core).  Target: >= 20 MB/s.
+Logs, each repeated until it reaches ~50 MB:
+
+* fixtures: the real captured gcc/make logs from tests/fixtures/build concatenated
+  (the real mix of diagnostics, source echoes, notes, make lines; the worst case:
+  every line is a diagnostic or part of one);
+* verbose build: a real verbose build (make echoing every compiler command line,
+  ``-w`` directory lines, gcc ``-Wall -Wextra``) of brotli 1.2.1 and LMDB, whose
+  sources bench/bench_fix_build.py downloads into bench/_work (reused here);
+  mostly command lines, few diagnostics.
+
+Each mode is timed several times, interleaved, in a fresh process each time, and
+the median MB/s reported (CPU time of the parse only: the machine is shared, wall
+time mostly measures waiting for a core).  Target: >= 20 MB/s.
 
 ``--baseline DIR`` also times another checkout of the package (a directory
 holding ``pytest_whetstone/``, e.g. ``git archive HEAD pytest_whetstone | tar -x -C DIR``),
 interleaved run by run with this one, for a before/after table.
 
-Memory: ``parse_file`` (what ``whetstone parse`` runs) on a 5 MB and a 50 MB log
-under tracemalloc.  "working" is the peak minus what the result still holds at
-the end (the records): the parser's own state, which must not grow with the log.
+Memory: peak RSS of a ``whetstone parse FILE > /dev/null`` process (records are
+streamed out as they are completed) on a 5 MB and a 50 MB fixtures log, both output
+formats: it must be flat.
 
-Usage: python bench/bench_parse.py [--mb 50] [--runs 5] [--baseline DIR] [--out bench/results/bench_parse.md]
+Usage: python bench/bench_parse.py [--mb 50] [--runs 5] [--baseline DIR] [--logs fixtures,build]
+       [--out bench/results/bench_parse.md]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -45,24 +54,59 @@ cpu, wall = time.process_time(), time.perf_counter()
 result = parse_text(text, sys.argv[3])
 print(time.process_time() - cpu, time.perf_counter() - wall, len(result.build_errors))
 """
-_MEMORY = r"""
-import sys, tracemalloc
+# `whetstone parse` itself, from the given package root: argv = root, log, format.  The peak
+# RSS is the process's own VmHWM (ru_maxrss of a child can report the forking parent's size).
+_CLI = r"""
+import sys
 sys.path.insert(0, sys.argv[1])
-from pytest_whetstone.parse import parse_file
-parse_file(sys.argv[2] + ".warm", "auto")
-tracemalloc.start()
-result = parse_file(sys.argv[2], "auto")
-current, peak = tracemalloc.get_traced_memory()
-print(peak, current, len(result.build_errors))
+from pytest_whetstone.cli import main
+code = main(["parse", "--format", sys.argv[3], sys.argv[2]])
+hwm = [line for line in open("/proc/self/status") if line.startswith("VmHWM:")][0].split()[1]
+sys.stderr.write(f"VmHWM {hwm}\n")
+sys.exit(code)
 """
 
 
 def build_log(megabytes: float) -> str:
+    """The fixtures log repeated to about ``megabytes`` (0: the unit once)."""
     parts = [p.read_text(encoding="utf-8", errors="replace") for pattern in SOURCES
              for p in sorted(FIXTURES.glob(pattern))]
     unit = "".join(part if part.endswith("\n") else part + "\n" for part in parts)
-    target = int(megabytes * 1_000_000)
-    return unit * max(1, target // len(unit.encode()))
+    return repeat_to(unit, megabytes)
+
+
+def verbose_build_log(tmp: Path) -> str:
+    """The output of a real verbose build (commands echoed, -Wall -Wextra) of brotli and LMDB."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from bench_fix_build import fetch  # the download helper and its cache (bench/_work)
+
+    parts: list[str] = []
+    for project in fetch():
+        build = tmp / f"build-{project.name}"
+        build.mkdir()
+        objs = " ".join(f"obj/{src[:-2]}.o" for src in project.sources)
+        incs = " ".join(f"-I$(SRC)/{inc}" for inc in project.includes)
+        (build / "Makefile").write_text(
+            f"SRC = {project.root}\nCC = gcc\nCFLAGS = -O0 -g -Wall -Wextra {incs}\nOBJS = {objs}\n\n"
+            f"prog: $(OBJS)\n\t$(CC) -o $@ $(OBJS) {'-lm' if project.libm else ''}\n\n"
+            "obj/%.o: $(SRC)/%.c\n\t@mkdir -p $(dir $@)\n\t$(CC) $(CFLAGS) -c $< -o $@\n"
+        )
+        proc = subprocess.run(["make", "-w", "-k"], cwd=build, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"}, timeout=1200)
+        parts.append(proc.stdout)
+        shutil.rmtree(build)
+    return "".join(parts)
+
+
+def repeat_to(unit: str, megabytes: float) -> str:
+    return unit * max(1, int(megabytes * 1_000_000) // len(unit.encode()))
+
+
+def _rss_mb(code: str, *args: str) -> float:
+    """Peak RSS (MB) of a child process running code (it reports its VmHWM), stdout discarded."""
+    proc = subprocess.run([sys.executable, "-c", code, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          text=True, check=True)
+    return int(proc.stderr.rsplit("VmHWM", 1)[1].split()[0]) / 1024
 
 
 def _run(code: str, *args: str) -> list[float]:
@@ -76,70 +120,84 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--baseline", default="", help="another package root to time against (before/after)")
     ap.add_argument("--no-memory", action="store_true")
+    ap.add_argument("--memory-only", action="store_true", help="skip the timing (memory table only)")
+    ap.add_argument("--logs", default="fixtures,build", help="which logs to time: fixtures, build (comma-separated)")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "bench_parse.md"))
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench_parse_"))
-    log = tmp / "big.log"
-    text = build_log(args.mb)
-    log.write_text(text, encoding="utf-8")
-    size_mb = len(text.encode()) / 1_000_000
-    n_lines = text.count("\n")
-    del text
+    units = {"fixtures": lambda: build_log(0.0), "build": lambda: verbose_build_log(tmp)}
+    names = {"fixtures": "fixtures (gcc/make fixtures concatenated)", "build": "verbose build (brotli + LMDB, make, -Wall -Wextra)"}
+    logs: dict[str, Path] = {}
+    sizes: dict[str, tuple[float, int, int]] = {}
+    for name in ([] if args.memory_only else args.logs.split(",")):
+        unit = units[name]()
+        text = repeat_to(unit, args.mb)
+        logs[name] = tmp / f"{name}.log"
+        logs[name].write_text(text, encoding="utf-8")
+        sizes[name] = (len(text.encode()) / 1_000_000, text.count("\n"), len(unit.encode()))
+        del text, unit
     roots = {"after": str(ROOT)}
     if args.baseline:
         roots = {"before": str(Path(args.baseline).resolve()), **roots}
     modes = ["auto", "gcc"]
-    cpu: dict[tuple[str, str], list[float]] = {}
-    wall: dict[tuple[str, str], list[float]] = {}
-    counts: dict[tuple[str, str], int] = {}
+    cpu: dict[tuple[str, str, str], list[float]] = {}
+    wall: dict[tuple[str, str, str], list[float]] = {}
+    counts: dict[tuple[str, str, str], int] = {}
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
     for _ in range(args.runs):
-        for mode in modes:  # interleaved, so drift on a shared machine hits every variant alike
-            for who, root in roots.items():
-                c, w, n = _run(_TIME, root, str(log), mode)
-                cpu.setdefault((who, mode), []).append(c)
-                wall.setdefault((who, mode), []).append(w)
-                counts[(who, mode)] = int(n)
+        for name, log in logs.items():
+            for mode in modes:  # interleaved, so drift on a shared machine hits every variant alike
+                for who, root in roots.items():
+                    c, w, n = _run(_TIME, root, str(log), mode)
+                    cpu.setdefault((name, who, mode), []).append(c)
+                    wall.setdefault((name, who, mode), []).append(w)
+                    counts[(name, who, mode)] = int(n)
     lines = [
         "# Parser throughput",
         "",
-        f"Log: {size_mb:.1f} MB, {n_lines} lines, concatenated from the real gcc/make fixtures.",
-        f"Runs: {args.runs} per mode and variant, interleaved, a fresh process each; Python {sys.version.split()[0]};",
+        f"Runs: {args.runs} per log, mode and variant, interleaved, a fresh process each; Python {sys.version.split()[0]};",
         f"{os.cpu_count()} CPUs, load average {load:.1f} at start (a shared machine: CPU-time MB/s is the",
         "steadier figure; wall MB/s includes waiting for a core).",
-        f"Records per MB: {counts[('after', 'auto')] / size_mb:.0f} "
-        "(every line of these logs is a diagnostic or belongs to one).",
         "",
-        "| variant | mode | median CPU s | median MB/s (CPU time) | best MB/s (CPU) | median MB/s (wall) | records |",
-        "|---|---|---|---|---|---|---|",
     ]
-    for mode in modes:
-        for who in roots:
-            cs, ws = cpu[(who, mode)], wall[(who, mode)]
-            lines.append(
-                f"| {who} | `--tool {mode}` | {statistics.median(cs):.2f} | {size_mb / statistics.median(cs):.1f} "
-                f"| {size_mb / min(cs):.1f} | {size_mb / statistics.median(ws):.1f} | {counts[(who, mode)]} |"
-            )
-    if args.baseline:
-        lines.append("")
+    for name in logs:
+        size_mb, n_lines, unit_bytes = sizes[name]
+        lines += [
+            f"## Log: {names[name]}",
+            "",
+            f"{size_mb:.1f} MB, {n_lines} lines (a {unit_bytes / 1000:.0f} KB unit repeated); "
+            f"records per MB: {counts[(name, 'after', 'auto')] / size_mb:.0f}.",
+            "",
+            "| variant | mode | median CPU s | median MB/s (CPU time) | best MB/s (CPU) | median MB/s (wall) | records |",
+            "|---|---|---|---|---|---|---|",
+        ]
         for mode in modes:
-            ratio = statistics.median(cpu[("before", mode)]) / statistics.median(cpu[("after", mode)])
-            lines.append(f"Speed-up `--tool {mode}` (median CPU time, before / after): {ratio:.2f}x")
+            for who in roots:
+                cs, ws = cpu[(name, who, mode)], wall[(name, who, mode)]
+                lines.append(
+                    f"| {who} | `--tool {mode}` | {statistics.median(cs):.2f} | {size_mb / statistics.median(cs):.1f} "
+                    f"| {size_mb / min(cs):.1f} | {size_mb / statistics.median(ws):.1f} | {counts[(name, who, mode)]} |"
+                )
+        if args.baseline:
+            lines.append("")
+            for mode in modes:
+                ratio = statistics.median(cpu[(name, "before", mode)]) / statistics.median(cpu[(name, "after", mode)])
+                lines.append(f"Speed-up `--tool {mode}` (median CPU time, before / after): {ratio:.2f}x")
+        lines.append("")
     if not args.no_memory:
-        lines += ["", "## Memory (`parse_file`, tracemalloc)", "",
-                  "| log | records | peak MB | held by the result at the end MB | working (peak - held) MB |",
-                  "|---|---|---|---|---|"]
-        (tmp / "m.log.warm").write_text("x.c:1:1: error: y\n")
+        lines += ["## Memory: peak RSS of `whetstone parse FILE > /dev/null`", "",
+                  "| log | --format | peak RSS MB |", "|---|---|---|"]
+        unit = build_log(0.0)
         for megabytes in (5.0, 50.0):
             path = tmp / "m.log"
-            path.write_text(build_log(megabytes), encoding="utf-8")
-            peak, current, n = _run(_MEMORY, str(ROOT), str(path))
-            lines.append(f"| {megabytes:.0f} MB | {int(n)} | {peak / 1e6:.1f} | {current / 1e6:.1f} "
-                         f"| {(peak - current) / 1e6:.1f} |")
+            path.write_text(repeat_to(unit, megabytes), encoding="utf-8")
+            for fmt in ("json", "jsonl"):
+                lines.append(f"| fixtures, {megabytes:.0f} MB | {fmt} | {_rss_mb(_CLI, str(ROOT), str(path), fmt):.1f} |")
             path.unlink()
-        lines += ["", "Not flat overall: the records `ParseResult` returns (~1 KB each) are all held until the",
-                  "end, so memory grows with the number of records.  The parser holds nothing else that grows",
-                  "(input read in 256 KB blocks; caches and memos bounded): peak = held at both sizes."]
+        lines += ["", "Flat: records are written out as they are completed (`iter_parse_file`), and the",
+                  "parser holds nothing else that grows (input read in 256 KB blocks; caches and memos",
+                  "bounded; test failures, which sort after the counts in the JSON document, wait in a",
+                  "temporary file spooled to disk past 1 MB)."]
     for path in tmp.iterdir():
         path.unlink()
     tmp.rmdir()

@@ -38,6 +38,12 @@ def _parser() -> argparse.ArgumentParser:
 
     parse.add_argument("--tool", default="auto", choices=sorted(TOOLS), help="the log's format (default: auto)")
     parse.add_argument("--cwd", default="", help="directory the logged command ran in (resolves relative paths)")
+    parse.add_argument(
+        "--format",
+        default="json",
+        choices=("json", "jsonl"),
+        help="json: one document (default); jsonl: one record per line as parsed, then a summary line",
+    )
     parse.add_argument("file", nargs="?", default="-", help="log file, or - for stdin")
 
     report = sub.add_parser("report", help="the fix suggestion report of the latest session")
@@ -138,8 +144,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _cmd_parse(args: argparse.Namespace) -> int:
     from .config import ConfigError, load_config
-    from .parse import parse_file
-    from .records import dumps
+    from .parse import iter_parse_file
+    from .parse.stream import write_json, write_jsonl
 
     if args.file != "-" and not Path(args.file).is_file():
         raise UsageError(f"no such file: {args.file}")
@@ -148,10 +154,18 @@ def _cmd_parse(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         raise UsageError(str(exc)) from exc
     try:
-        result = parse_file(args.file, args.tool, cwd=args.cwd, config=config)
+        stream = iter_parse_file(args.file, args.tool, cwd=args.cwd, config=config)
     except (OSError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
-    sys.stdout.write(dumps(result.to_dict()) + "\n")
+    # Records are written as they are completed: memory does not grow with the log.
+    writer = write_jsonl if getattr(args, "format", "json") == "jsonl" else write_json
+    try:
+        with stream:
+            writer(stream, sys.stdout)
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError):
+            raise
+        raise UsageError(str(exc)) from exc
     return 0
 
 

@@ -13,20 +13,36 @@ disabled for the rest of the log and the failure noted once.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import importlib
 import itertools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from ..classify import classify_result
+from ..classify import classify_build, classify_result, classify_test
 from ..config import Config
-from .base import ANSI_RE, MAX_LINE, DocumentParser, LineParser, ParseContext, ParseResult, strip_ansi
+from ..records import BuildErrorRecord, TestFailureRecord
+from .base import (
+    ANSI_RE,
+    MAX_LINE,
+    DocumentParser,
+    LineParser,
+    ParseContext,
+    ParseResult,
+    RunError,
+    strip_ansi,
+)
+from .stream import ParseStream, Record
 
 __all__ = [
     "parse_text",
     "parse_lines",
     "parse_file",
+    "iter_parse_file",
+    "iter_parse_text",
+    "ParseStream",
     "ParseResult",
     "ParseContext",
     "TOOLS",
@@ -219,12 +235,48 @@ def _parse_batches(
     classify: bool,
 ) -> ParseResult:
     """The dispatcher proper, over lists of already cleaned lines."""
+    result = result if result is not None else ParseResult()
+    with _gc_paused():
+        for _ in _dispatch(batches, tool, ctx, result, stream=False):
+            pass
+        return _finish(result, config, classify)
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """The cyclic collector off while a whole result is built.
+
+    Every record is kept and none is part of a reference cycle, so each of the
+    collector's passes over the growing heap (hundreds of thousands of records
+    on a big log) finds nothing and costs about a quarter of the parse.  Reference
+    counting still frees everything else; the collector is back on afterwards.
+    (Streaming needs none of this: it holds only a few records at a time.)"""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def _dispatch(
+    batches: Iterable[list[str]],
+    tool: str,
+    ctx: ParseContext | None,
+    result: ParseResult,
+    *,
+    stream: bool,
+) -> Iterator[list[Record]]:
+    """Feed every line to the parsers.  With ``stream``, after each batch (and at the
+    end) yield the records no parser can change any more, removed from ``result``;
+    without, yield nothing and leave every record in ``result``."""
     line_classes, _ = _registry()
     if ctx is None:
         ctx = ParseContext(tool_hint=tool)
     elif ctx.tool_hint == "auto":
         ctx.tool_hint = tool
-    result = result if result is not None else ParseResult()
     wanted = TOOLS.get(tool, ())
     parsers = [
         cls(result, ctx)
@@ -233,42 +285,78 @@ def _parse_batches(
     ]
     dead: list[LineParser] = []
     active: LineParser | None = None
-    line_no = 0
-    for line in itertools.chain.from_iterable(batches):
-        line_no += 1
-        ctx.line_no = line_no
-        if active is not None:
-            try:
-                if active.feed(line):
-                    continue
-            except Exception:  # noqa: BLE001 - never raise on input; drop the parser instead
-                dead.append(active)
-                parsers.remove(active)
-                active = None
+    base = 0  # number of lines in the batches before this one
+    for lines in batches:
+        n = len(lines)
+        i = 0
+        while i < n:
+            previous: LineParser | None = None
             if active is not None:
-                _flush(active, parsers, dead)
-                previous, active = active, None
-            else:
-                previous = None
-        else:
-            previous = None
-        for parser in parsers:
-            if parser is previous:
-                continue
-            try:
-                claimed = parser.feed(line)
-            except Exception:  # noqa: BLE001
-                dead.append(parser)
-                parsers.remove(parser)
-                break
-            if claimed:
-                active = parser
-                if parser.name != "unknown":
-                    result.saw(parser.name)
-                break
+                # The parser that claimed the previous line takes as many more as it claims,
+                # in its own loop (records span lines).
+                try:
+                    i = active.feed_run(lines, i, base)
+                except Exception as exc:  # noqa: BLE001 - never raise on input; drop the parser
+                    i = exc.index if isinstance(exc, RunError) else i
+                    dead.append(active)
+                    parsers.remove(active)
+                    active = None
+                if i >= n:
+                    break
+                if active is not None:
+                    _flush(active, parsers, dead)
+                    previous, active = active, None
+            line = lines[i]
+            ctx.line_no = base + i + 1
+            for parser in parsers:
+                if parser is previous:
+                    continue
+                try:
+                    claimed = parser.feed(line)
+                except Exception:  # noqa: BLE001
+                    dead.append(parser)
+                    parsers.remove(parser)
+                    break
+                if claimed:
+                    active = parser
+                    if parser.name != "unknown":
+                        result.saw(parser.name)
+                    break
+            i += 1
+        base += n
+        if stream:
+            yield _drain(result, parsers, final=False)
     for parser in list(parsers):
         _flush(parser, parsers, dead)
-    return _finish(result, config, classify)
+    if stream:
+        yield _drain(result, parsers, final=True)
+
+
+def _drain(result: ParseResult, parsers: list[LineParser], *, final: bool) -> list[Record]:
+    """Take out of ``result`` the records no live parser can still change."""
+    errors = result.build_errors
+    cut = len(errors)
+    if not final and cut:
+        cut -= 1  # the linker may still add notes to the newest record
+        held = [h for h in (p.holds() for p in parsers) if h is not None]
+        if held:
+            for k in range(cut):
+                record = errors[k]
+                if any(record is h for h in held):
+                    cut = k
+                    break
+    ready: list[Record] = list(errors[:cut])
+    if cut:
+        for k in range(cut - 1, -1, -1):
+            if errors[k].severity == "error":
+                result.drained_error = result.drained + k
+                break
+        del errors[:cut]
+        result.drained += cut
+    if result.test_failures:
+        ready.extend(result.test_failures)
+        result.test_failures.clear()
+    return ready
 
 
 def _flush(parser: LineParser, parsers: list[LineParser], dead: list[LineParser]) -> None:
@@ -291,8 +379,6 @@ def _finish(result: ParseResult, config: Config | None, classify: bool) -> Parse
 
 
 def result_from_dict(data: dict[str, Any]) -> ParseResult:
-    from ..records import BuildErrorRecord, TestFailureRecord
-
     return ParseResult(
         build_errors=[BuildErrorRecord.from_dict(e) for e in data.get("build_errors", [])],
         test_failures=[TestFailureRecord.from_dict(f) for f in data.get("test_failures", [])],
@@ -311,6 +397,68 @@ def parse_file(
     config: Config | None = None,
 ) -> ParseResult:
     """Parse a saved log, streaming line by line unless it is an XML/JSON document."""
+    stream, head, is_document = _open_log(path, tool)
+    with stream:
+        if is_document:
+            return parse_text(head + stream.read(), tool, cwd=cwd, config=config)
+        return _parse_batches(_stream_batches(head, stream), tool, ParseContext(cwd=cwd), None, config, True)
+
+
+def iter_parse_file(
+    path: str,
+    tool: str = "auto",
+    *,
+    cwd: str = "",
+    config: Config | None = None,
+) -> ParseStream:
+    """``parse_file`` as a stream: records (classified, with ids) yielded as they are
+    completed, memory independent of the log's size; counts on the stream once exhausted.
+
+    Opening the file and checking ``tool`` happen now (OSError, ValueError), not on
+    the first ``next``.  The records are those ``parse_file`` returns, in the order
+    they were completed (build errors and test failures interleaved)."""
+    stream, head, is_document = _open_log(path, tool)
+    result = ParseResult()
+    if is_document:
+        batches = _document_batches(lambda: head + stream.read(), tool, cwd, config, result)
+    else:
+        batches = _settled(_dispatch(_stream_batches(head, stream), tool, ParseContext(cwd=cwd), result, stream=True),
+                           config, True)
+    return ParseStream(batches, result, stream.close)
+
+
+def iter_parse_text(
+    text: bytes | str,
+    tool: str = "auto",
+    *,
+    cwd: str = "",
+    config: Config | None = None,
+) -> ParseStream:
+    """``parse_text`` as a stream (see ``iter_parse_file``)."""
+    text = decode(text)
+    if tool not in TOOLS:
+        raise ValueError(f"unknown tool {tool!r}; expected one of: {', '.join(TOOLS)}")
+    result = ParseResult()
+    _, doc_classes = _registry()
+    head = text[:4096].lstrip()[:512]
+    if any(_wants(d, tool) and _safe_sniff(d, head) for d in doc_classes):
+        batches = _document_batches(lambda: text, tool, cwd, config, result)
+    else:
+        batches = _settled(_dispatch(_text_batches(text), tool, ParseContext(cwd=cwd, tool_hint=tool), result,
+                                     stream=True), config, True)
+    return ParseStream(batches, result, _no_close)
+
+
+def _no_close() -> None:
+    return None
+
+
+def _wants(cls: type[DocumentParser], tool: str) -> bool:
+    return tool in ("auto", cls.name) or cls.name in TOOLS.get(tool, ())
+
+
+def _open_log(path: str, tool: str) -> tuple[Any, str, bool]:
+    """The open log, its first 4 KB (already read) and whether it is an XML/JSON document."""
     import sys
 
     if tool not in TOOLS:
@@ -319,15 +467,40 @@ def parse_file(
         stream = open(sys.stdin.fileno(), encoding="utf-8", errors="replace", closefd=False)
     else:
         stream = open(path, encoding="utf-8", errors="replace", newline="")
-    with stream:
+    try:
         head = stream.read(4096)
-        _, doc_classes = _registry()
-        if any(
-            (tool in ("auto", d.name) or d.name in TOOLS.get(tool, ())) and _safe_sniff(d, head.lstrip()[:512])
-            for d in doc_classes
-        ):
-            return parse_text(head + stream.read(), tool, cwd=cwd, config=config)
-        return _parse_batches(_stream_batches(head, stream), tool, ParseContext(cwd=cwd), None, config, True)
+    except BaseException:
+        stream.close()
+        raise
+    _, doc_classes = _registry()
+    sniff_head = head.lstrip()[:512]
+    return stream, head, any(_wants(d, tool) and _safe_sniff(d, sniff_head) for d in doc_classes)
+
+
+def _document_batches(
+    read: Callable[[], str], tool: str, cwd: str, config: Config | None, into: ParseResult
+) -> Iterator[list[Record]]:
+    """A whole-document log (XML, JSON) is parsed at once: one batch of everything."""
+    whole = parse_text(read(), tool, cwd=cwd, config=config)
+    into.pass_count, into.fail_count, into.skip_count = whole.pass_count, whole.fail_count, whole.skip_count
+    into.tools, into.clean_tus = whole.tools, whole.clean_tus
+    yield [*whole.build_errors, *whole.test_failures]
+
+
+def _settled(batches: Iterable[list[Record]], config: Config | None, classify: bool) -> Iterator[list[Record]]:
+    """Ids and classification for each drained batch, as ``_finish`` gives a whole result."""
+    for records in batches:
+        if not records:
+            continue
+        for record in records:
+            record.ensure_id()
+        if classify:
+            for record in records:
+                if isinstance(record, BuildErrorRecord):
+                    classify_build(record, config)
+                else:
+                    classify_test(record, config)
+        yield records
 
 
 def _chain_lines(head: str, stream: Any) -> Iterable[str]:

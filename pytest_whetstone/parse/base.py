@@ -36,6 +36,11 @@ class ParseResult:
     tools: list[str] = field(default_factory=list)  # formats seen, in order of first sight
     # Translation units a compiler built without a diagnostic (for superseding).
     clean_tus: list[str] = field(default_factory=list)
+    # Streaming: build errors already handed on and removed from the front of
+    # ``build_errors``, and the absolute index of the last of them with severity "error"
+    # (what SummaryGate needs to know about records no longer in the list).
+    drained: int = field(default=0, repr=False, compare=False)
+    drained_error: int = field(default=-1, repr=False, compare=False)
 
     def saw(self, tool: str) -> None:
         if tool not in self.tools:
@@ -124,8 +129,39 @@ class LineParser:
         """Consume one line; True when this parser claimed it."""
         raise NotImplementedError
 
+    def feed_run(self, lines: list[str], i: int, base: int) -> int:
+        """Feed ``lines[i:]`` while they are claimed; the index of the first line that is
+        not (``len(lines)`` when all were).  Exactly ``feed`` line by line: a parser may
+        override it with a faster loop.  ``base + i + 1`` is line i's number in the log.
+        An exception is re-raised as :class:`RunError` naming the line that raised."""
+        feed = self.feed
+        ctx = self.ctx
+        n = len(lines)
+        try:
+            while i < n:
+                ctx.line_no = base + i + 1
+                if not feed(lines[i]):
+                    return i
+                i += 1
+        except Exception as exc:  # noqa: BLE001 - the dispatcher drops this parser
+            raise RunError(i) from exc
+        return i
+
     def flush(self) -> None:
         """Finish any record in progress (end of input or another format took over)."""
+
+    def holds(self) -> object | None:
+        """The oldest record already in the result that this parser may still change
+        (streaming hands on only the records before it); None when it changes none."""
+        return None
+
+
+class RunError(Exception):
+    """A parser raised inside ``feed_run``: ``index`` is the line it raised on."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__(index)
+        self.index = index
 
 
 class DocumentParser:
@@ -159,8 +195,11 @@ class SummaryGate:
 
     def explained(self, result: ParseResult) -> bool:
         records = result.build_errors
-        start, self.mark = self.mark, len(records)
-        for index in range(start, len(records)):
+        base = result.drained  # indices are absolute: streaming drops records from the front
+        start, self.mark = self.mark, base + len(records)
+        if result.drained_error >= start:
+            return True
+        for index in range(max(start - base, 0), len(records)):
             if records[index].severity == "error":
                 return True
         return False
