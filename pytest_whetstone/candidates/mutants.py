@@ -1,16 +1,23 @@
-"""Small edits ("mutants") at a Python function, ordered by how likely each is the fix.
+"""Small edits ("mutants") at a Python function, ordered by how likely each undoes a slip.
 
 Operators: comparison swaps (< <= > >= == != is in), arithmetic swaps
-(+ - * / // %), off-by-one on integer constants and on range()/slice bounds,
-negation toggles (add/remove ``not``), and<->or, True<->False, a returned
-literal replaced by the assertion's expected value, and name replacements
-from the function's own scope.  Each mutant is one TextEdit made from the
-libcst node's position, so formatting elsewhere is untouched.
+(+ - * / // % & | << >>), and<->or, removing an existing ``not`` (and, lower,
+adding one), off-by-one on integer constants and on range()/slice bounds,
+dropping a ``± 1``, other constants (0, 1, -1, the function's other integers;
+'' and the other string literals of the function and module; True<->False), a
+returned literal replaced by the assertion's expected value, and name
+replacements from the function's own scope.
+
+libcst parses only the suspect function (:class:`pyedit.FunctionSlice`), not
+the whole module: on a 5,000-line module that is milliseconds instead of
+seconds.  Each mutant is one TextEdit in file coordinates.
 """
 
 from __future__ import annotations
 
 import ast
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -18,6 +25,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..records import Position, TextEdit
+from .pyedit import FunctionSlice
 
 _N = TypeVar("_N", bound=cst.CSTNode)
 
@@ -34,32 +42,47 @@ _CMP_SWAPS: dict[type[cst.BaseCompOp], list[cst.BaseCompOp]] = {
     cst.NotIn: [cst.In()],
 }
 _BIN_SWAPS: dict[type[cst.BaseBinaryOp], list[cst.BaseBinaryOp]] = {
-    cst.Add: [cst.Subtract()],
+    cst.Add: [cst.Subtract(), cst.Multiply()],
     cst.Subtract: [cst.Add()],
-    cst.Multiply: [cst.FloorDivide(), cst.Divide()],
+    cst.Multiply: [cst.FloorDivide(), cst.Add(), cst.Divide()],
     cst.Divide: [cst.FloorDivide(), cst.Multiply()],
-    cst.FloorDivide: [cst.Divide(), cst.Modulo()],
+    cst.FloorDivide: [cst.Divide(), cst.Modulo(), cst.Multiply()],
     cst.Modulo: [cst.FloorDivide()],
+    cst.BitAnd: [cst.BitOr()],
+    cst.BitOr: [cst.BitAnd()],
+    cst.LeftShift: [cst.RightShift()],
+    cst.RightShift: [cst.LeftShift()],
+    cst.Power: [cst.Multiply()],
 }
 _AUG_SWAPS: dict[type[cst.BaseAugOp], list[cst.BaseAugOp]] = {
     cst.AddAssign: [cst.SubtractAssign()],
     cst.SubtractAssign: [cst.AddAssign()],
     cst.MultiplyAssign: [cst.FloorDivideAssign()],
+    cst.FloorDivideAssign: [cst.MultiplyAssign()],
 }
 
-# Prior likelihood of each kind of slip (seeded-fault studies: boundary and
-# off-by-one errors dominate, then wrong operators, then wrong names).
+# Prior likelihood that each edit undoes a one-token slip.  Flipping an operator
+# back outranks wrapping the condition in `not` (both may pass, only the flip
+# restores the code); removing an existing `not` outranks adding one.
 PRIOR = {
-    "cmp-boundary": 0.9,
-    "off-by-one": 0.85,
+    "cmp-boundary": 0.9,  # < <-> <=, > <-> >=
+    "cmp-flip": 0.88,  # == <-> !=, is <-> is not, in <-> not in
+    "remove-not": 0.87,
+    "off-by-one": 0.85,  # an integer literal +-1, a range()/slice bound +-1
+    "drop-one": 0.82,  # `e + 1` / `e - 1` -> `e`
     "return-expected": 0.8,
-    "cmp-flip": 0.7,  # `a == b` for `a != b` restores the code; `not a != b` only passes
-    "negate": 0.6,
-    "arith": 0.6,
-    "boolop": 0.55,
-    "bool-const": 0.5,
+    "bool-const": 0.75,
+    "arith": 0.7,
+    "cmp-reverse": 0.68,  # < <-> >, <= <-> >= (kind "cmp-flip", lower prior)
+    "boolop": 0.65,
+    "bound": 0.6,  # a non-literal returned value +-1
+    "int-const": 0.55,  # 0, 1, -1, another integer of the function
+    "str-const": 0.55,
+    "negate": 0.5,  # add `not` to a condition
     "name": 0.4,
 }
+MAX_STRINGS = 6
+MAX_OTHER_INTS = 4
 
 
 @dataclass
@@ -80,30 +103,41 @@ def _code(node: cst.CSTNode) -> str:
     return cst.Module([]).code_for_node(node)
 
 
+# (line, 0-based col) of the parsed text -> file Position
+Mapper = Callable[[int, int], Position]
+
+
 class _Collector(cst.CSTVisitor):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, rel: str, first: int, last: int, expected: object, names: list[str]) -> None:
+    def __init__(
+        self, rel: str, first: int, last: int, expected: object, names: list[str], strings: list[str], to_file: Mapper
+    ) -> None:
         super().__init__()
-        self.rel, self.first, self.last = rel, first, last
+        self.rel, self.first, self.last = rel, first, last  # in parsed-text lines
         self.expected = expected
         self.names = names
+        self.strings = strings
+        self.ints: list[int] = []
+        self.to_file = to_file
         self.out: list[Mutant] = []
+        self.if_tests: set[int] = set()
 
     def _inside(self, node: cst.CSTNode) -> bool:
         pos = self.get_metadata(PositionProvider, node)
         return self.first <= pos.start.line and pos.end.line <= self.last
 
-    def _add(self, kind: str, node: cst.CSTNode, new: cst.CSTNode | str, what: str) -> None:
-        pos = self.get_metadata(PositionProvider, node)
+    def _add(
+        self, kind: str, node: cst.CSTNode, new: cst.CSTNode | str, what: str, prior: float | None = None, pos: Any = None
+    ) -> None:
+        pos = pos if pos is not None else self.get_metadata(PositionProvider, node)
         text = new if isinstance(new, str) else _code(new)
+        start = self.to_file(pos.start.line, pos.start.column)
         edit = TextEdit(
-            file_path=self.rel,
-            start=Position(pos.start.line, pos.start.column + 1),
-            end=Position(pos.end.line, pos.end.column + 1),
-            new_text=text,
+            file_path=self.rel, start=start, end=self.to_file(pos.end.line, pos.end.column), new_text=text
         )
-        self.out.append(Mutant(kind, f"{what} at {self.rel}:{pos.start.line}", edit, pos.start.line, PRIOR[kind]))
+        p = PRIOR[kind] if prior is None else prior
+        self.out.append(Mutant(kind, f"{what} at {self.rel}:{start.line}", edit, start.line, p))
 
     # -- operators ----------------------------------------------------------
     def visit_Comparison(self, node: cst.Comparison) -> None:
@@ -116,11 +150,13 @@ class _Collector(cst.CSTVisitor):
                 targets[index] = target.with_changes(operator=new_op)
                 old, new = _code(target.operator).strip(), _code(new_op).strip()
                 boundary = {old, new} in ({"<", "<="}, {">", ">="})
+                reverse = not boundary and old[0] in "<>" and new[0] in "<>"
                 self._add(
                     "cmp-boundary" if boundary else "cmp-flip",
                     node,
                     node.with_changes(comparisons=targets),
                     f"change {old!r} to {new!r}",
+                    PRIOR["cmp-reverse"] if reverse else None,
                 )
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
@@ -130,6 +166,11 @@ class _Collector(cst.CSTVisitor):
             new_op = _keep_ws(node.operator, new_op)
             old, new = _code(node.operator).strip(), _code(new_op).strip()
             self._add("arith", node, node.with_changes(operator=new_op), f"change {old!r} to {new!r}")
+        right = node.right
+        if isinstance(node.operator, (cst.Add, cst.Subtract)) and isinstance(right, cst.Integer) and right.value == "1":
+            left = _code(node.left)
+            sign = _code(node.operator).strip()
+            self._add("drop-one", node, left, f"drop '{sign} 1' from {left[:40]!r}")
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if not self._inside(node):
@@ -147,8 +188,17 @@ class _Collector(cst.CSTVisitor):
         self._add("boolop", node, node.with_changes(operator=new_op), f"change {_code(node.operator).strip()!r} to {_code(new_op).strip()!r}")
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
-        if self._inside(node) and isinstance(node.operator, cst.Not):
-            self._add("negate", node, node.expression, "remove 'not'")
+        if not (self._inside(node) and isinstance(node.operator, cst.Not)):
+            return
+        inner = node.expression
+        # `not a in b` / `not a is None` is unidiomatic (pycodestyle E713/E714): the `not` is the slip,
+        # so dropping it outranks flipping the comparison inside
+        bonus = 0.03 if isinstance(inner, cst.Comparison) else 0.0
+        self._add("remove-not", node, inner, "remove 'not'", PRIOR["remove-not"] + bonus)
+        if id(node) in self.if_tests and (inner.lpar or inner.rpar):
+            # `if not (a or b):` most likely came from `if a or b:`; the parentheses go too
+            bare = inner.with_changes(lpar=[], rpar=[])
+            self._add("remove-not", node, bare, "remove 'not' and its parentheses", PRIOR["remove-not"] + 0.005)
 
     # -- constants ----------------------------------------------------------
     def visit_Integer(self, node: cst.Integer) -> None:
@@ -161,6 +211,26 @@ class _Collector(cst.CSTVisitor):
         for delta in (1, -1):
             if value + delta >= 0:
                 self._add("off-by-one", node, str(value + delta), f"change {value} to {value + delta}")
+        others = [0, 1, -1] + [v for v in dict.fromkeys(self.ints) if v != value][:MAX_OTHER_INTS]
+        near = {value + 1} | ({value - 1} if value >= 1 else set())
+        for other in dict.fromkeys(others):
+            if other != value and other not in near:
+                self._add("int-const", node, str(other), f"change {value} to {other}")
+
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        if not self._inside(node) or node.prefix.lower() not in ("", "u"):
+            return
+        try:
+            value = ast.literal_eval(node.value)
+        except (ValueError, SyntaxError):
+            return
+        if not isinstance(value, str) or "\n" in node.value:
+            return
+        quote = node.quote if node.quote in ("'", '"') else "'"
+        choices = ([""] if value else []) + [s for s in self.strings if s != value]
+        for other in choices[: MAX_STRINGS + 1]:
+            text = quote + other + quote if quote not in other and "\\" not in other and other.isprintable() else repr(other)
+            self._add("str-const", node, text, f"change {node.value[:30]} to {text[:30]}")
 
     def visit_Name(self, node: cst.Name) -> None:
         if not self._inside(node):
@@ -176,8 +246,7 @@ class _Collector(cst.CSTVisitor):
         for arg in node.args[:2]:
             if isinstance(arg.value, cst.Integer):
                 continue  # the Integer visitor covers literals
-            for sign in ("+", "-"):
-                self._add("off-by-one", arg.value, f"{_code(arg.value)} {sign} 1", f"change range bound {_code(arg.value)!r} by {sign}1")
+            self._plus_minus(arg.value, "range bound")
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if not self._inside(node):
@@ -187,13 +256,23 @@ class _Collector(cst.CSTVisitor):
             if isinstance(sl, cst.Slice):
                 for bound in (sl.lower, sl.upper):
                     if bound is not None and not isinstance(bound, cst.Integer):
-                        for sign in ("+", "-"):
-                            self._add("off-by-one", bound, f"{_code(bound)} {sign} 1", f"change slice bound {_code(bound)!r} by {sign}1")
+                        self._plus_minus(bound, "slice bound")
+
+    def _plus_minus(self, value: cst.BaseExpression, what: str) -> None:
+        code = _code(value)
+        wrapped = f"({code})" if isinstance(value, (cst.BooleanOperation, cst.IfExp, cst.Lambda)) else code
+        for sign in ("+", "-"):
+            self._add("off-by-one", value, f"{wrapped} {sign} 1", f"change {what} {code[:40]!r} by {sign}1")
 
     # -- conditions and returns --------------------------------------------
     def _negate_test(self, test: cst.BaseExpression) -> None:
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            self.if_tests.add(id(test))
             return  # visit_UnaryOperation removes it
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(
+            test.comparisons[0].operator, (cst.Equal, cst.NotEqual, cst.Is, cst.IsNot, cst.In, cst.NotIn)
+        ):
+            return  # the operator flip is the same condition and restores the code
         code = _code(test)
         needs_parens = isinstance(test, (cst.BooleanOperation, cst.IfExp, cst.Lambda, cst.NamedExpr))
         self._add("negate", test, f"not ({code})" if needs_parens else f"not {code}", f"negate {code[:40]!r}")
@@ -215,7 +294,7 @@ class _Collector(cst.CSTVisitor):
                 code = _code(value)
                 wrapped = f"({code})" if isinstance(value, (cst.BooleanOperation, cst.IfExp, cst.Comparison)) else code
                 for sign in ("-", "+"):
-                    self._add("off-by-one", value, f"{wrapped} {sign} 1", f"return {code[:40]} {sign} 1")
+                    self._add("off-by-one", value, f"{wrapped} {sign} 1", f"return {code[:40]} {sign} 1", PRIOR["bound"])
             return
         try:
             current = ast.literal_eval(_code(value))
@@ -267,13 +346,7 @@ class _NameSwapper(cst.CSTVisitor):
             return  # not the def line (parameters)
         for other in self.c.names:
             if other != node.value:
-                edit = TextEdit(
-                    file_path=self.c.rel,
-                    start=Position(pos.start.line, pos.start.column + 1),
-                    end=Position(pos.end.line, pos.end.column + 1),
-                    new_text=other,
-                )
-                self.c.out.append(Mutant("name", f"use {other!r} instead of {node.value!r} at {self.c.rel}:{pos.start.line}", edit, pos.start.line, PRIOR["name"]))
+                self.c._add("name", node, other, f"use {other!r} instead of {node.value!r}", pos=pos)
 
 
 def _keep_ws(old: cst.CSTNode, new: _N) -> _N:
@@ -291,9 +364,16 @@ def _keep_ws(old: cst.CSTNode, new: _N) -> _N:
 _NO_VALUE = object()
 
 
-def _function_names(tree: cst.Module, wrapper: MetadataWrapper, first: int, last: int) -> list[str]:
+def _function_facts(wrapper: MetadataWrapper, first: int, last: int) -> tuple[list[str], list[str], list[int]]:
+    """Local names, string literals and integer literals of the function spanning [first, last]."""
     positions = wrapper.resolve(PositionProvider)
     names: list[str] = []
+    strings: list[str] = []
+    ints: list[int] = []
+
+    def inside(node: cst.CSTNode) -> bool:
+        pos = positions.get(node)
+        return pos is not None and first <= pos.start.line <= last
 
     class Finder(cst.CSTVisitor):
         def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -304,39 +384,98 @@ def _function_names(tree: cst.Module, wrapper: MetadataWrapper, first: int, last
                 names.append(param.name.value)
 
         def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            pos = positions.get(node)
-            if pos is not None and first <= pos.start.line <= last and isinstance(node.target, cst.Name):
+            if inside(node) and isinstance(node.target, cst.Name):
                 names.append(node.target.value)
 
         def visit_For(self, node: cst.For) -> None:
-            pos = positions.get(node)
-            if pos is not None and first <= pos.start.line <= last and isinstance(node.target, cst.Name):
+            if inside(node) and isinstance(node.target, cst.Name):
                 names.append(node.target.value)
 
+        def visit_SimpleString(self, node: cst.SimpleString) -> None:
+            if inside(node) and node.prefix.lower() in ("", "u"):
+                value = _literal(node.value)
+                if isinstance(value, str) and _short(value):
+                    strings.append(value)
+
+        def visit_Integer(self, node: cst.Integer) -> None:
+            if inside(node):
+                try:
+                    ints.append(int(node.value.replace("_", ""), 0))
+                except ValueError:
+                    pass
+
     wrapper.visit(Finder())
-    return [n for n in dict.fromkeys(names) if n != "self"][:8]
+    return [n for n in dict.fromkeys(names) if n != "self"][:8], list(dict.fromkeys(strings)), ints
+
+
+def _literal(text: str) -> object:
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
+def _short(value: str) -> bool:
+    return len(value) <= 24 and "\n" not in value and value.isprintable()
+
+
+def module_strings(code: str) -> list[str]:
+    """The module's short string literals (docstrings excluded), most frequent first."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    docstrings = {
+        id(n.body[0].value)
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and n.body
+        and isinstance(n.body[0], ast.Expr)
+    }
+    counts: Counter[str] = Counter()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            for part in node.values:
+                docstrings.add(id(part))  # f-string pieces are not literals one can swap in
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            if _short(node.value):
+                counts[node.value] += 1
+    return [s for s, _n in counts.most_common(MAX_STRINGS * 2)]
 
 
 def mutants_for(
     code: str, rel: str, first: int, last: int, expected: object = _NO_VALUE, focus_line: int = 0
 ) -> list[Mutant]:
     """Mutants inside lines [first, last] of the module, most likely first."""
-    try:
-        tree = cst.parse_module(code)
-    except cst.ParserSyntaxError:
-        return []
+    sliced = FunctionSlice(code, first, last)
+    tree = sliced.parse()
+    if tree is not None:  # parse only the function; map positions back to the file
+        lo, hi, to_file = 1, last - first + 1, sliced.to_file
+    else:
+        try:
+            tree = cst.parse_module(code)
+        except (cst.ParserSyntaxError, RecursionError, ValueError):
+            return []
+        lo, hi = first, last
+
+        def to_file(line: int, col0: int) -> Position:
+            return Position(line, col0 + 1)
+
     wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
-    names = _function_names(tree, wrapper, first, last)
-    collector = _Collector(rel, first, last, expected, names)
+    names, own_strings, ints = _function_facts(wrapper, lo, hi)
+    strings = list(dict.fromkeys(own_strings + module_strings(code)))
+    collector = _Collector(rel, lo, hi, expected, names, strings, to_file)
+    collector.ints = ints
     wrapper.visit(collector)
     wrapper.visit(_NameSwapper(collector))
     unique: dict[tuple[str, int, int, int, int, str], Mutant] = {}
-    for mutant in collector.out:
+    for mutant in sorted(collector.out, key=lambda m: -m.prior):
         unique.setdefault(mutant.key, mutant)
 
-    def order(m: Mutant) -> tuple[float, int, int]:
+    def order(m: Mutant) -> tuple[float, int, int, int]:
         near = 0.1 if focus_line and m.line == focus_line else 0.0
-        return (-(m.prior + near), m.line, m.edit.start.col)
+        distance = abs(m.line - focus_line) if focus_line else 0
+        return (-(m.prior + near), distance, m.line, m.edit.start.col)
 
     return sorted(unique.values(), key=order)
 

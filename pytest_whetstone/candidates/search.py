@@ -1,25 +1,41 @@
 """Validated search: try small edits at the top suspects in a scratch copy, keep what passes.
 
 Never touches the user's tree: the workspace is copied once (without .git,
-.whetstone, caches and virtualenvs) and each mutant is written into the copy
-and restored afterwards.  A mutant is *validated* when the failing tests it
-targets pass and the test module(s) of those failures show no new failure.
-The whole search is bounded by ``budget_s`` seconds of wall time.
+.whetstone, caches and virtualenvs).  Each mutant goes through two stages:
+
+1. **filter** -- do the failing tests pass with the mutant?  On POSIX a fork
+   worker (:mod:`.forkrun`) answers in a fraction of a second by patching the
+   mutated function into an already-collected pytest process; where that is
+   impossible (no fork, module-level edits, ...) the mutant is written into the
+   copy and ``python -m pytest`` runs the failing tests.
+2. **confirm** -- a fresh ``python -m pytest`` subprocess over the test
+   module(s) of the failures, then, when the budget allows, over the other test
+   modules that import the mutated module (a text scan).  A mutant is
+   *validated* when the targeted failure passes there and no test fails that
+   passed before (the "before" runs are made only when a confirm run has
+   failures to compare).
+
+The fast path is a filter, never the judge.  The whole search is bounded by
+``budget_s`` seconds of wall time; :class:`SearchStats` says what it did.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..records import FixCandidate, TestFailureRecord, rank_candidates
+from .forkrun import ForkWorker, fork_available
 from .hashing import record_hashes
 from .mutants import Mutant, expected_value, mutants_for
 
@@ -29,27 +45,54 @@ IGNORE = shutil.ignore_patterns(
 )
 MAX_SUSPECTS = 3
 MAX_MUTANTS_PER_SUSPECT = 120
+MAX_WIDENED = 20  # test modules added to the confirm run
+SUSPECT_PENALTY = 0.1  # the second suspect's likeliest edit ranks with the first's less likely ones
 
 
 @dataclass
 class SearchStats:
-    tried: int = 0
+    tried: int = 0  # mutants run at least through the filter stage
     validated: int = 0
-    runs: int = 0
+    runs: int = 0  # test runs of any kind
+    fast_runs: int = 0  # runs in a fork of the worker
+    subprocess_runs: int = 0
+    fallbacks: int = 0  # mutants the fork worker could not patch, run the slow way
+    fast_passed: int = 0  # mutants that passed the filter and went to confirmation
+    confirm_rejected: int = 0  # of those, rejected by the subprocess run
+    timeouts: int = 0  # mutant runs killed at the per-run timeout
+    widened: int = 0  # confirm runs that also covered other importing test modules
+    mode: str = ""  # "fork" or "subprocess"
+    worker_start_s: float = 0.0
     elapsed_s: float = 0.0
-    stopped: str = ""  # "budget", "exhausted", "disabled", "no-suspects", "baseline-passes"
+    stopped: str = ""  # found, enough, exhausted, budget, disabled, no-suspects, baseline-passes
     notes: list[str] = field(default_factory=list)
 
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
-def _pytest_argv(python: str, junit: Path, targets: list[str]) -> list[str]:
+
+def _pytest_argv(python: str, junit: Path, targets: list[str], stop_first: bool = False) -> list[str]:
     return [
         python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:whetstone",
-        "-o", "addopts=", "--junitxml", str(junit), *targets,
+        "-o", "addopts=", *(["-x"] if stop_first else []), "--junitxml", str(junit), *targets,
     ]
 
 
+def _search_env(root: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("WHETSTONE_SESSION", None)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"  # a stale .pyc must never hide a mutant
+    paths = [str(root / "src"), str(root)] if (root / "src").is_dir() else [str(root)]
+    env["PYTHONPATH"] = os.pathsep.join(paths + [p for p in [env.get("PYTHONPATH", "")] if p])
+    env["WHETSTONE_DIR"] = str(root / ".whetstone-scratch-store")
+    # Entry-point plugins (hypothesis, cov, ...) can cost seconds per run; the search
+    # runs without them unless the failures only reproduce with them (see baseline).
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    return env
+
+
 class _Runner:
-    """Runs pytest in the scratch copy and reports per-test outcomes."""
+    """Runs pytest in the scratch copy (fresh subprocess) and reports per-test outcomes."""
 
     def __init__(self, root: Path, python: str, deadline: float, stats: SearchStats) -> None:
         self.root = root
@@ -57,43 +100,74 @@ class _Runner:
         self.deadline = deadline
         self.stats = stats
         self.junit = root / ".whetstone-search-junit.xml"
-        env = dict(os.environ)
-        env.pop("WHETSTONE_SESSION", None)
-        env["PYTHONDONTWRITEBYTECODE"] = "1"  # a stale .pyc must never hide a mutant
-        paths = [str(root / "src"), str(root)] if (root / "src").is_dir() else [str(root)]
-        env["PYTHONPATH"] = os.pathsep.join(paths + [p for p in [env.get("PYTHONPATH", "")] if p])
-        env["WHETSTONE_DIR"] = str(root / ".whetstone-scratch-store")
-        # Entry-point plugins (hypothesis, cov, ...) can cost seconds per run; the search
-        # runs without them unless the failures only reproduce with them (see baseline).
-        env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-        self.env = env
+        self.env = _search_env(root)
+        self.last_s = 0.0
 
     def with_plugins(self) -> None:
         self.env.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
 
-    def run(self, targets: list[str]) -> dict[str, bool] | None:
-        """{node id: passed} for the targets, or None on timeout/crash/out of budget."""
-        remaining = self.deadline - time.monotonic()
+    def remaining(self) -> float:
+        return self.deadline - time.monotonic()
+
+    def run(self, targets: list[str], stop_first: bool = False) -> dict[str, bool] | None:
+        """{junit key: passed} for the targets, or None on timeout/crash/out of budget."""
+        remaining = self.remaining()
         if remaining <= 0.5:
             return None
-        try:
-            self.junit.unlink()
-        except FileNotFoundError:
-            pass
+        self.junit.unlink(missing_ok=True)
         self.stats.runs += 1
+        self.stats.subprocess_runs += 1
+        t0 = time.monotonic()
         try:
             subprocess.run(
-                _pytest_argv(self.python, self.junit, targets),
-                cwd=self.root,
-                env=self.env,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                timeout=remaining,
-                check=False,
+                _pytest_argv(self.python, self.junit, targets, stop_first),
+                cwd=self.root, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                timeout=remaining, check=False,
             )
         except subprocess.TimeoutExpired:
             return None
+        finally:
+            self.last_s = time.monotonic() - t0
         return _junit_outcomes(self.junit)
+
+
+class _FastFilter:
+    """The fork worker, with the bookkeeping the search needs."""
+
+    def __init__(self, runner: _Runner, modules: list[str]) -> None:
+        self.runner = runner
+        self.worker = ForkWorker(runner.root, runner.python, runner.env, modules)
+        self.junit = runner.root / ".whetstone-fast-junit.xml"
+        self.alive = False
+        self.timeout = 5.0
+
+    def start(self) -> bool:
+        budget = self.runner.remaining() - 1.0
+        self.alive = budget > 1.0 and self.worker.start(budget)
+        self.runner.stats.worker_start_s = round(self.worker.ready_s, 3)
+        return self.alive
+
+    def run(self, targets: list[str], patch: dict[str, Any] | None) -> tuple[str, dict[str, bool] | None, float]:
+        """(status, outcomes, seconds); status ok | timeout | unpatchable | dead | budget."""
+        timeout = min(self.timeout, self.runner.remaining())
+        if timeout <= 0.2:
+            return "budget", None, 0.0
+        self.junit.unlink(missing_ok=True)
+        reply = self.worker.run(targets, self.junit, timeout, patch)
+        status = str(reply.get("status", "dead"))
+        if status == "dead":
+            self.alive = False
+            self.runner.stats.notes.append("the fork worker died; the rest runs in subprocesses")
+            return status, None, 0.0
+        if status in ("ok", "timeout"):
+            self.runner.stats.runs += 1
+            self.runner.stats.fast_runs += 1
+        outcomes = _junit_outcomes(self.junit) if status == "ok" else None
+        return status, outcomes, float(reply.get("seconds", 0.0))
+
+    def close(self) -> None:
+        self.worker.close()
+        self.alive = False
 
 
 def _junit_outcomes(path: Path) -> dict[str, bool] | None:
@@ -106,7 +180,8 @@ def _junit_outcomes(path: Path) -> dict[str, bool] | None:
         classname = case.get("classname", "")
         name = case.get("name", "")
         failed = any(child.tag in ("failure", "error") for child in case)
-        out[_node_key(classname, name)] = not failed
+        key = _node_key(classname, name)
+        out[key] = out.get(key, True) and not failed  # a test reported twice fails if either failed
     return out
 
 
@@ -148,13 +223,291 @@ def _apply_text(code: str, mutant: Mutant) -> str:
     e = mutant.edit
 
     def offset(line: int, col: int) -> int:
+        if not 1 <= line <= len(lines):
+            raise IndexError(line)
         return sum(len(x) + 1 for x in lines[: line - 1]) + col - 1
 
     return code[: offset(e.start.line, e.start.col)] + e.new_text + code[offset(e.end.line, e.end.col) :]
 
 
+_TEST_FILE = re.compile(r"(^test_.*|.*_test)\.py$")
+_SKIP_DIRS = {".git", ".whetstone", "__pycache__", ".venv", "venv", ".tox", ".nox", "node_modules", "build", "dist"}
+
+
+def importing_test_modules(root: Path, rel: str, exclude: list[str]) -> list[str]:
+    """Test modules (relative paths) whose text imports the module at `rel` or its package.
+
+    A cheap text scan: the dotted module name, ``from <package> import <module>``,
+    or an import of its top-level package (packages re-export their modules'
+    functions, so ``from toolz import merge`` reaches toolz/dicttoolz.py).
+    """
+    parts = rel.removesuffix(".py").split("/")
+    if parts and parts[0] == "src":
+        parts = parts[1:]
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    if not parts:
+        return []
+    dotted = ".".join(parts)
+    top = re.escape(parts[0])
+    pattern = re.compile(
+        rf"(\b{re.escape(dotted)}\b|^\s*(from|import)\s+{top}\b|^\s*from\s+\.+\s*import\s+{re.escape(parts[-1])}\b)",
+        re.MULTILINE,
+    )
+    out: list[str] = []
+    skip = set(exclude)
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith("."))
+        for name in sorted(filenames):
+            if not _TEST_FILE.match(name):
+                continue
+            path = Path(dirpath) / name
+            relpath = path.relative_to(root).as_posix()
+            if relpath in skip:
+                continue
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            if pattern.search(text):
+                out.append(relpath)
+    return out[:MAX_WIDENED]
+
+
 # Failures the interpreter's own hints address (missing names and modules).
 _HINTED = frozenset({"NameError", "UnboundLocalError", "ImportError", "ModuleNotFoundError"})
+
+
+@dataclass
+class _Plan:
+    """One mutant to try for one failure."""
+
+    mutant: Mutant
+    rel: str
+    score: float
+
+
+class _Search:
+    def __init__(
+        self, workspace: Path, scratch: Path, failing: list[TestFailureRecord], runner: _Runner, stats: SearchStats
+    ) -> None:
+        self.workspace = workspace
+        self.scratch = scratch
+        self.failing = failing
+        self.runner = runner
+        self.stats = stats
+        self.fast: _FastFilter | None = None
+        self.target_ids = [f.node_id for f in failing]
+        self.modules = sorted({f.node_id.split("::")[0] for f in failing})
+        self.before: dict[tuple[str, ...], dict[str, bool] | None] = {}
+        self.confirm_s = 0.0
+        self.originals: dict[str, str] = {}
+
+    # -- setup ----------------------------------------------------------------
+    def baseline(self) -> str:
+        """"" when the search can go on, else the reason to stop."""
+        keys = {_key_of_node_id(i) for i in self.target_ids}
+        if fork_available():
+            fast = _FastFilter(self.runner, self.modules)
+            if fast.start():
+                status, outcomes, seconds = fast.run(self.target_ids, None)
+                if status == "ok" and outcomes is not None and keys <= set(outcomes):
+                    if not any(not outcomes[k] for k in keys):
+                        fast.close()
+                        return self._baseline_passes()
+                    fast.timeout = max(1.5, 4 * seconds + 0.5)
+                    self.fast = fast
+                    self.stats.mode = "fork"
+                    return ""
+                self.stats.notes.append(f"fork worker baseline unusable ({status}); running in subprocesses")
+            else:
+                self.stats.notes.append("fork worker did not start; running in subprocesses")
+            fast.close()
+        self.stats.mode = "subprocess"
+        first = self.runner.run(self.target_ids)
+        if first is not None and not (keys <= set(first)):
+            self.runner.with_plugins()  # collection needed an entry-point plugin
+            self.stats.notes.append("running with entry-point plugins")
+            first = self.runner.run(self.target_ids)
+        if first is None:
+            return "budget"
+        if not any(not first.get(k, True) for k in keys):
+            return self._baseline_passes()
+        return ""
+
+    def _baseline_passes(self) -> str:
+        self.stats.notes.append("the failing tests pass in a clean copy (flaky or environment-dependent)")
+        return "baseline-passes"
+
+    # -- candidates -------------------------------------------------------------
+    def plans(self, failure: TestFailureRecord) -> list[_Plan]:
+        out: list[_Plan] = []
+        for index, (rel, first, last) in enumerate(_suspect_files(failure, self.workspace)):
+            original = self.original(rel)
+            if original is None:
+                continue
+            focus = failure.impl_line if failure.impl_file.endswith(rel) else 0
+            mutants = mutants_for(original, rel, first, last, expected_value(failure.expected_value), focus)
+            for rank, mutant in enumerate(mutants[:MAX_MUTANTS_PER_SUSPECT]):
+                near = 0.1 if focus and mutant.line == focus else 0.0
+                out.append(_Plan(mutant, rel, mutant.prior + near - SUSPECT_PENALTY * index - rank * 1e-6))
+        return sorted(out, key=lambda p: -p.score)
+
+    def original(self, rel: str) -> str | None:
+        if rel not in self.originals:
+            try:
+                self.originals[rel] = (self.scratch / rel).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                return None
+        return self.originals[rel]
+
+    # -- stage 1: the filter --------------------------------------------------------
+    def passes_filter(self, plan: _Plan, failure: TestFailureRecord, mutated: str) -> list[TestFailureRecord] | None:
+        """The failing records the mutant fixes (the target among them), or None."""
+        outcomes: dict[str, bool] | None = None
+        if self.fast is not None and self.fast.alive:
+            m = plan.mutant
+            patch = {"file": str(self.scratch / plan.rel), "source": mutated,
+                     "start": m.edit.start.line, "end": m.edit.end.line}
+            status, outcomes, _s = self.fast.run(self.target_ids, patch)
+            if status == "timeout":
+                self.stats.timeouts += 1
+                return None
+            if status == "budget":
+                return None
+            if status == "unpatchable" or status == "dead":
+                self.stats.fallbacks += 1
+                outcomes = self._slow(plan.rel, mutated, self.target_ids, False)
+        else:
+            outcomes = self._slow(plan.rel, mutated, self.target_ids, False)
+        if outcomes is None:
+            return None
+        fixed = [f for f in self.failing if outcomes.get(_key_of_node_id(f.node_id))]
+        return fixed if failure in fixed else None
+
+    def _slow(self, rel: str, mutated: str, targets: list[str], stop_first: bool) -> dict[str, bool] | None:
+        path = self.scratch / rel
+        try:
+            path.write_text(mutated, encoding="utf-8")
+            return self.runner.run(targets, stop_first)
+        finally:
+            path.write_text(self.originals[rel], encoding="utf-8")
+
+    # -- stage 2: the judge --------------------------------------------------------
+    def confirm(self, plan: _Plan, failure: TestFailureRecord, mutated: str) -> tuple[bool, str]:
+        """(validated, note): a fresh subprocess over the failing module(s), then the importers."""
+        t0 = time.monotonic()
+        ok = self._judge(plan.rel, mutated, self.modules, must_pass=[failure.node_id])
+        self.confirm_s = max(self.confirm_s, time.monotonic() - t0)
+        if not ok:
+            return False, ""
+        widened = importing_test_modules(self.scratch, plan.rel, self.modules)
+        if not widened:
+            return True, ""
+        if self.runner.remaining() < 1.5 * self.confirm_s + 1.0:
+            return True, f"not re-checked in {len(widened)} other test module(s): out of budget"
+        if not self._judge(plan.rel, mutated, widened, must_pass=[]):
+            return False, ""
+        self.stats.widened += 1
+        return True, f"also re-checked {len(widened)} other test module(s) that import it"
+
+    def _judge(self, rel: str, mutated: str, targets: list[str], must_pass: list[str]) -> bool:
+        must = {_key_of_node_id(node) for node in must_pass}
+        after = self._slow(rel, mutated, targets, True)  # -x: a broken mutant stops early
+        if after is None:
+            return False
+        failed = {k for k, ok in after.items() if not ok}
+        if not failed:
+            return must <= set(after)
+        if failed & must:
+            return False
+        before = self._before(targets)  # only now is a run of the original needed
+        if before is None:
+            return False
+        broken_before = {k for k, ok in before.items() if not ok}
+        if not failed <= broken_before:
+            return False
+        after = self._slow(rel, mutated, targets, False)  # -x stopped at an old failure: see them all
+        if after is None:
+            return False
+        return all(after.get(k, False) for k in must) and {k for k, ok in after.items() if not ok} <= broken_before
+
+    def _before(self, targets: list[str]) -> dict[str, bool] | None:
+        key = tuple(targets)
+        if key not in self.before:
+            self.before[key] = self.runner.run(targets)
+        return self.before[key]
+
+    # -- the loop -----------------------------------------------------------------
+    def run(self, max_validated: int, per_failure: int) -> list[FixCandidate]:
+        found: list[FixCandidate] = []
+        fixed_ids: set[str] = set()
+        seen: set[tuple[str, int, int, int, int, str]] = set()
+        unsolved = 0
+        for failure in self.failing:
+            if failure.failure_id in fixed_ids:
+                continue  # a validated candidate already makes this one pass
+            mine = 0
+            for plan in self.plans(failure):
+                if mine >= per_failure:
+                    break
+                if plan.mutant.key in seen:
+                    continue
+                seen.add(plan.mutant.key)
+                if self.runner.remaining() <= max(0.5, self.confirm_s):
+                    self.stats.stopped = "budget"
+                    return found
+                cand = self.try_one(plan, failure)
+                if cand is None:
+                    continue
+                found.append(cand)
+                fixed_ids.update(cand.mutation.get("fixes", []))
+                mine += 1
+                if len(found) >= max_validated:
+                    self.stats.stopped = "enough"
+                    return found
+            unsolved += mine == 0
+        self.stats.stopped = self.stats.stopped or ("exhausted" if unsolved else "found")
+        return found
+
+    def try_one(self, plan: _Plan, failure: TestFailureRecord) -> FixCandidate | None:
+        original = self.original(plan.rel)
+        if original is None:
+            return None
+        try:
+            mutated = _apply_text(original, plan.mutant)
+        except (IndexError, ValueError):
+            return None
+        self.stats.tried += 1
+        fixed = self.passes_filter(plan, failure, mutated)
+        if fixed is None:
+            return None
+        self.stats.fast_passed += 1
+        ok, note = self.confirm(plan, failure, mutated)
+        if not ok:
+            if self.runner.remaining() > 0.5:
+                self.stats.confirm_rejected += 1
+            return None
+        self.stats.validated += 1
+        mutant = plan.mutant
+        detail = f"makes {len(fixed)} failing test(s) pass, breaks none in the failing test module(s)"
+        return record_hashes(
+            FixCandidate(
+                target_id=failure.failure_id,
+                description=f"{mutant.description} (validated: {detail}{'; ' + note if note else ''})",
+                confidence=round(min(0.8 + 0.15 * mutant.prior, 0.97), 3),
+                mutation_type="rename" if mutant.kind == "name" else "replaceNode",
+                mutation={"kind": mutant.kind, "fixes": [f.failure_id for f in fixed]},
+                edits=[mutant.edit],
+                source="search",
+                validated=True,
+            ).ensure_id(),
+            self.workspace,
+        )
+
+    def close(self) -> None:
+        if self.fast is not None:
+            self.fast.close()
 
 
 def search_candidates(
@@ -167,7 +520,7 @@ def search_candidates(
     max_validated: int = 3,
     per_failure: int = 1,
 ) -> list[FixCandidate]:
-    """Validated candidates found within the budget (possibly none)."""
+    """Validated candidates found within the budget (possibly none); `stats` says what was done."""
     stats = stats if stats is not None else SearchStats()
     start = time.monotonic()
     workspace = Path(workspace)
@@ -185,103 +538,31 @@ def search_candidates(
     if not failing:
         stats.stopped = "no-suspects"
         return []
-    deadline = start + budget_s
     scratch = _scratch_copy(workspace)
-    found: list[FixCandidate] = []
+    search: _Search | None = None
     try:
-        runner = _Runner(scratch, python or sys.executable, deadline, stats)
-        failing_keys = {_key_of_node_id(f.node_id) for f in failing}
-        modules = sorted({f.node_id.split("::")[0] for f in failing})
-        baseline = runner.run(modules)
-        if baseline is not None and not (failing_keys <= set(baseline)):
-            runner.with_plugins()  # collection needed an entry-point plugin
-            stats.notes.append("running with entry-point plugins")
-            baseline = runner.run(modules)
-        if baseline is None:
-            stats.stopped = "budget"
+        runner = _Runner(scratch, python or sys.executable, start + budget_s, stats)
+        search = _Search(workspace, scratch, failing, runner, stats)
+        reason = search.baseline()
+        if reason:
+            stats.stopped = reason
             return []
-        broken_before = {k for k, ok in baseline.items() if not ok}
-        if not (failing_keys & broken_before):
-            stats.stopped = "baseline-passes"
-            stats.notes.append("the failing tests pass in a clean copy (flaky or environment-dependent)")
-            return []
-        seen: set[tuple[str, int, int, int, int, str]] = set()
-        for failure in failing:
-            mine = 0
-            for rel, first, last in _suspect_files(failure, workspace):
-                if mine >= per_failure:
-                    break
-                path = scratch / rel
-                try:
-                    original = path.read_text(encoding="utf-8")
-                except (OSError, UnicodeDecodeError):
-                    continue
-                focus = failure.impl_line if failure.impl_file.endswith(rel) else 0
-                mutants = mutants_for(original, rel, first, last, expected_value(failure.expected_value), focus)
-                for mutant in mutants[:MAX_MUTANTS_PER_SUSPECT]:
-                    if mine >= per_failure:
-                        break
-                    if mutant.key in seen:
-                        continue
-                    seen.add(mutant.key)
-                    if time.monotonic() >= deadline:
-                        stats.stopped = "budget"
-                        return rank_candidates(found)
-                    stats.tried += 1
-                    cand = _try(runner, path, original, mutant, failure, failing, modules, broken_before)
-                    if cand is not None:
-                        found.append(record_hashes(cand, workspace))
-                        stats.validated += 1
-                        mine += 1
-                        if len(found) >= max_validated:
-                            stats.stopped = "enough"
-                            return rank_candidates(found)
-        stats.stopped = stats.stopped or "exhausted"
-        return rank_candidates(found)
+        return rank_candidates(search.run(max_validated, per_failure))
     finally:
+        if search is not None:
+            search.close()
         stats.elapsed_s = round(time.monotonic() - start, 3)
         shutil.rmtree(scratch.parent, ignore_errors=True)
+        _log_stats(stats)
 
 
-def _try(
-    runner: _Runner,
-    path: Path,
-    original: str,
-    mutant: Mutant,
-    failure: TestFailureRecord,
-    failing: list[TestFailureRecord],
-    modules: list[str],
-    broken_before: set[str],
-) -> FixCandidate | None:
+def _log_stats(stats: SearchStats) -> None:
+    """Append the stats to $WHETSTONE_SEARCH_LOG (a JSON line) when set: for benchmarks and debugging."""
+    path = os.environ.get("WHETSTONE_SEARCH_LOG")
+    if not path:
+        return
     try:
-        mutated = _apply_text(original, mutant)
-    except (IndexError, ValueError):
-        return None
-    try:
-        path.write_text(mutated, encoding="utf-8")
-        target_ids = [f.node_id for f in failing]
-        first = runner.run(target_ids)
-        if first is None:
-            return None
-        fixed = [f for f in failing if first.get(_key_of_node_id(f.node_id))]
-        if failure not in fixed:
-            return None
-        second = runner.run(modules)
-        if second is None:
-            return None
-        newly_broken = {k for k, ok in second.items() if not ok} - broken_before
-        if newly_broken:
-            return None
-    finally:
-        path.write_text(original, encoding="utf-8")
-    confidence = 0.8 + 0.15 * mutant.prior
-    return FixCandidate(
-        target_id=failure.failure_id,
-        description=f"{mutant.description} (validated: makes {len(fixed)} failing test(s) pass, breaks none)",
-        confidence=round(min(confidence, 0.97), 3),
-        mutation_type="rename" if mutant.kind == "name" else "replaceNode",
-        mutation={"kind": mutant.kind, "fixes": [f.failure_id for f in fixed]},
-        edits=[mutant.edit],
-        source="search",
-        validated=True,
-    ).ensure_id()
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(stats.to_dict()) + "\n")
+    except OSError:
+        pass
