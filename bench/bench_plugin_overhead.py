@@ -30,9 +30,10 @@ WORK = HERE / "_work" / "plugin"
 RESULTS = HERE / "results" / "plugin_overhead.md"
 
 SUITES = {
-    # name: (sdist spec, extracted dir, test path inside it, extra pip packages)
+    # name: (sdist spec, extracted dir, test path inside it [+ arguments], extra pip packages)
+    # dateutil's conftest marks items `no_cover`, which pytest-cov registers (filterwarnings=error).
     "dateutil": ("python-dateutil==2.9.0.post0", "python-dateutil-2.9.0.post0", "tests",
-                 ["freezegun", "six", "hypothesis"]),
+                 ["freezegun", "six", "hypothesis", "pytest-cov"]),
     "more-itertools": ("more-itertools==10.5.0", "more-itertools-10.5.0", "tests", []),
     "mistune": ("mistune==3.0.2", "mistune-3.0.2", "tests", []),
 }
@@ -55,13 +56,13 @@ def pip(*args: str) -> None:
     subprocess.run([PYTHON, "-m", "pip", "-q", "--disable-pip-version-check", *args], check=True)
 
 
-def make_venv() -> None:
+def make_venv(source: Path) -> None:
     if not (VENV / "bin" / "python").exists():
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
     # a regular (non-editable) install: what users get, without an import-hook finder
     pip("install", "pytest", "pytest-json-report", "pytest-reportlog")
-    pip("install", str(ROOT))  # dependencies
-    pip("install", "--force-reinstall", "--no-deps", str(ROOT))  # this checkout, even if the version is unchanged
+    pip("install", str(source))  # dependencies
+    pip("install", "--force-reinstall", "--no-deps", str(source))  # this checkout, even if the version is unchanged
 
 
 def prepare(name: str) -> Path:
@@ -77,6 +78,8 @@ def prepare(name: str) -> Path:
             tar.extractall(WORK)  # noqa: S202 - a registry sdist we just downloaded
     if extra:
         pip("install", *extra)
+    # the library itself, so a copy pulled in by an extra (freezegun -> dateutil) is this version
+    pip("install", "--no-deps", "--force-reinstall", str(target))
     # an empty ini pins rootdir to the library, so no enclosing checkout's pytest config applies
     if not any((target / n).exists() for n in ("pytest.ini",)) and "[tool:pytest]" not in _read(
         target / "setup.cfg"
@@ -104,8 +107,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--suites", default=",".join(SUITES))
+    parser.add_argument("--source", default=str(ROOT), help="the whetstone source tree to install (default: this one)")
     args = parser.parse_args()
-    make_venv()
+    make_venv(Path(args.source))
     version = subprocess.run([PYTHON, "-m", "pytest", "--version"], capture_output=True, text=True).stdout.strip()
     lines = [
         "# Plugin overhead on passing suites",
@@ -125,7 +129,7 @@ def main() -> int:
         tmp = WORK / "tmp"
         tmp.mkdir(exist_ok=True)
         count = subprocess.run(
-            [PYTHON, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider", tests],
+            [PYTHON, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider", *tests.split()],
             cwd=root, capture_output=True, text=True,
         ).stdout.strip().splitlines()
         n_tests = sum(1 for line in count if "::" in line)
@@ -135,7 +139,7 @@ def main() -> int:
             order = list(CONFIGS) if rnd % 2 == 0 else list(reversed(CONFIGS))
             for config in order:
                 extra = [a.format(tmp=tmp) for a in CONFIGS[config]]
-                cmd = [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra, tests]
+                cmd = [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra, *tests.split()]
                 cpu, code = cpu_run(cmd, root)
                 samples[config].append(cpu)
                 codes[config].add(code)

@@ -186,6 +186,7 @@ class WhetstoneCollector:
         self._rerun_spent = 0.0
         self.rerun_skipped = 0
         self.candidates_ms: float | None = None  # default (unvalidated) candidate generation, all failures
+        self.search_stats: dict[str, Any] | None = None  # what the validated search did (candidates.search)
 
     # -- guard ----------------------------------------------------------------
     def _guard(self, fn: Any, *args: Any) -> Any:
@@ -488,6 +489,8 @@ class WhetstoneCollector:
         candidates = self._guard(self._candidates, [r for r in live if r.outcome != "error"])
         if candidates:
             ws_session.append("candidates", {"records": [c.to_dict() for c in candidates]})
+        if self.search_stats is not None:
+            ws_session.append("search", self.search_stats)
         ws_session.append("counts", counts)
         if self.analysis_ms or self.rerun_skipped:
             stats: dict[str, Any] = {"analysis_ms": self.analysis_ms, "rerun_skipped": self.rerun_skipped}
@@ -526,10 +529,14 @@ class WhetstoneCollector:
         result = generate_test_candidates(failures, Path(self.workspace))
         self.candidates_ms = round((time.perf_counter() - t0) * 1000, 2)
         if self.search_budget > 0 and not self.is_worker:
-            from .candidates.search import search_candidates
+            from .candidates.search import SearchStats, search_candidates
 
             # validated by re-running the failing tests in a scratch copy; outranks every guess
-            result += search_candidates(failures, Path(self.workspace), self.search_budget)
+            stats = SearchStats()
+            try:
+                result += search_candidates(failures, Path(self.workspace), self.search_budget, stats=stats)
+            finally:
+                self.search_stats = stats.to_dict()
         keep = self.max_n * max(1, len(failures))
         return rank_candidates([c.ensure_id() for c in result])[:keep]
 
@@ -561,6 +568,12 @@ class WhetstoneCollector:
                 s = r.suspects[0]
                 text += f"  -> {s.file_path}:{s.line_start} {s.qualname}"
             lines.append(_one_line(text))
+        search = self.search_stats
+        if search and search.get("tried"):
+            lines.append(
+                f"search: {search['tried']} edit(s) tried in {search.get('elapsed_s', 0):.1f} s, "
+                f"{search.get('validated', 0)} validated (stopped: {search.get('stopped') or 'done'})"
+            )
         if self.session_path:
             lines.append(f"session: {self.session_path}")
         return lines

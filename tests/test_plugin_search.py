@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,11 @@ def test_search_finds_and_validates_the_off_by_one(pytester: pytest.Pytester) ->
     assert top.validated and top.source == "search"
     assert top.edits and top.edits[0].file_path == "series.py"
     assert "range(1, n)" in (root / "series.py").read_text()  # the user's tree is untouched
+    # what the search did is in the session and in one terminal line
+    events = [json.loads(line) for line in next((root / ".whetstone").rglob("*.jsonl")).read_text().splitlines()]
+    search = [e["data"] for e in events if e.get("event") == "search"]
+    assert len(search) == 1 and search[0]["tried"] >= 1 and search[0]["validated"] >= 1
+    assert any(line.startswith("search: ") and " validated " in line for line in result.outlines)
 
 
 def test_search_off_by_environment(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
