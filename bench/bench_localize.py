@@ -6,7 +6,9 @@ single mutations with a fixed RNG seed (operator swaps, off-by-one, wrong consta
 misspelled names, removed imports), keeps those the suite detects, and for each runs the suite
 plainly and with `-p whetstone`.  Reports top-1/3/5 of the mutated function among the first
 failure's suspects, the same for "deepest traceback frame" alone, the time ratio, and FauxPy
-(`pip install fauxpy`) on a subset when it installs and runs.
+(installed into its own virtualenv that sees this interpreter's packages, so its pytest plugin
+never loads in the plain and whetstone runs, nor anywhere else on the machine) on a subset when
+it installs and runs.
 
     python bench/bench_localize.py [--per-lib 20] [--seed 7] [--fauxpy 5]
 """
@@ -108,10 +110,11 @@ def sites(root: Path, rel: str) -> list[Mutant]:
         return starts[line - 1] + len(raw)
 
     def add(kind: str, node: ast.AST, start: int, end: int, new: str) -> None:
-        fn = index.enclosing(node.lineno) if index else None  # type: ignore[attr-defined]
+        lineno: int = getattr(node, "lineno", 0)
+        fn = index.enclosing(lineno) if index else None
         if fn is None:
             return
-        out.append(Mutant("", rel, node.lineno, kind, text[start:end], new, start, end, {fn.qualname}))
+        out.append(Mutant("", rel, lineno, kind, text[start:end], new, start, end, {fn.qualname}))
 
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _SWAPS:
@@ -204,13 +207,26 @@ def rank_of(quals: list[str], truth: set[str]) -> int | None:
     return None
 
 
+FAUXPY_VENV = WORK / "fauxpy-venv"
+FAUXPY_PYTHON = str(FAUXPY_VENV / "bin" / "python")
+
+
+def _install_fauxpy() -> bool:
+    """FauxPy pins old pytest plugins and registers itself with every pytest run: keep it apart."""
+    if not (FAUXPY_VENV / "bin" / "python").exists():
+        made = subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(FAUXPY_VENV)])
+        if made.returncode != 0:
+            return False
+    return subprocess.run([FAUXPY_PYTHON, "-m", "pip", "-q", "install", "fauxpy"]).returncode == 0
+
+
 def fauxpy_rank(root: Path, pkg: str, tests: str, m: Mutant, env: dict[str, str]) -> tuple[int | None, float, str]:
     out_dir = WORK / "fauxpy_out"
     shutil.rmtree(out_dir, ignore_errors=True)
     t0 = time.perf_counter()
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:whetstone", tests,
+            [FAUXPY_PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:whetstone", tests,
              "--src", pkg, "--family", "sbfl", "--granularity", "function", "--top-n", "5"],
             cwd=root, capture_output=True, text=True, env=env, timeout=1200,
         )
@@ -245,7 +261,7 @@ def main() -> int:
         env.pop(key, None)
     fauxpy_ok = False
     if args.fauxpy:
-        fauxpy_ok = subprocess.run([sys.executable, "-m", "pip", "-q", "install", "fauxpy"]).returncode == 0
+        fauxpy_ok = _install_fauxpy()
     rows: list[dict] = []
     for lib, (_spec, _dirname, pkg, tests) in LIBS.items():
         root = prepare(lib)

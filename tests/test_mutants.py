@@ -97,6 +97,14 @@ def test_one_token_slips_are_undone_near_the_top(original: str, faulty: str) -> 
     assert rank < 12
 
 
+def test_a_bound_that_reads_e_plus_one_is_undone_by_dropping_the_one() -> None:
+    faulty = "def f(seen, n):\n    return seen[1:n + 1]\n"
+    first, last = _fn_range(faulty, "f")
+    texts = [edits.apply_edits_text(faulty, [m.edit]) for m in mutants_for(faulty, "m.py", first, last)]
+    assert "def f(seen, n):\n    return seen[1:n]\n" in texts
+    assert not any("n + 1 - 1" in t for t in texts)  # equivalent to dropping it, but not the original text
+
+
 def test_returned_literal_becomes_the_expected_value() -> None:
     code = "def f():\n    return 3\n"
     rank, m = _undo(code, "def f():\n    return 7\n", "f", expected=7)

@@ -61,6 +61,17 @@ _AUG_SWAPS: dict[type[cst.BaseAugOp], list[cst.BaseAugOp]] = {
     cst.FloorDivideAssign: [cst.MultiplyAssign()],
 }
 
+def _signs_for(value: cst.BaseExpression, signs: tuple[str, ...] = ("+", "-")) -> tuple[str, ...]:
+    """The +1/-1 to try on ``value``: on ``e + 1`` only ``+`` (``e + 1 - 1`` is ``e``, which
+    the drop-one mutant writes as the original text)."""
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.right, cst.Integer) and value.right.value == "1":
+        if isinstance(value.operator, cst.Add):
+            return tuple(s for s in signs if s == "+")
+        if isinstance(value.operator, cst.Subtract):
+            return tuple(s for s in signs if s == "-")
+    return signs
+
+
 # Prior likelihood that each edit undoes a one-token slip.  Flipping an operator
 # back outranks wrapping the condition in `not` (both may pass, only the flip
 # restores the code); removing an existing `not` outranks adding one.
@@ -261,7 +272,7 @@ class _Collector(cst.CSTVisitor):
     def _plus_minus(self, value: cst.BaseExpression, what: str) -> None:
         code = _code(value)
         wrapped = f"({code})" if isinstance(value, (cst.BooleanOperation, cst.IfExp, cst.Lambda)) else code
-        for sign in ("+", "-"):
+        for sign in _signs_for(value):
             self._add("off-by-one", value, f"{wrapped} {sign} 1", f"change {what} {code[:40]!r} by {sign}1")
 
     # -- conditions and returns --------------------------------------------
@@ -293,7 +304,7 @@ class _Collector(cst.CSTVisitor):
             if isinstance(self.expected, int) and not isinstance(self.expected, bool):
                 code = _code(value)
                 wrapped = f"({code})" if isinstance(value, (cst.BooleanOperation, cst.IfExp, cst.Comparison)) else code
-                for sign in ("-", "+"):
+                for sign in _signs_for(value, ("-", "+")):
                     self._add("off-by-one", value, f"{wrapped} {sign} 1", f"return {code[:40]} {sign} 1", PRIOR["bound"])
             return
         try:
