@@ -605,8 +605,9 @@ def write_results(rows: list[dict], args: argparse.Namespace, corpus: list[Fault
         lines.append(f"| {r['fault_id']} | {r['file']}:{r['line']} | {r['subkind']}: {mut} | {r['failing_tests']} | "
                      f"{'yes' if r['success'] else 'no'} | {'pass' if r['suite_passes'] else 'fail'} | "
                      f"{'yes' if r['validated_first'] else 'no'} | {r['attempts']} | {r['wall_s']} | {srch} | {top[:100]} |")
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text("\n".join(lines) + "\n")
+    out = Path(args.out) if args.out else RESULTS
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(lines) + "\n")
 
 
 def _first_failing_node(root: Path, modules: list[str]) -> str:
@@ -678,6 +679,7 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=0, help="measure only the first N faults (spread over kinds)")
     ap.add_argument("--corpus-only", action="store_true")
     ap.add_argument("--only", default="", help="comma-separated fault ids")
+    ap.add_argument("--out", default="", help="results file (default bench/results/fix_python.md); e.g. a held-out seed")
     ap.add_argument("--note", default="", help="a note on the machine for the report (e.g. what else ran)")
     ap.add_argument("--measure-cost", action="store_true",
                     help="only measure the per-mutant cost: fresh subprocess vs fork worker, one fault per library")
