@@ -310,6 +310,9 @@ class _Search:
         if fork_available():
             fast = _FastFilter(self.runner, self.modules)
             if fast.start():
+                # the unmutated run may be slow (the fault can make a test crawl): let it use up
+                # to a third of what is left rather than a fixed few seconds
+                fast.timeout = max(fast.timeout, self.runner.remaining() / 3)
                 status, outcomes, seconds = fast.run(self.target_ids, None)
                 if status == "ok" and outcomes is not None and keys <= set(outcomes):
                     if not any(not outcomes[k] for k in keys):
