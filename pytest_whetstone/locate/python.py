@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..records import Suspect
-from .pysource import FuncSpan, source_file
+from .pysource import FuncSpan, count_innermost, source_file
 
 MODULE_QUALNAME = "<module>"
 
@@ -73,19 +73,7 @@ class FunctionIndex:
 
     def functions_in_lines(self, lines: Iterable[int]) -> dict[str, int]:
         """qualname -> how many of ``lines`` fall in it (innermost function only)."""
-        import bisect
-
-        spans = sorted((f for f in self.functions if not f.is_class), key=lambda f: f.line_start)
-        starts = [f.line_start for f in spans]
-        out: dict[str, int] = {}
-        for line in lines:
-            # the innermost span holding `line` is the last-starting one that still holds it
-            i = bisect.bisect_right(starts, line) - 1
-            while i >= 0 and spans[i].line_end < line:
-                i -= 1
-            if i >= 0:
-                out[spans[i].qualname] = out.get(spans[i].qualname, 0) + 1
-        return out
+        return count_innermost(self.functions, lines, {})
 
 
 def referenced_names(node: ast.AST) -> set[str]:
