@@ -433,10 +433,9 @@ class WhetstoneCollector:
 
     def _write_session(self, session: pytest.Session) -> None:
         import time
-        from pathlib import Path
 
-        from .records import AttemptRecord, GapModel, ObservationRecord, stable_id
-        from .session import find_store, now_iso, open_session
+        from .plugin_session import resolve_store, run_records, shown_path
+        from .session import open_session
         from .verdict import failure_class, first_error, make_verdict
 
         records = self._all_records()
@@ -447,38 +446,12 @@ class WhetstoneCollector:
         counts["flaky"] = sum(1 for r in records if r.flaky)
         if self.collect_records:
             counts["error"] = counts.get("error", 0) + len(self.collect_records)
-        store_opt = option(self.config, "whetstone_dir")
-        if store_opt:
-            store = Path(store_opt)
-            if not store.is_absolute():
-                store = self.config.invocation_params.dir / store
-            for sub in ("sessions", "audits", "spool"):
-                (store / sub).mkdir(parents=True, exist_ok=True)
-        else:
-            store = find_store(Path(self.config.invocation_params.dir))
+        invoked = self.config.invocation_params
+        store = resolve_store(option(self.config, "whetstone_dir"), invoked.dir)
         ws_session = open_session(store, meta={"target": "pytest", "workspace": self.workspace})
-        duration_ms = int((time.time() - self.started) * 1000)
-        gap = GapModel(metric_type="test_failure_count", current=len(live), target=0)
-        attempt = AttemptRecord(
-            attempt_id="A" + stable_id(ws_session.session_id, self.started, os.getpid()),
-            session_id=ws_session.session_id,
-            action="test",
-            phase="tests",
-            command=" ".join(["pytest", *map(str, self.config.invocation_params.args)])[:2000],
-            exit_code=self.exitstatus,
-            outcome="success" if failure is None else "failure",
-            gap_after=gap,
-            started_at=now_iso(),
-            duration_ms=duration_ms,
-        )
-        observation = ObservationRecord(
-            observation_id="O" + stable_id(attempt.attempt_id),
-            attempt_id=attempt.attempt_id,
-            fail_count=len(live),
-            pass_count=counts.get("passed", 0),
-            record_ids=[r.failure_id for r in records],
-            gap=gap,
-            failure=failure,
+        attempt, observation = run_records(
+            ws_session.session_id, self.started, invoked.args, self.exitstatus, failure, records,
+            counts.get("passed", 0), int((time.time() - self.started) * 1000),
         )
         ws_session.append("attempt", {"attempt": attempt.to_dict()})
         ws_session.append("observation", {"observation": observation.to_dict()})
@@ -497,48 +470,33 @@ class WhetstoneCollector:
             if self.candidates_ms is not None:
                 stats["candidates_ms"] = self.candidates_ms
             ws_session.append("plugin_stats", stats)
-        path = ws_session.path
-        try:
-            report = os.path.relpath(path, self.workspace)
-            if report.startswith(".."):
-                report = str(path)
-        except ValueError:
-            report = str(path)
-        self.session_path = report
-        first = first_error(records)
+        report = self.session_path = shown_path(ws_session.path, self.workspace)
         self.verdict = make_verdict(
-            "pytest", failure, phase="tests", first_error=first, counts=counts, report=report
+            "pytest", failure, phase="tests", first_error=first_error(records), counts=counts, report=report
         )
         ws_session.append("verdict", self.verdict.to_dict())
 
     def _candidates(self, failures: list[Any]) -> list[Any]:
-        if not failures:
-            return []
-        if not _int(option(self.config, "whetstone_candidates"), 1):
-            return []
-        try:
-            from .candidates.test import generate_test_candidates  # written by another helper
-        except ImportError:
+        if not failures or not _int(option(self.config, "whetstone_candidates"), 1):
             return []
         import time
         from pathlib import Path
 
-        from .records import rank_candidates
+        from .candidates import generate
+        from .candidates.search import SearchStats
 
+        # the validated search re-runs the failing tests in a scratch copy; outranks every guess
+        budget = self.search_budget if not self.is_worker else 0.0
+        stats = SearchStats()
         t0 = time.perf_counter()
-        result = generate_test_candidates(failures, Path(self.workspace))
-        self.candidates_ms = round((time.perf_counter() - t0) * 1000, 2)
-        if self.search_budget > 0 and not self.is_worker:
-            from .candidates.search import SearchStats, search_candidates
-
-            # validated by re-running the failing tests in a scratch copy; outranks every guess
-            stats = SearchStats()
-            try:
-                result += search_candidates(failures, Path(self.workspace), self.search_budget, stats=stats)
-            finally:
+        try:
+            result = generate([], failures, Path(self.workspace), search_budget_s=budget, search_stats=stats)
+        finally:
+            total_ms = (time.perf_counter() - t0) * 1000
+            self.candidates_ms = round(total_ms - stats.elapsed_s * 1000, 2)  # the unvalidated generators
+            if budget > 0:
                 self.search_stats = stats.to_dict()
-        keep = self.max_n * max(1, len(failures))
-        return rank_candidates([c.ensure_id() for c in result])[:keep]
+        return result[: self.max_n * max(1, len(failures))]
 
     # -- terminal -------------------------------------------------------------
     @pytest.hookimpl(trylast=True)

@@ -16,6 +16,7 @@ from ..records import BuildErrorRecord, FixCandidate, TestFailureRecord, rank_ca
 
 if TYPE_CHECKING:
     from ..config import Config
+    from .search import SearchStats
 
 __all__ = ["generate"]
 
@@ -27,6 +28,7 @@ def generate(
     config: Config | None = None,
     *,
     search_budget_s: float = 0.0,
+    search_stats: SearchStats | None = None,
 ) -> list[FixCandidate]:
     from .build import generate_build_candidates
     from .test import generate_test_candidates
@@ -44,7 +46,7 @@ def generate(
         if search_budget_s > 0:
             from .search import search_candidates
 
-            out.extend(search_candidates(test_failures, workspace, search_budget_s))
+            out.extend(search_candidates(test_failures, workspace, search_budget_s, stats=search_stats))
     unique: dict[str, FixCandidate] = {}
     for cand in out:
         unique.setdefault(cand.candidate_id, cand)

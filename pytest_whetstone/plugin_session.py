@@ -1,0 +1,72 @@
+"""What a pytest run writes to its session: where the store is, the attempt and its observation.
+
+Kept out of ``plugin.py`` so the hooks stay thin; imported only at the end of a session.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .records import AttemptRecord, GapModel, ObservationRecord, TestFailureRecord, stable_id
+from .session import find_store, now_iso
+
+
+def resolve_store(store_opt: str | None, invocation_dir: Path) -> Path:
+    """``--whetstone-dir`` (relative to where pytest was invoked, created on demand), else discovery."""
+    if store_opt:
+        store = Path(store_opt)
+        if not store.is_absolute():
+            store = invocation_dir / store
+        for sub in ("sessions", "audits", "spool"):
+            (store / sub).mkdir(parents=True, exist_ok=True)
+        return store
+    return find_store(invocation_dir)
+
+
+def run_records(
+    session_id: str,
+    started: float,
+    args: Sequence[Any],
+    exitstatus: int,
+    failure: str | None,
+    records: Sequence[TestFailureRecord],
+    passed: int,
+    duration_ms: int,
+) -> tuple[AttemptRecord, ObservationRecord]:
+    """The run as an attempt (what ran, how it ended) and an observation (what it measured)."""
+    live = [r for r in records if not r.flaky]
+    gap = GapModel(metric_type="test_failure_count", current=len(live), target=0)
+    attempt = AttemptRecord(
+        attempt_id="A" + stable_id(session_id, started, os.getpid()),
+        session_id=session_id,
+        action="test",
+        phase="tests",
+        command=" ".join(["pytest", *map(str, args)])[:2000],
+        exit_code=exitstatus,
+        outcome="success" if failure is None else "failure",
+        gap_after=gap,
+        started_at=now_iso(),
+        duration_ms=duration_ms,
+    )
+    observation = ObservationRecord(
+        observation_id="O" + stable_id(attempt.attempt_id),
+        attempt_id=attempt.attempt_id,
+        fail_count=len(live),
+        pass_count=passed,
+        record_ids=[r.failure_id for r in records],
+        gap=gap,
+        failure=failure,
+    )
+    return attempt, observation
+
+
+def shown_path(path: Path | str, workspace: str) -> str:
+    """The session file as the terminal shows it: relative to the workspace when inside it."""
+    try:
+        shown = os.path.relpath(path, workspace)
+    except ValueError:
+        return str(path)
+    return str(path) if shown.startswith("..") else shown
