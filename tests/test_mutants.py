@@ -105,6 +105,15 @@ def test_a_bound_that_reads_e_plus_one_is_undone_by_dropping_the_one() -> None:
     assert not any("n + 1 - 1" in t for t in texts)  # equivalent to dropping it, but not the original text
 
 
+@pytest.mark.parametrize("faulty", ["    return seen[i - 1:]\n", "    return seen[i + 1:]\n"])
+def test_a_step_of_one_is_dropped_not_zeroed(faulty: str) -> None:
+    code = f"def f(seen, i):\n{faulty}"
+    first, last = _fn_range(code, "f")
+    texts = [edits.apply_edits_text(code, [m.edit]) for m in mutants_for(code, "m.py", first, last)]
+    assert "def f(seen, i):\n    return seen[i:]\n" in texts
+    assert not any("i - 0" in t or "i + 0" in t for t in texts)
+
+
 def test_returned_literal_becomes_the_expected_value() -> None:
     code = "def f():\n    return 3\n"
     rank, m = _undo(code, "def f():\n    return 7\n", "f", expected=7)

@@ -133,6 +133,7 @@ class _Collector(cst.CSTVisitor):
         self.to_file = to_file
         self.out: list[Mutant] = []
         self.if_tests: set[int] = set()
+        self.step_ones: set[int] = set()  # the `1` of `e + 1` / `e - 1`: the drop-one mutant covers `1 -> 0`
 
     def _inside(self, node: cst.CSTNode) -> bool:
         pos = self.get_metadata(PositionProvider, node)
@@ -182,6 +183,7 @@ class _Collector(cst.CSTVisitor):
             left = _code(node.left)
             sign = _code(node.operator).strip()
             self._add("drop-one", node, left, f"drop '{sign} 1' from {left[:40]!r}")
+            self.step_ones.add(id(right))
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if not self._inside(node):
@@ -220,9 +222,13 @@ class _Collector(cst.CSTVisitor):
         except ValueError:
             return
         for delta in (1, -1):
+            if value + delta == 0 and id(node) in self.step_ones:
+                continue  # `e - 0` would pass where `e` was meant; dropping the step writes `e`
             if value + delta >= 0:
                 self._add("off-by-one", node, str(value + delta), f"change {value} to {value + delta}")
         others = [0, 1, -1] + [v for v in dict.fromkeys(self.ints) if v != value][:MAX_OTHER_INTS]
+        if id(node) in self.step_ones:
+            others = [v for v in others if v != 0]
         near = {value + 1} | ({value - 1} if value >= 1 else set())
         for other in dict.fromkeys(others):
             if other != value and other not in near:
