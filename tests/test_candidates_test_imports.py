@@ -219,3 +219,25 @@ def test_a_module_the_project_imports_as_a_module_is_not_taken_from_a_package(ws
     mutated = code.replace("import operator\n", "")
     top = restored(ws, "pkg/itertoolz.py", code, mutated, ("pkg.itertoolz", "m.getter(1)"))
     assert top.mutation["module"] == "operator"
+
+
+def test_a_name_dropped_from_a_package_re_export_list_comes_back(tmp_path: Path) -> None:
+    # `module 'pkg' has no attribute 'beta'`: pkg/__init__.py re-exports from pkg.core, and `beta`
+    # was deleted from that list; the fix is in pkg/__init__.py, not where the test looked it up.
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "core.py").write_text("def alpha():\n    return 1\n\n\ndef beta():\n    return 2\n")
+    original = "from pkg.core import (\n    alpha,\n    beta,\n)\n"
+    mutated = "from pkg.core import (\n    alpha,\n)\n"
+    (tmp_path / "pkg" / "__init__.py").write_text(mutated)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text("import pkg\n\n\ndef test_x():\n    assert pkg.beta() == 2\n")
+    run = subprocess.run([sys.executable, "-c", "import pkg; pkg.beta"], cwd=tmp_path, capture_output=True, text=True)
+    message = run.stderr.strip().splitlines()[-1]
+    assert message.startswith("AttributeError: module 'pkg' has no attribute 'beta'"), message
+    failure = TestFailureRecord(
+        runner="pytest", node_id="tests/test_x.py::test_x", failure_type="exception", exception_type="AttributeError",
+        message=message, file_path="tests/test_x.py", line=5,
+    ).ensure_id()
+    cands = imports_of(generate_test_candidates([failure], tmp_path))
+    assert cands and cands[0].edits[0].file_path == "pkg/__init__.py"
+    assert edits.apply_edits_text(mutated, cands[0].edits) == original

@@ -237,6 +237,13 @@ def add_to_statement(src: SourceFile, rel: str, node: ast.ImportFrom, name: str)
             return src.line(l1)[c1:c2]
         return src.line(l1)[c1:] + "".join(src.line(n) for n in range(l1 + 1, l2)) + src.line(l2)[:c2]
 
+    def lone_sep(a: ast.alias) -> str:
+        """The separator a one-name list implies: one name per line when it sits on its own line."""
+        if a.lineno == node.lineno:
+            return ", "
+        text = src.line(a.lineno)
+        return ",\n" + text[: len(text) - len(text.lstrip())]
+
     names = [a.name for a in aliases]
     position = len(names)
     keys: tuple[Callable[[str], Any], ...] = (str, str.lower, _isort_key)
@@ -246,11 +253,11 @@ def add_to_statement(src: SourceFile, rel: str, node: ast.ImportFrom, name: str)
             break
     if position < len(aliases):
         sep = between(aliases[position - 1], aliases[position]) if position > 0 else (
-            between(aliases[0], aliases[1]) if len(aliases) > 1 else ", "
+            between(aliases[0], aliases[1]) if len(aliases) > 1 else lone_sep(aliases[0])
         )
         line, col = start(aliases[position])
         return TextEdit(rel, Position(line, col + 1), Position(line, col + 1), name + sep)
-    sep = between(aliases[-2], aliases[-1]) if len(aliases) > 1 else ", "
+    sep = between(aliases[-2], aliases[-1]) if len(aliases) > 1 else lone_sep(aliases[0])
     line, col = end(aliases[-1])
     return TextEdit(rel, Position(line, col + 1), Position(line, col + 1), sep + name)
 

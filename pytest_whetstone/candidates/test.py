@@ -140,6 +140,8 @@ def interpreter_hints(failure: TestFailureRecord, workspace: Path) -> list[FixCa
                         new=suggestion,
                     )
                 )
+        elif match.group(1):
+            out.extend(_missing_export(failure, workspace, path, match.group(1), attr))
     match = _IMPORT_ERROR.search(text)
     if match:
         name, module = match.group(1), match.group(2)
@@ -223,6 +225,20 @@ def _name_error(
             )
         )
     return out
+
+
+def _missing_export(failure: TestFailureRecord, workspace: Path, importer: Path, module: str, attr: str) -> list[FixCandidate]:
+    """``module 'pkg.sub' has no attribute 'x'`` for a project module that neither defines nor
+    imports ``x``: import it there (a re-export dropped from an import list is the usual cause)."""
+    target = pyimports.module_file(module, 0, importer, workspace)
+    if target is None or pyimports.module_defines(target, attr):
+        return []
+    rel = _rel(target, workspace)
+    return [
+        _cand(failure, f"{fix.description} (module {module!r} has no {attr!r})", round(0.9 * fix.confidence, 3),
+              "addImport", fix.edits, "interpreter-hint", module=fix.module, name=fix.name)
+        for fix in pyimports.import_fixes(attr, target, rel, workspace)
+    ]
 
 
 def _closest(name: str, pool: set[str]) -> str:
