@@ -95,9 +95,14 @@ class Record:
     _nested_lists: ClassVar[dict[str, type[Record]]] = {}
 
     def to_dict(self) -> dict[str, Any]:
+        names = _FIELD_NAMES.get(type(self))
+        if names is None:
+            names = _FIELD_NAMES[type(self)] = tuple(f.name for f in dataclasses.fields(self))  # type: ignore[arg-type]
         out: dict[str, Any] = {}
-        for f in dataclasses.fields(self):  # type: ignore[arg-type]
-            out[f.name] = _plain(getattr(self, f.name))
+        for name in names:
+            value = getattr(self, name)
+            # most fields are str/int/bool/None: skip _plain's isinstance checks for them
+            out[name] = value if type(value) in _SCALARS else _plain(value)
         return out
 
     def to_json(self) -> str:
@@ -124,11 +129,15 @@ class Record:
         return cls.from_dict(json.loads(text))
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}  # dataclasses.fields() per call is the slow part of to_dict
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _plain(value: Any) -> Any:
     if isinstance(value, Record):
         return value.to_dict()
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [v if type(v) in _SCALARS else _plain(v) for v in value]
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     return value
