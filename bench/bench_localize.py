@@ -251,6 +251,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-lib", type=int, default=20)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--out", default="", help="results file (default bench/results/localize.md)")
     parser.add_argument("--fauxpy", type=int, default=5, help="mutants per library to also run FauxPy on (0: skip)")
     args = parser.parse_args()
     # a SIGTERM must still restore the mutated file (the `finally` below)
@@ -385,8 +386,9 @@ def write_results(rows: list[dict], args: argparse.Namespace) -> None:
     for r in rows:
         lines.append(f"| {r['lib']} | {r['kind']} | {r['file']}:{r['line']} | {', '.join(r['truth'])[:40]} | "
                      f"{r['rank'] or '-'} | {'hit' if r['deep_hit'] else '-'} | {r['plain_s']:.1f} | {r['whetstone_s']:.1f} |")
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text("\n".join(lines) + "\n")
+    out = Path(args.out) if args.out else RESULTS
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(lines) + "\n")
     print("\n".join(lines[:14]))
 
 
