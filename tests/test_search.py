@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import os
+import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
 from pytest_whetstone import edits
 from pytest_whetstone.candidates import search as search_mod
-from pytest_whetstone.candidates.forkrun import fork_available
+from pytest_whetstone.candidates.forkrun import ForkWorker, fork_available
 from pytest_whetstone.candidates.search import SearchStats, importing_test_modules, search_candidates
 from pytest_whetstone.records import Suspect, TestFailureRecord
 
@@ -238,3 +241,32 @@ def test_stats_are_json_ready_and_logged(tmp_path: Path, monkeypatch: pytest.Mon
     import json
 
     assert json.loads(log.read_text().splitlines()[-1])["stopped"] == "baseline-passes"
+
+
+@needs_fork
+def test_worker_runs_collected_items_in_the_session_and_falls_back_for_unknown_ids(tmp_path: Path) -> None:
+    odd = "\n\n@pytest.mark.parametrize('v', ['a b', 'c::d'])\ndef test_odd(v):\n    assert v\n"
+    root = _project(tmp_path, LIB, {"test_lib.py": "import pytest\n" + TESTS + odd,
+                                    "test_other.py": "def test_x():\n    assert True\n"})
+    env = dict(os.environ, PYTHONPATH=str(root), PYTHONDONTWRITEBYTECODE="1", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+    worker = ForkWorker(root, sys.executable, env, ["tests/test_lib.py"])
+    assert worker.start(60)
+    try:
+        junit = root / "out.xml"
+        ids = ["tests/test_lib.py::test_even", "tests/test_lib.py::test_odd[a b]", "tests/test_lib.py::test_odd[c::d]"]
+        reply = worker.run(ids, junit, 30)
+        assert reply["status"] == "ok" and reply["rc"] == 0, reply
+        cases = ET.parse(junit).getroot().findall("testcase")
+        assert len(cases) == 3 and not any(list(c) for c in cases)  # all three ran and passed
+        # the mutated function, swapped in: the same item now fails
+        node = next(n for n in ast.walk(ast.parse(LIB)) if isinstance(n, ast.FunctionDef) and n.name == "is_even")
+        patch = {"file": str(root / "pkg" / "lib.py"), "source": LIB.replace("n % 2 == 0", "n % 2 != 0"),
+                 "start": node.body[0].lineno, "end": node.end_lineno}
+        reply = worker.run(ids[:1], junit, 30, patch)
+        assert reply["status"] == "ok" and reply["rc"] == 1, reply
+        assert [list(c) != [] for c in ET.parse(junit).getroot().iter("testcase")] == [True]
+        # an id the session never collected: the child runs pytest.main on it instead
+        reply = worker.run(["tests/test_other.py::test_x"], junit, 30)
+        assert reply["status"] == "ok" and reply["rc"] == 0, reply
+    finally:
+        worker.close()

@@ -3,11 +3,15 @@
 A fresh ``python -m pytest`` per mutant pays interpreter start, plugin loading,
 the import of the code under test and the collection of its test module(s):
 seconds on a large module.  The worker (a subprocess started in the scratch
-copy, speaking JSON lines on stdin/stdout) pays that once, then for each
-request forks; the child assigns the mutated function's code object to the
-live function (``fn.__code__ = new``) and calls ``pytest.main`` on the
-requested node ids.  Test modules and the code under test stay in
-``sys.modules``, so the child re-collects without re-importing.
+copy, speaking JSON lines on stdin/stdout) pays that once: it runs one pytest
+session whose test loop, instead of running the collected items, serves
+requests.  For each request it forks; the child assigns the mutated
+function's code object to the live function (``fn.__code__ = new``) and runs
+the requested items, already collected, through pytest's own
+``runtestprotocol`` — no configuration, no collection, no import per mutant —
+and writes their outcomes as a small JUnit file.  A requested node id the
+session did not collect (a stale or odd id) makes that child fall back to
+``pytest.main`` on the ids.
 
 The fast path is a filter, never the judge: :mod:`.search` confirms every
 mutant it passes with a fresh subprocess run.  A mutant that cannot be patched
@@ -34,6 +38,8 @@ import time
 import types
 from pathlib import Path
 from typing import IO, Any
+
+import pytest
 
 PYTEST_ARGS = ["-q", "-p", "no:cacheprovider", "-p", "no:whetstone", "-o", "addopts="]
 WORKER_NAME = "__whetstone_fork_worker__"
@@ -141,8 +147,34 @@ def _find_code(code: types.CodeType, name: str, first: int, qualname: str) -> ty
     return None
 
 
-def _run_child(plan: list[tuple[Any, Any]], targets: list[str], junit: str) -> None:
-    """In the forked child: swap the code in, run pytest, never return."""
+def _junit_key(node_id: str) -> tuple[str, str]:
+    """(classname, name) as pytest's JUnit report names a node id (a/b/test_x.py::C::t)."""
+    parts = node_id.split("::")
+    module = parts[0].removesuffix(".py").replace("/", ".")
+    return ".".join([module, *parts[1:-1]]), parts[-1]
+
+
+def _run_items(items: list[Any], junit: str) -> int:
+    """Run collected items in this process; write their outcomes as JUnit testcases."""
+    from xml.sax.saxutils import quoteattr
+
+    from _pytest.runner import runtestprotocol
+
+    cases = []
+    failed = 0
+    for item in items:
+        reports = runtestprotocol(item, nextitem=None, log=False)
+        bad = any(r.failed for r in reports)
+        failed += bad
+        classname, name = _junit_key(item.nodeid)
+        body = "<failure/>" if bad else ""
+        cases.append(f"<testcase classname={quoteattr(classname)} name={quoteattr(name)}>{body}</testcase>")
+    Path(junit).write_text(f"<testsuite>{''.join(cases)}</testsuite>", encoding="utf-8")
+    return 1 if failed else 0
+
+
+def _run_child(plan: list[tuple[Any, Any]], targets: list[str], junit: str, items: dict[str, Any]) -> None:
+    """In the forked child: swap the code in, run the targets, never return."""
     code = 1
     try:
         os.setpgid(0, 0)  # so a timeout kills the tests' own subprocesses too
@@ -152,9 +184,11 @@ def _run_child(plan: list[tuple[Any, Any]], targets: list[str], junit: str) -> N
         except (ValueError, TypeError):
             code = _UNPATCHABLE
             raise
-        import pytest
-
-        code = int(pytest.main([*targets, *PYTEST_ARGS, "--junitxml", junit]))
+        chosen = [items.get(t) for t in targets]
+        if chosen and all(item is not None for item in chosen):
+            code = _run_items(chosen, junit)
+        else:
+            code = int(pytest.main([*targets, *PYTEST_ARGS, "--junitxml", junit]))
     except BaseException:  # noqa: BLE001 - the child must reach os._exit whatever happens
         code = code if code == _UNPATCHABLE else 99
     finally:
@@ -184,28 +218,49 @@ def _wait(pid: int, timeout: float) -> tuple[str, int]:
         delay = min(delay * 2, 0.05)
 
 
+class _Server:
+    """A pytest plugin: after collection, the test loop serves requests instead of running tests."""
+
+    def __init__(self, proto: IO[str], requests: IO[str], started: float) -> None:
+        self.proto = proto
+        self.requests = requests  # a duplicate of stdin: pytest's capture replaces fd 0 and sys.stdin
+        self.started = started
+        self.served = False
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: Any) -> bool:
+        self.served = True
+        seconds = round(time.perf_counter() - self.started, 3)
+        if session.testsfailed:  # collection errors: the search runs without the worker
+            _reply(self.proto, {"status": "ready", "rc": 2, "seconds": seconds})
+            return True
+        items = {item.nodeid: item for item in session.items}
+        _reply(self.proto, {"status": "ready", "rc": 0 if items else 5, "seconds": seconds})
+        for line in self.requests:
+            try:
+                request = json.loads(line)
+            except ValueError:
+                _reply(self.proto, {"status": "error", "detail": "bad request"})
+                continue
+            _reply(self.proto, _serve(request, items))
+        return True
+
+
 def worker_main(modules: list[str]) -> int:
     """Collect once, then serve run requests (one JSON object a line) until stdin closes."""
     proto = os.fdopen(os.dup(1), "w", buffering=1)
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (1, 2):
         os.dup2(devnull, fd)  # pytest's output must never reach the protocol pipe
-    t0 = time.perf_counter()
-    import pytest
-
-    rc = int(pytest.main(["--collect-only", *modules, *PYTEST_ARGS]))
-    _reply(proto, {"status": "ready", "rc": rc, "seconds": round(time.perf_counter() - t0, 3)})
-    for line in sys.stdin:
-        try:
-            request = json.loads(line)
-        except ValueError:
-            _reply(proto, {"status": "error", "detail": "bad request"})
-            continue
-        _reply(proto, _serve(request))
+    requests = os.fdopen(os.dup(0), "r")
+    server = _Server(proto, requests, time.perf_counter())
+    rc = int(pytest.main([*modules, *PYTEST_ARGS], plugins=[server]))
+    if not server.served:  # pytest stopped before the test loop (usage or config error)
+        _reply(proto, {"status": "ready", "rc": rc or 2, "seconds": round(time.perf_counter() - server.started, 3)})
     return 0
 
 
-def _serve(request: dict[str, Any]) -> dict[str, Any]:
+def _serve(request: dict[str, Any], items: dict[str, Any]) -> dict[str, Any]:
     plan: list[tuple[Any, Any]] = []
     patch = request.get("patch")
     if patch:
@@ -217,7 +272,7 @@ def _serve(request: dict[str, Any]) -> dict[str, Any]:
     pid = os.fork()
     if pid == 0:
         os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
-        _run_child(plan, list(request["targets"]), str(request["junit"]))
+        _run_child(plan, list(request["targets"]), str(request["junit"]), items)
     status, code = _wait(pid, float(request.get("timeout", 60)))
     if status == "ok" and code == _UNPATCHABLE:
         status = "unpatchable"
