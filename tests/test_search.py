@@ -243,11 +243,18 @@ def test_stats_are_json_ready_and_logged(tmp_path: Path, monkeypatch: pytest.Mon
     assert json.loads(log.read_text().splitlines()[-1])["stopped"] == "baseline-passes"
 
 
+SUBTESTS = (
+    "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_parts(self):\n"
+    "        for n in (1, 2):\n            with self.subTest(n=n):\n                self.assertEqual(n, 1)\n"
+)
+
+
 @needs_fork
 def test_worker_runs_collected_items_in_the_session_and_falls_back_for_unknown_ids(tmp_path: Path) -> None:
     odd = "\n\n@pytest.mark.parametrize('v', ['a b', 'c::d'])\ndef test_odd(v):\n    assert v\n"
     root = _project(tmp_path, LIB, {"test_lib.py": "import pytest\n" + TESTS + odd,
-                                    "test_other.py": "def test_x():\n    assert True\n"})
+                                    "test_other.py": "def test_x():\n    assert True\n",
+                                    "test_sub.py": SUBTESTS})
     env = dict(os.environ, PYTHONPATH=str(root), PYTHONDONTWRITEBYTECODE="1", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
     worker = ForkWorker(root, sys.executable, env, ["tests/test_lib.py"])
     assert worker.start(60)
@@ -265,6 +272,12 @@ def test_worker_runs_collected_items_in_the_session_and_falls_back_for_unknown_i
         reply = worker.run(ids[:1], junit, 30, patch)
         assert reply["status"] == "ok" and reply["rc"] == 1, reply
         assert [list(c) != [] for c in ET.parse(junit).getroot().iter("testcase")] == [True]
+        # a unittest subTest failure: the item's own report passes, the subtest's fails
+        worker.close()
+        worker = ForkWorker(root, sys.executable, env, ["tests/test_sub.py"])
+        assert worker.start(60)
+        reply = worker.run(["tests/test_sub.py::T::test_parts"], junit, 30)
+        assert reply["status"] == "ok" and reply["rc"] == 1, reply
         # an id the session never collected: the child runs pytest.main on it instead
         reply = worker.run(["tests/test_other.py::test_x"], junit, 30)
         assert reply["status"] == "ok" and reply["rc"] == 0, reply

@@ -160,11 +160,25 @@ def _run_items(items: list[Any], junit: str) -> int:
 
     from _pytest.runner import runtestprotocol
 
+    class _Logged:
+        """Failures reported through the hook, not returned: subtests (unittest subTest, pytest's
+        `subtests` fixture) fail this way while the item's own call report passes."""
+
+        def __init__(self) -> None:
+            self.failed: set[str] = set()
+
+        def pytest_runtest_logreport(self, report: Any) -> None:
+            if report.failed:
+                self.failed.add(report.nodeid)
+
+    logged = _Logged()
+    if items:
+        items[0].config.pluginmanager.register(logged, "whetstone-fork-logged")
     cases = []
     failed = 0
     for item in items:
         reports = runtestprotocol(item, nextitem=None, log=False)
-        bad = any(r.failed for r in reports)
+        bad = any(r.failed for r in reports) or item.nodeid in logged.failed
         failed += bad
         classname, name = _junit_key(item.nodeid)
         body = "<failure/>" if bad else ""
