@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pytest_whetstone.parse import parse_lines, parse_text
-from pytest_whetstone.parse.gcc import find_symbol, split_flag, unescape_fixit
+from pytest_whetstone.parse.gcc_text import find_symbol, split_flag, unescape_fixit
 from pytest_whetstone.parse.unknown import looks_like_error
 
 GCC_ERR = (

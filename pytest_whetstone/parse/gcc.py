@@ -25,90 +25,34 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from typing import Any
 
 from ..records import BuildErrorRecord, Position, TextEdit
 from .base import LineParser, ParseContext, ParseResult, RunError, SummaryGate
+from .gcc_text import (
+    _CARET,
+    _COLON_MEMO,
+    _COMMAND,
+    _FIXIT,
+    _GCC_ECHO,
+    _GENERATED,
+    _ICE_TAIL,
+    _INCLUDED,
+    _INCLUDED_MORE,
+    _K_BARE,
+    _K_CONTEXT,
+    _K_DIAG,
+    _K_SCOPE,
+    _K_TOOL,
+    _QUOTED,
+    _SEVERITY,
+    _SOURCE_EXT,
+    _colon_facts,
+    _DiagFacts,
+    find_symbol,
+    split_flag,
+    unescape_fixit,
+)
 
-# file:line[:col][{ranges}]: severity: message
-_DIAG = re.compile(
-    r"(?P<file>(?:[A-Za-z]:[\\/])?[^:\n]*):(?P<line>\d+):(?:(?P<col>\d+):)?(?:\{[^}]*\}:?)*"
-    r" (?P<sev>fatal error|error|warning|note|remark|internal compiler error|sorry, unimplemented)"
-    r": ?(?P<msg>.*)"
-)
-# file:line:col:   required from here   (gcc context, indented by three spaces)
-_CONTEXT_LOC = re.compile(r"(?P<file>(?:[A-Za-z]:[\\/])?[^:\n]*?):(?P<line>\d+):(?:(?P<col>\d+):)?   +(?P<msg>\S.*)")
-# The compiler driver and its helpers speaking without a source location.
-_TOOL = re.compile(
-    r"(?P<prog>(?:\S*/)?(?:[\w.+-]*-)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|cc1|cc1plus|cc1obj|cpp"
-    r"|collect2|lto-wrapper|lto1)(?:-\d+(?:\.\d+)*)?(?:\.exe)?): (?P<sev>fatal error|error|warning|note)"
-    r": (?P<msg>.*)"
-)
-_TREATED_AS_ERRORS = re.compile(r"(?:\S*/)?cc1\w*: (?:all|some) warnings being treated as errors$")
-_BARE = re.compile(r"(?P<sev>fatal error|error|warning|note): (?P<msg>.*)")
-_BARE_STARTS = ("fatal error: ", "error: ", "warning: ", "note: ")
-# gcc: "x.c: In function 'main':", "x.cpp: In instantiation of '...':", "x.c: At top level:"
-_SCOPE = re.compile(
-    r"(?P<file>(?:[A-Za-z]:[\\/])?[^:\n]*?): (?P<what>In (?:[\w ]*function|constructor|destructor"
-    r"|copy constructor|instantiation of|substitution of|lambda function|member function)|At (?:top level"
-    r"|global scope))(?P<rest>.*):$"
-)
-_INCLUDED = re.compile(r"In file included from (?P<file>.+?):(?P<line>\d+)(?::\d+)?[:,]$")
-_INCLUDED_MORE = re.compile(r"\s+from (?P<file>.+?):(?P<line>\d+)(?::\d+)?[:,]$")
-_GENERATED = re.compile(r"\d+ (?:warnings?|errors?)(?: and \d+ errors?)? generated\.$")
-_FIXIT = re.compile(
-    r'fix-it:"(?P<file>(?:[^"\\]|\\.)*)":\{(?P<l1>\d+):(?P<c1>\d+)-(?P<l2>\d+):(?P<c2>\d+)\}:"(?P<text>(?:[^"\\]|\\.)*)"'
-)
-# gcc >= 9 source echo: "   12 |   code", "      |   ^~~", "  +++ |+#include <x>", "  ......"
-_GCC_ECHO = re.compile(r" *(?:\d+ |\+\+\+ )?\|| +\.\.\.\.\.\.$")
-_CARET = re.compile(r" *[\^~][\^~ ]*$")
-_FLAG = re.compile(
-    r"\s\[(?P<code>(?:-W|-f|-pedantic|-Werror)[\w+=,.<>-]*(?:,-W[\w+=.-]*)*"
-    r"|[a-z][a-z0-9]*(?:-[a-z0-9.]+)+(?:,[a-z][a-z0-9.-]+)*)\]$"
-)
-_COMMAND = re.compile(
-    r"(?:cd \S+ && )?(?:\S*/)?(?:(?:ccache|ccwrap|distcc|sccache)\s+)*(?:\S*/)?(?:[\w.+-]*-)?"
-    r"(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+)(?:-\d+(?:\.\d+)*)?\s"
-)
-_SOURCE_EXT = (".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".m", ".mm", ".cu", ".i", ".ii", ".s", ".S")
-# Messages that are the linker's even when printed "file:line: error: ..." (gold -g).
-_LINKERISH = re.compile(
-    r"(?:error: )?(?:undefined reference to|multiple definition of|first defined here|relocation \S+ against"
-    r"|undefined symbol|duplicate symbol)"
-)
-_ICE_TAIL = ("Please submit a full bug report", "with preprocessed source", "Please include the complete",
-             "See <", "0x")
-_SEVERITY = {
-    "fatal error": "error",
-    "error": "error",
-    "internal compiler error": "error",
-    "sorry, unimplemented": "error",
-    "warning": "warning",
-    "remark": "note",
-    "note": "note",
-}
-_QUOTED = "[‘'`\"]([^’'`\"]+)[’'`\"]"
-# (cheap substring test, pattern): the regex only runs when its trigger is present.
-_SYMBOL_PATTERNS = [
-    (trigger, re.compile(p))
-    for trigger, p in (
-        ("undeclared", _QUOTED + r" undeclared"),
-        ("not declared", _QUOTED + r" was not declared in this scope"),
-        ("undeclared identifier", r"use of undeclared identifier " + _QUOTED),
-        ("function", r"implicit(?:ly)? declar(?:ation of|ing library) function " + _QUOTED),
-        ("undeclared", r"call to undeclared (?:library )?function " + _QUOTED),
-        ("unknown type name", r"unknown type name " + _QUOTED),
-        ("does not name", _QUOTED + r" does not name a type"),
-        ("has not been", _QUOTED + r" has not been declared"),
-        ("member named", r"(?:has )?no member named " + _QUOTED),
-        ("undefined reference", r"undefined reference to " + _QUOTED),
-        ("file not found", r"^" + _QUOTED + r" file not found"),
-        ("No such file", r"^([^\s:]+\.[\w+]+): No such file or directory"),
-    )
-]
-_NOT_MEMBER = re.compile(_QUOTED + r" is not a member of " + _QUOTED)
-_NO_TYPE_IN = re.compile(r"no (?:type|template|member) named " + _QUOTED + r" in namespace " + _QUOTED)
-_FUNC_NAME = re.compile(r"([\w:~<>,]+?)\s*\(")
 _DRIVER_MISSING = re.compile(
     r"(?:(?P<a>[^\s:]+): No such file or directory$|no such file or directory: " + _QUOTED + r")"
 )
@@ -130,176 +74,6 @@ _MAX_NOTES = 64
 _MAX_CONTEXT = 32
 _MAX_RAW_LINES = 200
 _MAX_UNDECIDED = 4096
-
-
-def split_flag(message: str) -> tuple[str, str]:
-    """``"unused variable 'x' [-Wunused-variable]"`` -> (message, "-Wunused-variable")."""
-    if message.endswith("]"):
-        # The flag holds no '[' and no whitespace, so the only place a match can start is
-        # just before the last '[': one anchored match instead of a scan of the message.
-        start = message.rfind("[") - 1
-        m = _FLAG.match(message, start) if start >= 0 else None
-        if m:
-            return message[:start].rstrip(), m.group("code")
-    return message, ""
-
-
-_LEAD_SUFFIXES = (" undeclared", " was not declared", " does not name a type", " has not been declared")
-
-
-# Headers are compiled once per translation unit, so the same message and the same
-# "In function" line repeat many times in a real build log: bounded caches.
-_SYMBOL_CACHE: dict[str, str] = {}
-_FUNCTION_CACHE: dict[str, str] = {}
-_CACHE_MAX = 4096
-
-
-def find_symbol(message: str) -> str:
-    """The identifier/header/library an error is about, when its message names one."""
-    hit = _SYMBOL_CACHE.get(message)
-    if hit is None:
-        if len(_SYMBOL_CACHE) >= _CACHE_MAX:
-            _SYMBOL_CACHE.clear()
-        hit = _SYMBOL_CACHE[message] = _find_symbol(message)
-    return hit
-
-
-def _find_symbol(message: str) -> str:
-    if message[:1] in "‘'":
-        # The commonest shapes, without a regex: "‘x’ undeclared ...", "'x' was not declared ..."
-        end = message.find("’" if message[0] == "‘" else "'", 1)
-        if end > 1 and message.startswith(_LEAD_SUFFIXES, end + 1):
-            return message[1:end]
-    if "in namespace" in message:
-        m = _NO_TYPE_IN.search(message)
-        if m:
-            return f"{m.group(2)}::{m.group(1)}"
-    if "is not a member of" in message:
-        m = _NOT_MEMBER.search(message)
-        if m:
-            return f"{m.group(2)}::{m.group(1)}"
-    for trigger, pattern in _SYMBOL_PATTERNS:
-        if trigger in message:
-            m = pattern.search(message)
-            if m:
-                return m.group(1)
-    return ""
-
-
-def function_name(signature: str) -> str:
-    """``'int Account::deposit(int)'`` -> ``Account::deposit``; ``'main'`` -> ``main``."""
-    hit = _FUNCTION_CACHE.get(signature)
-    if hit is None:
-        if len(_FUNCTION_CACHE) >= _CACHE_MAX:
-            _FUNCTION_CACHE.clear()
-        hit = _FUNCTION_CACHE[signature] = _function_name(signature)
-    return hit
-
-
-def _function_name(signature: str) -> str:
-    text = signature.strip(" ‘’'`\"")
-    m = _FUNC_NAME.search(text)
-    return (m.group(1) if m else text.split()[-1] if text.split() else "").strip()
-
-
-def unescape_fixit(text: str) -> str:
-    """Decode gcc/clang's C-style escaping of fix-it text (``\\n``, ``\\"``, ``\\ooo``)."""
-    if "\\" not in text:
-        return text
-    out = bytearray()
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\\" and i + 1 < n:
-            nxt = text[i + 1]
-            if nxt in "01234567":
-                j = i + 1
-                while j < n and j < i + 4 and text[j] in "01234567":
-                    j += 1
-                out.append(int(text[i + 1 : j], 8) & 0xFF)
-                i = j
-                continue
-            out.extend({"n": b"\n", "t": b"\t", "r": b"\r"}.get(nxt, nxt.encode()))
-            i += 2
-            continue
-        out.extend(ch.encode("utf-8", "surrogatepass"))
-        i += 1
-    return out.decode("utf-8", "replace")
-
-
-# What a diagnostic header says, independent of parser state:
-# (path, line, col, severity, message, flag, is_ice, flavor, symbol, linker's, stripped line,
-#  path is a source file, a source echo may follow).
-_DiagFacts = tuple[str, int, int, str, str, str, bool, str, str, bool, str, bool, bool]
-_LINKERISH_STARTS = ("error: ", "undefined ", "multiple definition of", "first defined here", "relocation ",
-                     "duplicate symbol")
-# Which of the "file: ..." shapes a line has, and what it says, depends on the line alone:
-# memoised (bounded), since the same diagnostic from a header and the same "In function"
-# line repeat once per translation unit.  Lines longer than _MEMO_LINE are not kept.
-_K_NONE, _K_DIAG, _K_SCOPE, _K_TOOL, _K_CONTEXT, _K_TREATED, _K_BARE = range(7)
-_COLON_MEMO: dict[str, tuple[int, Any]] = {}
-_MEMO_MAX = 8192
-_MEMO_LINE = 1024
-
-
-def _colon_facts(line: str) -> tuple[int, Any]:
-    """The first of the line shapes (in the parser's order) the line has, with its facts.
-
-    Each regex runs only when a substring it cannot match without is present
-    (checked in C, far cheaper than a failing match)."""
-    found: tuple[int, Any] = (_K_NONE, None)
-    if " error" in line or " warning" in line or " note" in line or " remark" in line or " sorry" in line:
-        m = _DIAG.match(line)
-        if m:
-            found = (_K_DIAG, _diag_facts(m, line))
-    if not found[0] and ("error: " in line or "warning: " in line or "note: " in line):
-        m = _TOOL.match(line)
-        if m:
-            found = (_K_TOOL, m)
-    if not found[0] and line[-1] == ":" and (": In " in line or ": At " in line):
-        m = _SCOPE.match(line)
-        if m:
-            found = (_K_SCOPE, _scope_facts(m))
-    if not found[0] and ":   " in line:
-        m = _CONTEXT_LOC.match(line)
-        if m:
-            found = (_K_CONTEXT, m)
-    if not found[0] and line.endswith("warnings being treated as errors") and _TREATED_AS_ERRORS.match(line):
-        found = (_K_TREATED, None)
-    if not found[0] and line.startswith(_BARE_STARTS):
-        m = _BARE.match(line)
-        if m:
-            found = (_K_BARE, m)
-    if len(line) <= _MEMO_LINE:
-        if len(_COLON_MEMO) >= _MEMO_MAX:
-            _COLON_MEMO.clear()
-        _COLON_MEMO[line] = found
-    return found
-
-
-def _diag_facts(m: re.Match[str], line: str) -> _DiagFacts:
-    path, line_no, col, word, msg = m.groups()
-    sev = _SEVERITY[word]
-    linkerish = sev != "note" and msg.startswith(_LINKERISH_STARTS) and bool(_LINKERISH.match(msg))
-    message, code = split_flag(msg)
-    flavor = ""
-    if "‘" in msg or "(first use in this function)" in msg or code.startswith("-Werror="):
-        flavor = "gcc"
-    elif code.startswith("-Werror,"):
-        flavor = "clang"
-    symbol = find_symbol(message) if sev != "note" else ""
-    return (path, int(line_no), int(col) if col else 0, sev, message, code,
-            word == "internal compiler error", flavor, symbol, linkerish, line.strip(),
-            path.endswith(_SOURCE_EXT), bool(path) and not path.startswith("<"))
-
-
-def _scope_facts(m: re.Match[str]) -> tuple[str, str, str]:
-    path, what = m.group("file"), m.group("what")
-    if what.startswith("In instantiation") or what.startswith("In substitution"):
-        return ("chain", path, m.group(0))
-    if what.startswith("At "):
-        return ("top", path, "")
-    return ("function", path, function_name(m.group("rest")))
 
 
 class _SourceLines:
