@@ -44,12 +44,13 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from sdist_suite import fetch_sdist  # bench/ is on sys.path when run as a script
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -83,15 +84,7 @@ def base_env() -> dict[str, str]:
 def prepare(lib: str) -> Path:
     """The pristine library in TMP (downloaded into WORK on first use)."""
     spec, dirname, _pkg = LIBS[lib]
-    src = WORK / dirname
-    if not src.is_dir():
-        sdists = WORK / "sdists"
-        sdists.mkdir(parents=True, exist_ok=True)
-        if not list(sdists.glob(dirname + ".tar.gz")):
-            subprocess.run([PY, "-m", "pip", "-q", "download", "--no-binary", ":all:", "--no-deps",
-                            spec, "-d", str(sdists)], check=True)
-        with tarfile.open(next(sdists.glob(dirname + ".tar.gz"))) as tar:
-            tar.extractall(WORK)  # noqa: S202 - a registry sdist we just downloaded
+    src = fetch_sdist(spec, dirname, WORK, PY)
     pristine = TMP / "pristine" / dirname
     if not pristine.is_dir():
         pristine.parent.mkdir(parents=True, exist_ok=True)

@@ -25,13 +25,14 @@ import signal
 import statistics
 import subprocess
 import sys
-import tarfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+from sdist_suite import fetch_sdist, pin_rootdir  # noqa: E402 - bench/ is on sys.path as a script
+
 from pytest_whetstone.locate.python import enclosing_function, function_index  # noqa: E402
 
 WORK = HERE / "_work" / "localize"  # not shared with bench_plugin_overhead.py (we mutate sources)
@@ -59,27 +60,9 @@ class Mutant:
 
 def prepare(lib: str) -> Path:
     spec, dirname, _pkg, _tests = LIBS[lib]
-    root = WORK / dirname
-    if not root.is_dir():
-        sdists = WORK / "sdists"
-        sdists.mkdir(parents=True, exist_ok=True)
-        subprocess.run([sys.executable, "-m", "pip", "-q", "download", "--no-binary", ":all:", "--no-deps",
-                        spec, "-d", str(sdists)], check=True)
-        with tarfile.open(next(sdists.glob(dirname + ".tar.gz"))) as tar:
-            tar.extractall(WORK)  # noqa: S202 - a registry sdist we just downloaded
-    # an empty ini pins rootdir here, so no pytest config of an enclosing checkout applies
-    has_ini = (root / "pytest.ini").exists() or "[pytest]" in _read(root / "tox.ini") or (
-        "[tool:pytest]" in _read(root / "setup.cfg")) or "[tool.pytest" in _read(root / "pyproject.toml")
-    if not has_ini:
-        (root / "pytest.ini").write_text("[pytest]\n")
+    root = fetch_sdist(spec, dirname, WORK)
+    pin_rootdir(root)
     return root
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text()
-    except OSError:
-        return ""
 
 
 def _offsets(text: str) -> list[int]:

@@ -21,9 +21,10 @@ import resource
 import statistics
 import subprocess
 import sys
-import tarfile
 import time
 from pathlib import Path
+
+from sdist_suite import fetch_sdist, pin_rootdir  # bench/ is on sys.path when run as a script
 
 HERE = Path(__file__).resolve().parent
 WORK = HERE / "_work" / "plugin"
@@ -67,32 +68,13 @@ def make_venv(source: Path) -> None:
 
 def prepare(name: str) -> Path:
     spec, dirname, _tests, extra = SUITES[name]
-    target = WORK / dirname
-    if not target.is_dir():
-        sdists = WORK / "sdists"
-        sdists.mkdir(parents=True, exist_ok=True)
-        subprocess.run([sys.executable, "-m", "pip", "-q", "download", "--no-binary", ":all:", "--no-deps",
-                        spec, "-d", str(sdists)], check=True)
-        archive = next(sdists.glob(dirname + ".tar.gz"))
-        with tarfile.open(archive) as tar:
-            tar.extractall(WORK)  # noqa: S202 - a registry sdist we just downloaded
+    target = fetch_sdist(spec, dirname, WORK)
     if extra:
         pip("install", *extra)
     # the library itself, so a copy pulled in by an extra (freezegun -> dateutil) is this version
     pip("install", "--no-deps", "--force-reinstall", str(target))
-    # an empty ini pins rootdir to the library, so no enclosing checkout's pytest config applies
-    if not any((target / n).exists() for n in ("pytest.ini",)) and "[tool:pytest]" not in _read(
-        target / "setup.cfg"
-    ) and "[pytest]" not in _read(target / "tox.ini") and "[tool.pytest" not in _read(target / "pyproject.toml"):
-        (target / "pytest.ini").write_text("[pytest]\n")
+    pin_rootdir(target)
     return target
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text()
-    except OSError:
-        return ""
 
 
 def cpu_run(cmd: list[str], cwd: Path) -> tuple[float, int]:
