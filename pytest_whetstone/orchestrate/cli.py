@@ -26,8 +26,10 @@ from ..records import FixCandidate
 from ..session import ENV_SESSION, latest_session_id, load_session
 from ..verdict import emit
 from .escalate import render_text
+from .judging import final_verdict
 from .ledger import file_ledger
-from .loop import FeedbackLoopOrchestrator, LoopError, StepResult, final_verdict, start_loop
+from .loop import FeedbackLoopOrchestrator, LoopError, start_loop
+from .results import StepResult
 from .state import loop_fold
 
 INTERRUPTED = 130

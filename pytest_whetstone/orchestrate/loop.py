@@ -20,31 +20,23 @@ kept improvements or the original content, never a torn edit).
 
 from __future__ import annotations
 
-import os
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .. import edits
 from ..records import (
     AuditEntry,
-    BuildErrorRecord,
-    EscalationReport,
     FixCandidate,
-    GapModel,
     OrchestratorDecision,
     Position,
-    TestFailureRecord,
     TextEdit,
-    Verdict,
     rank_candidates,
     stable_id,
 )
 from ..session import Session, load_session, warn_line
-from ..verdict import make_verdict
 from . import audit
 from .env import (
     build_requirements_gap,
@@ -55,9 +47,11 @@ from .env import (
     requirements_gap,
 )
 from .escalate import compose, write_setup_script
+from .judging import _display_path, _metric, _stage, final_verdict, judge
 from .ledger import failure_of_build, failure_of_test, file_ledger
 from .phases import LoopError, PhaseOutcome, PhaseRunner, plan_phases, run_phase, start_loop
 from .policy import OrchestratorPolicy, PolicyInput
+from .results import LoopResult, Reporter, StepResult
 from .select import CandidateAutoSelector, log_selection
 from .state import TIMEOUT_COUNT, Attempt, Check, LoopConfig, LoopState, PhaseSpec, loop_fold
 
@@ -77,80 +71,6 @@ __all__ = [
 ]
 
 ITERATIONS = ("build_iteration", "test_iteration", "phase_iteration")
-
-
-# --------------------------------------------------------------------------- results
-
-
-@dataclass
-class StepResult:
-    session_id: str
-    step_index: int
-    action_taken: str
-    rationale: str
-    session_status: str
-    gap: GapModel
-    gap_before: GapModel
-    decision: OrchestratorDecision
-    candidate_applied: str | None = None
-    would_apply: str | None = None
-    reverted: str | None = None
-    candidates: list[FixCandidate] = field(default_factory=list)
-    escalation: EscalationReport | None = None
-    phases: list[dict[str, Any]] = field(default_factory=list)
-    duration_ms: int = 0
-    description: str = ""
-    gap_before_measured: bool = True  # False on the step that measures the gap the first time
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "session_id": self.session_id,
-            "step_index": self.step_index,
-            "action_taken": self.action_taken,
-            "rationale": self.rationale,
-            "session_status": self.session_status,
-            "gap": self.gap.to_dict(),
-            "gap_before": self.gap_before.to_dict(),
-            "gap_before_measured": self.gap_before_measured,
-            "decision": self.decision.to_dict(),
-            "candidate_applied": self.candidate_applied,
-            "would_apply": self.would_apply,
-            "reverted": self.reverted,
-            "candidates": [c.to_dict() for c in self.candidates],
-            "escalation": self.escalation.to_dict() if self.escalation else None,
-            "phases": self.phases,
-            "duration_ms": self.duration_ms,
-            "description": self.description,
-        }
-
-
-@dataclass
-class LoopResult:
-    session_id: str
-    final_status: str
-    steps_taken: int
-    final_gap: GapModel
-    audit_log: list[AuditEntry]
-    escalation: EscalationReport | None
-    verdict: Verdict
-    steps: list[StepResult] = field(default_factory=list)
-
-    def to_dict(self, include_audit: bool = True) -> dict[str, Any]:
-        return {
-            "session_id": self.session_id,
-            "final_status": self.final_status,
-            "steps_taken": self.steps_taken,
-            "final_gap": self.final_gap.to_dict(),
-            "audit_log": [a.to_dict() for a in self.audit_log] if include_audit else None,
-            "escalation": self.escalation.to_dict() if self.escalation else None,
-            "verdict": self.verdict.to_dict(),
-        }
-
-
-# --------------------------------------------------------------------------- the orchestrator
-
-
-Reporter = Callable[[str, dict[str, Any]], None]
 
 
 def _quiet(kind: str, data: dict[str, Any]) -> None:
@@ -605,79 +525,6 @@ class FeedbackLoopOrchestrator:
             verdict=final_verdict(state, session),
             steps=steps,
         )
-
-
-# --------------------------------------------------------------------------- pure helpers
-
-
-def judge(baseline: Check | None, check: Check, attempt: Attempt) -> tuple[str, bool | None]:
-    """(progress | same | worse, did the target failure persist -- None when the check never reached it)."""
-    if check.passed:
-        return "progress", False
-    if baseline is None:
-        return "same", None
-    if check.phase_index < baseline.phase_index or (
-        check.phase_index == baseline.phase_index and check.stage < baseline.stage
-    ):
-        return "worse", None  # an earlier phase or stage broke: the target was not even reached
-    if check.score > baseline.score:
-        if check.phase_index > baseline.phase_index or check.stage > baseline.stage:
-            return "progress", False
-        return "progress", (attempt.target_fingerprint in check.fingerprints) if attempt.target_fingerprint else None
-    persisted = attempt.target_fingerprint in check.fingerprints if attempt.target_fingerprint else None
-    if check.score < baseline.score:
-        return "worse", persisted
-    # Same count: the edit counts only if its target went away and nothing new appeared in its place.
-    if persisted is False and not any(f.location == attempt.target_location for f in check.failures):
-        return "progress", False
-    return "same", persisted
-
-
-def final_verdict(state: LoopState, session: Session) -> Verdict:
-    """The verdict block of a loop: the failing phase of the last check, or a pass."""
-    report = _display_path(session.path)
-    check = state.view or (state.checks[-1] if state.checks else None)
-    if state.status == "escalated" and state.session.escalation is not None and (
-        state.session.escalation.escalation_reason == "infra_gap"
-    ):
-        first = state.requirements_gap[0] if state.requirements_gap else {}
-        return make_verdict("whetstone fix", "setup-error", phase="environment",
-                            first_error=str(first.get("name")) if first else None, report=report,
-                            counts={"missing": len(state.requirements_gap)})
-    counts = {"attempts": state.fix_attempts, "kept": len([a for a in state.attempts if a.status == "kept"])}
-    if check is None:
-        return make_verdict("whetstone fix", None if state.status == "converged" else "setup-error",
-                            phase="", report=report, counts=counts)
-    if check.passed and state.status != "escalated":
-        return make_verdict("whetstone fix", None, phase=check.phase, report=report, counts=counts)
-    failure = check.failure or ("test-failure" if check.metric == "test_failure_count" else "compile-error")
-    counts["failing"] = check.count if not check.timed_out else 0
-    return make_verdict("whetstone fix", failure, phase=check.phase, first_error=check.first_error,
-                        counts=counts, report=report)
-
-
-def _stage(errors: list[BuildErrorRecord], tests: list[TestFailureRecord], outcome: PhaseOutcome) -> int:
-    """How far a failing phase got: a fatal error (compilation aborted) < compile errors < link errors only;
-    collection / setup errors < failing tests.  An edit that moves the failure to an earlier stage is worse
-    even when it prints fewer errors (a fatal error hides the rest)."""
-    if tests:
-        return 0 if outcome.verdict.failure == "setup-error" else 1
-    if any("fatal error" in (e.raw or e.message) or "compilation terminated" in e.raw for e in errors):
-        return 0
-    if errors and all(e.tool == "linker" for e in errors):
-        return 2
-    return 1
-
-
-def _metric(kind: str) -> str:
-    return "test_failure_count" if kind == "test" else "error_count"
-
-
-def _display_path(path: Path) -> str:
-    try:
-        return os.path.relpath(path)
-    except ValueError:
-        return str(path)
 
 
 def _replace_all(rel: str, current: bytes, new_text: str) -> FixCandidate:

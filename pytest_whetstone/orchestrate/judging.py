@@ -1,0 +1,83 @@
+"""Pure judgements of the loop: did a check make progress over the baseline, how far a failing
+phase got, and the loop's verdict block."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..records import BuildErrorRecord, TestFailureRecord, Verdict
+from ..session import Session
+from ..verdict import make_verdict
+from .phases import PhaseOutcome
+from .state import Attempt, Check, LoopState
+
+
+def judge(baseline: Check | None, check: Check, attempt: Attempt) -> tuple[str, bool | None]:
+    """(progress | same | worse, did the target failure persist -- None when the check never reached it)."""
+    if check.passed:
+        return "progress", False
+    if baseline is None:
+        return "same", None
+    if check.phase_index < baseline.phase_index or (
+        check.phase_index == baseline.phase_index and check.stage < baseline.stage
+    ):
+        return "worse", None  # an earlier phase or stage broke: the target was not even reached
+    if check.score > baseline.score:
+        if check.phase_index > baseline.phase_index or check.stage > baseline.stage:
+            return "progress", False
+        return "progress", (attempt.target_fingerprint in check.fingerprints) if attempt.target_fingerprint else None
+    persisted = attempt.target_fingerprint in check.fingerprints if attempt.target_fingerprint else None
+    if check.score < baseline.score:
+        return "worse", persisted
+    # Same count: the edit counts only if its target went away and nothing new appeared in its place.
+    if persisted is False and not any(f.location == attempt.target_location for f in check.failures):
+        return "progress", False
+    return "same", persisted
+
+
+def final_verdict(state: LoopState, session: Session) -> Verdict:
+    """The verdict block of a loop: the failing phase of the last check, or a pass."""
+    report = _display_path(session.path)
+    check = state.view or (state.checks[-1] if state.checks else None)
+    if state.status == "escalated" and state.session.escalation is not None and (
+        state.session.escalation.escalation_reason == "infra_gap"
+    ):
+        first = state.requirements_gap[0] if state.requirements_gap else {}
+        return make_verdict("whetstone fix", "setup-error", phase="environment",
+                            first_error=str(first.get("name")) if first else None, report=report,
+                            counts={"missing": len(state.requirements_gap)})
+    counts = {"attempts": state.fix_attempts, "kept": len([a for a in state.attempts if a.status == "kept"])}
+    if check is None:
+        return make_verdict("whetstone fix", None if state.status == "converged" else "setup-error",
+                            phase="", report=report, counts=counts)
+    if check.passed and state.status != "escalated":
+        return make_verdict("whetstone fix", None, phase=check.phase, report=report, counts=counts)
+    failure = check.failure or ("test-failure" if check.metric == "test_failure_count" else "compile-error")
+    counts["failing"] = check.count if not check.timed_out else 0
+    return make_verdict("whetstone fix", failure, phase=check.phase, first_error=check.first_error,
+                        counts=counts, report=report)
+
+
+def _stage(errors: list[BuildErrorRecord], tests: list[TestFailureRecord], outcome: PhaseOutcome) -> int:
+    """How far a failing phase got: a fatal error (compilation aborted) < compile errors < link errors only;
+    collection / setup errors < failing tests.  An edit that moves the failure to an earlier stage is worse
+    even when it prints fewer errors (a fatal error hides the rest)."""
+    if tests:
+        return 0 if outcome.verdict.failure == "setup-error" else 1
+    if any("fatal error" in (e.raw or e.message) or "compilation terminated" in e.raw for e in errors):
+        return 0
+    if errors and all(e.tool == "linker" for e in errors):
+        return 2
+    return 1
+
+
+def _metric(kind: str) -> str:
+    return "test_failure_count" if kind == "test" else "error_count"
+
+
+def _display_path(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return str(path)
