@@ -14,8 +14,9 @@ import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ..merge import MergeError, audit_path_for, merge_sessions, read_audit
+from ..merge import merge_sessions
 from ..session import STORE_DIRNAME, SessionState, SessionWarning, latest_session_id, workspace_of
+from ..shard_files import MergeError, audit_path_for, read_audit
 from . import github, html, json_report, sarif, text
 from .model import ReportModel, build_model
 
@@ -65,7 +66,7 @@ def _resolve_sources(
         return [path], workspace, _display(path, workspace)
     if not paths:
         raise MergeError("no session given")
-    from ..merge import collect_session_files
+    from ..shard_files import collect_session_files
 
     files = collect_session_files(paths)
     if session_id:
