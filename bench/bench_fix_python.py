@@ -33,9 +33,7 @@ from __future__ import annotations
 
 import argparse
 import ast
-import builtins
 import json
-import keyword
 import os
 import random
 import re
@@ -50,7 +48,9 @@ import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from sdist_suite import fetch_sdist  # bench/ is on sys.path when run as a script
+from fix_python_report import write_results  # bench/ is on sys.path when run as a script
+from fix_python_sites import KINDS, _Sites
+from sdist_suite import fetch_sdist
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -64,7 +64,6 @@ LIBS = {
     "more-itertools": ("more-itertools==10.5.0", "more-itertools-10.5.0", "more_itertools"),
     "toolz": ("toolz==1.0.0", "toolz-1.0.0", "toolz"),
 }
-KINDS = ("operator", "off-by-one", "negation", "wrong-constant", "misspelled-name", "removed-import")
 SUITE_TIMEOUT = 120.0
 FIX_TIMEOUT = 420.0
 
@@ -178,170 +177,6 @@ class Fault:
     new: str
     failing_modules: list[str] = field(default_factory=list)
     failing_tests: int = 0
-
-
-Site = tuple[str, int, int, int, tuple[str, ...]]  # (subkind, line, start byte, end byte, replacements)
-
-
-class _Sites:
-    """Every candidate site of one source file, as byte-offset replacements."""
-
-    CMP = {ast.Lt: ["<=", ">"], ast.LtE: ["<", ">="], ast.Gt: [">=", "<"], ast.GtE: [">", "<="],
-           ast.Eq: ["!="], ast.NotEq: ["=="], ast.Is: ["is not"], ast.IsNot: ["is"],
-           ast.In: ["not in"], ast.NotIn: ["in"]}
-    ARITH = {ast.Add: ["-"], ast.Sub: ["+"], ast.Mult: ["+", "//"], ast.FloorDiv: ["*", "/", "%"],
-             ast.Div: ["//", "*"], ast.Mod: ["//"], ast.BitAnd: ["|"], ast.BitOr: ["&"]}
-
-    def __init__(self, lib: str, rel: str, data: bytes, covered: set[int]) -> None:
-        self.lib, self.rel, self.data, self.covered = lib, rel, data, covered
-        self.starts = [0]
-        for line in data.splitlines(keepends=True):
-            self.starts.append(self.starts[-1] + len(line))
-        self.tree = ast.parse(data)
-        self.idents = {n.id for n in ast.walk(self.tree) if isinstance(n, ast.Name)} | {
-            n.attr for n in ast.walk(self.tree) if isinstance(n, ast.Attribute)} | set(dir(builtins))
-        self.out: dict[str, list[Site]] = {k: [] for k in KINDS}
-        self.docstrings = {id(n.body[0].value) for n in ast.walk(self.tree)
-                           if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module))
-                           and n.body and isinstance(n.body[0], ast.Expr)
-                           and isinstance(n.body[0].value, ast.Constant)}
-
-    def off(self, line: int, col: int) -> int:
-        return self.starts[line - 1] + col
-
-    def span(self, node: ast.AST) -> tuple[int, int]:
-        return (self.off(node.lineno, node.col_offset),  # type: ignore[attr-defined]
-                self.off(node.end_lineno, node.end_col_offset))  # type: ignore[attr-defined]
-
-    def text(self, a: int, b: int) -> str:
-        return self.data[a:b].decode("utf-8")
-
-    def add(self, kind: str, sub: str, line: int, a: int, b: int, news: list[str]) -> None:
-        if line in self.covered and news:
-            self.out[kind].append((sub, line, a, b, tuple(news)))
-
-    def collect(self) -> dict[str, list[Site]]:
-        for fn in ast.walk(self.tree):
-            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                for stmt in fn.body:
-                    for node in ast.walk(stmt):
-                        self._visit(node)
-        self._imports()
-        for kind in self.out:  # one function may be walked twice when nested: keep each site once
-            self.out[kind] = sorted(set(self.out[kind]))
-        return self.out
-
-    def _op_between(self, left: ast.AST, right: ast.AST, tokens: list[str]) -> tuple[int, int, str] | None:
-        a, b = self.span(left)[1], self.span(right)[0]
-        gap = self.text(a, b)
-        for tok in sorted(tokens, key=len, reverse=True):
-            m = re.search(r"(?<![=<>!])" + re.escape(tok).replace(r"\ ", r"\s+") + r"(?![=<>])", gap)
-            if m:
-                return a + m.start(), a + m.end(), m.group(0)
-        return None
-
-    def _visit(self, node: ast.AST) -> None:
-        if isinstance(node, ast.Compare):
-            left = node.left
-            for op, right in zip(node.ops, node.comparators, strict=True):
-                toks = {ast.Lt: ["<"], ast.LtE: ["<="], ast.Gt: [">"], ast.GtE: [">="], ast.Eq: ["=="],
-                        ast.NotEq: ["!="], ast.Is: ["is not"] if isinstance(op, ast.IsNot) else ["is"],
-                        ast.IsNot: ["is not"], ast.In: ["in"], ast.NotIn: ["not in"]}[type(op)]
-                hit = self._op_between(left, right, toks)
-                if hit:
-                    self.add("operator", "compare", node.lineno, hit[0], hit[1], self.CMP[type(op)])
-                left = right
-        elif isinstance(node, ast.BinOp) and type(node.op) in self.ARITH:
-            tok = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Div: "/", ast.Mod: "%",
-                   ast.BitAnd: "&", ast.BitOr: "|"}[type(node.op)]
-            a, b = self.span(node.left)[1], self.span(node.right)[0]
-            i = self.text(a, b).find(tok)
-            if i >= 0 and not (tok == "/" and self.text(a, b)[i:i + 2] == "//"):
-                self.add("operator", "arith", node.lineno, a + i, a + i + len(tok), self.ARITH[type(node.op)])
-        elif isinstance(node, ast.BoolOp) and len(node.values) == 2:
-            tok = "and" if isinstance(node.op, ast.And) else "or"
-            hit = self._op_between(node.values[0], node.values[1], [tok])
-            if hit:
-                self.add("operator", "boolean", node.lineno, hit[0], hit[1], ["or" if tok == "and" else "and"])
-        elif isinstance(node, ast.Constant) and id(node) not in self.docstrings:
-            a, b = self.span(node)
-            src = self.text(a, b)
-            if isinstance(node.value, bool):
-                self.add("wrong-constant", "bool", node.lineno, a, b, [str(not node.value)])
-            elif isinstance(node.value, int) and src.isdigit():
-                n = node.value
-                self.add("off-by-one", "constant", node.lineno, a, b, [str(n + 1)] + ([str(n - 1)] if n > 0 else []))
-                far = [v for v in (0, 2, 10, n * 2, n + 3) if abs(v - n) > 1]
-                self.add("wrong-constant", "int", node.lineno, a, b, [str(v) for v in dict.fromkeys(far)])
-            elif isinstance(node.value, str) and 0 < len(node.value) <= 12 and src[:1] in "'\"" and "\\" not in src:
-                q = src[0]
-                self.add("wrong-constant", "str", node.lineno, a, b, [q + q, q + node.value[::-1] + q]
-                         if len(set(node.value)) > 1 else [q + q])
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range":
-            for arg in node.args[:2]:
-                if not isinstance(arg, ast.Constant):
-                    a, b = self.span(arg)
-                    src = self.text(a, b)
-                    wrap = f"({src})" if isinstance(arg, (ast.BinOp, ast.BoolOp, ast.IfExp)) else src
-                    self.add("off-by-one", "range-bound", arg.lineno, a, b, [f"{wrap} + 1", f"{wrap} - 1"])
-        elif isinstance(node, ast.Slice):
-            for bound in (node.lower, node.upper):
-                if bound is not None and not isinstance(bound, ast.Constant):
-                    a, b = self.span(bound)
-                    src = self.text(a, b)
-                    wrap = f"({src})" if isinstance(bound, (ast.BinOp, ast.BoolOp, ast.IfExp)) else src
-                    self.add("off-by-one", "slice-bound", bound.lineno, a, b, [f"{wrap} + 1", f"{wrap} - 1"])
-        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            a = self.span(node)[0]
-            b = self.span(node.operand)[0]
-            self.add("negation", "remove-not", node.lineno, a, b, [""])
-        elif isinstance(node, (ast.If, ast.While, ast.IfExp)) and not (
-            isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
-        ):
-            a, b = self.span(node.test)
-            src = self.text(a, b)
-            paren = isinstance(node.test, (ast.BoolOp, ast.IfExp, ast.NamedExpr, ast.Lambda))
-            self.add("negation", "add-not", node.test.lineno, a, b, [f"not ({src})" if paren else f"not {src}"])
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and len(node.id) >= 3 \
-                and node.id not in ("True", "False", "None", "self", "cls"):
-            a, b = self.span(node)
-            news = [n for n in _misspell(node.id) if n not in self.idents and not keyword.iskeyword(n)]
-            self.add("misspelled-name", "name", node.lineno, a, b, news)
-
-    def _imports(self) -> None:
-        for stmt in self.tree.body:  # module level only; each statement is executed on import
-            if isinstance(stmt, (ast.Import, ast.ImportFrom)) and not (
-                isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__"
-            ):
-                names = stmt.names
-                if len(names) == 1:
-                    a = self.off(stmt.lineno, 0)
-                    end_line = stmt.end_lineno or stmt.lineno
-                    b = self.starts[end_line] if end_line < len(self.starts) else len(self.data)
-                    self.out["removed-import"].append(("statement", stmt.lineno, a, b, ("",)))
-                    continue
-                for i, alias in enumerate(names):
-                    if alias.name == "*":
-                        continue
-                    a0, b0 = self.span(alias)
-                    if i + 1 < len(names):
-                        a, b = a0, self.span(names[i + 1])[0]
-                    else:
-                        a, b = self.span(names[i - 1])[1], b0
-                    self.out["removed-import"].append(("name", alias.lineno, a, b, ("",)))
-
-
-def _misspell(name: str) -> list[str]:
-    out = []
-    mid = len(name) // 2
-    out.append(name[:mid] + name[mid + 1:])  # dropped letter
-    if name[mid] != name[mid - 1]:
-        out.append(name[: mid - 1] + name[mid] + name[mid - 1] + name[mid + 1:])  # swapped letters
-    out.append(name[:mid] + name[mid] + name[mid:])  # doubled letter
-    return [n for n in out if n.isidentifier() and n != name]
-
-
-# --------------------------------------------------------------------------- corpus
 
 
 def build_corpus(per_kind: int, seed: int, max_tries: int) -> list[Fault]:
@@ -511,98 +346,6 @@ def run_fault(fault: Fault, budget: float) -> dict:
 # --------------------------------------------------------------------------- report
 
 
-def _pct(rows: list[dict], key: str) -> str:
-    if not rows:
-        return "-"
-    n = sum(1 for r in rows if r.get(key))
-    return f"{n}/{len(rows)} ({100 * n / len(rows):.0f}%)"
-
-
-def search_summary(rows: list[dict]) -> list[str]:
-    """What the first search of each fault did (from the SearchStats log)."""
-    firsts = [r["search"][0] for r in rows if r.get("search")]
-    if not firsts:
-        return []
-    stopped: dict[str, int] = {}
-    modes: dict[str, int] = {}
-    for f in firsts:
-        stopped[f["stopped"]] = stopped.get(f["stopped"], 0) + 1
-        modes[f["mode"] or "-"] = modes.get(f["mode"] or "-", 0) + 1
-    tried = [f["tried"] for f in firsts if f["mode"]]
-    per = [f["elapsed_s"] / f["tried"] for f in firsts if f["tried"]]
-    return [
-        "",
-        f"First search per fault ({len(firsts)} of {len(rows)} faults ran one; the others' failures were "
-        "NameErrors left to the interpreter hints, or had no suspect): "
-        f"mode {', '.join(f'{k} {v}' for k, v in sorted(modes.items()))}; "
-        f"stopped {', '.join(f'{k} {v}' for k, v in sorted(stopped.items()))}; "
-        f"median mutants tried {statistics.median(tried) if tried else 0}, "
-        f"fast runs {sum(f['fast_runs'] for f in firsts)}, subprocess runs {sum(f['subprocess_runs'] for f in firsts)}, "
-        f"fallbacks {sum(f['fallbacks'] for f in firsts)}, filter passes {sum(f['fast_passed'] for f in firsts)}, "
-        f"rejected at confirmation {sum(f['confirm_rejected'] for f in firsts)}, "
-        f"timeouts {sum(f['timeouts'] for f in firsts)}, widened {sum(f['widened'] for f in firsts)}; "
-        f"median wall per mutant tried {statistics.median(per):.2f} s (whole search incl. start and confirmation).",
-    ]
-
-
-def write_results(rows: list[dict], args: argparse.Namespace, corpus: list[Fault], budget_args: list[str]) -> None:
-    groups = [("all", rows)] + [(k, [r for r in rows if r["kind"] == k]) for k in KINDS] + [
-        (lib, [r for r in rows if r["lib"] == lib]) for lib in LIBS]
-    lines = [
-        "# `whetstone fix` on seeded Python faults (issue 4, Python proof)",
-        "",
-        f"Generated by `python bench/bench_fix_python.py --seed {args.seed} --per-kind {args.per_kind} "
-        f"--budget {args.budget}{f' --limit {args.limit}' if args.limit else ''}` on "
-        f"{time.strftime('%Y-%m-%d')}, Python {sys.version.split()[0]}, {os.cpu_count()} cores"
-        f"{'; ' + args.note if args.note else ''}.",
-        "",
-        f"Libraries (sdists with their own suites, downloaded at bench time): "
-        f"{', '.join(s for s, _d, _p in LIBS.values())}. Corpus: {len(corpus)} kept single mutations "
-        f"(seeded RNG, only lines the suite covers, kept only when the whole suite then fails; "
-        f"survivors/equivalents, hangs and collection errors discarded); {len(rows)} measured.",
-        "",
-        "Per fault, in a fresh copy: `python -m pytest_whetstone fix --test \"<python> -m pytest -p whetstone "
-        f"-x -q <failing test module(s)> {' '.join(budget_args)}\" --max-attempts 4`, then the whole suite.",
-        "",
-        "- (a) **fixed exactly**: whole suite passes and every source file is byte-equal to the original "
-        "(target ≥ 40%; a naive invert-the-operator search measured 14%).",
-        "- suite passes: whole suite passes (an equivalent or different fix counts here, not in (a)).",
-        "- (b) **validated after one run**: a `validated` candidate is in the session after the first "
-        "`pytest -p whetstone` run; *restores original*: one of them gives back the original bytes.",
-        "- (c) attempts = candidates applied by the loop; wall = the whole `whetstone fix` run.",
-        "",
-        "| group | n | (a) fixed exactly | suite passes | converged | (b) validated after one run "
-        "| validated restores original | mean attempts | median wall (s) |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for name, rs in groups:
-        if not rs:
-            continue
-        att = [r["attempts"] for r in rs if r["attempts"] is not None]
-        lines.append(
-            f"| {name} | {len(rs)} | {_pct(rs, 'success')} | {_pct(rs, 'suite_passes')} | {_pct(rs, 'converged')} | "
-            f"{_pct(rs, 'validated_first')} | {_pct(rs, 'validated_true_fix')} | "
-            f"{statistics.mean(att):.2f} | {statistics.median(r['wall_s'] for r in rs):.1f} |"
-            if att else f"| {name} | {len(rs)} | {_pct(rs, 'success')} | - | - | - | - | - | - |")
-    lines += search_summary(rows)
-    lines += ["", "## Faults", "",
-              "| fault | site | mutation | failing tests | (a) | suite | valid. 1st | attempts | wall s "
-              "| first search: mode, tried (fast/fallback), stopped, s | top candidate after first run |",
-              "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        mut = f"`{r['old'][:25]}` → `{r['new'][:25]}`".replace("|", "\\|").replace("\n", " ")
-        top = (r.get("top_first") or "").replace("|", "\\|").replace("\n", " ")
-        first = (r.get("search") or [None])[0]
-        srch = (f"{first['mode'] or '-'}, {first['tried']} ({first['fast_runs']}/{first['fallbacks']}), "
-                f"{first['stopped']}, {first['elapsed_s']:.1f}" if first else "not run")
-        lines.append(f"| {r['fault_id']} | {r['file']}:{r['line']} | {r['subkind']}: {mut} | {r['failing_tests']} | "
-                     f"{'yes' if r['success'] else 'no'} | {'pass' if r['suite_passes'] else 'fail'} | "
-                     f"{'yes' if r['validated_first'] else 'no'} | {r['attempts']} | {r['wall_s']} | {srch} | {top[:100]} |")
-    out = Path(args.out) if args.out else RESULTS
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(lines) + "\n")
-
-
 def _first_failing_node(root: Path, modules: list[str]) -> str:
     """The node id of the first failing test (junit xunit1 file + classname + name)."""
     junit = root / ".cost-junit.xml"
@@ -708,7 +451,7 @@ def main() -> int:
         print(f"[{i}/{len(chosen)}] {fault.fault_id} {fault.file}:{fault.line} {fault.old!r}->{fault.new!r}: "
               f"{'FIXED' if row['success'] else 'suite ' + ('pass' if row['suite_passes'] else 'fail')} "
               f"validated_first={row['validated_first']} attempts={row['attempts']} {row['wall_s']}s", flush=True)
-        write_results(rows, args, corpus, budget_args)
+        write_results(rows, args, corpus, budget_args, LIBS, KINDS, Path(args.out) if args.out else RESULTS)
     return 0
 
 
