@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from .folded import FoldedPattern, lowered_for_search
 from .records import BuildErrorRecord, TestFailureRecord
 
 if TYPE_CHECKING:
@@ -20,28 +21,26 @@ if TYPE_CHECKING:
     from .parse.base import ParseResult
 
 # (error_type, pattern) in priority order; first match wins.
-_BUILD_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+_BUILD_PATTERNS: list[tuple[str, FoldedPattern]] = [
     (
         "resource_limit",
-        re.compile(
+        FoldedPattern(
             r"out of memory|virtual memory exhausted|cannot allocate memory|std::bad_alloc"
             r"|killed signal|internal compiler error: Killed|stack overflow|memory exhausted"
             r"|No space left on device|program size limit|relocation truncated to fit",
-            re.I,
         ),
     ),
     (
         "missing_include",
-        re.compile(
+        FoldedPattern(
             r"No such file or directory|file not found|cannot open include file"
             r"|is defined in header|include .* or provide a declaration|did you forget to '#include"
             r"|#include nested too deeply",
-            re.I,
         ),
     ),
     (
         "missing_dependency",
-        re.compile(
+        FoldedPattern(
             r"Could not find a package configuration file|Could NOT find|find_package"
             r"|cannot find -l|library not found for -l|unable to find library -l"
             r"|Package '[^']+'.* not found|No package '[^']+' found|pkg-config"
@@ -49,12 +48,11 @@ _BUILD_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"|CMAKE_\w+_COMPILER not set|is not a full path to an existing compiler tool"
             r"|cannot find (?:crt|Scrt|[\w./-]+\.(?:so|a|o))\b|target .* not found|No rule to make target"
             r"|Cannot find source file|A required package was not found|no makefile found",
-            re.I,
         ),
     ),
     (
         "undefined_symbol",
-        re.compile(
+        FoldedPattern(
             r"undefined reference|undefined symbol|unresolved external|was not declared"
             r"|undeclared(?: identifier| \(first use)|use of undeclared|implicit declaration of function"
             r"|call to undeclared function|has no member named|no member named|is not a member of"
@@ -63,12 +61,11 @@ _BUILD_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"|implicitly declaring library function|call to undeclared (?:library )?function"
             r"|multiple definition of|duplicate symbol|redefinition of|first defined here"
             r"|use of undeclared identifier|cannot find symbol|unknown identifier",
-            re.I,
         ),
     ),
     (
         "type_mismatch",
-        re.compile(
+        FoldedPattern(
             r"incompatible (?:pointer )?types?|invalid conversion|cannot convert|conversion from"
             r"|makes (?:pointer|integer) from (?:integer|pointer)|assignment to .* from"
             r"|incompatible integer to pointer|incompatible pointer to integer|invalid operands"
@@ -80,19 +77,17 @@ _BUILD_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"|subscripted value is not|called object .* is not a function|void value not ignored"
             r"|no match for|no matching (?:function|constructor|member function) for call"
             r"|expects argument of type|format specifies type|redeclared as different kind",
-            re.I,
         ),
     ),
     (
         "syntax_error",
-        re.compile(
+        FoldedPattern(
             r"expected .*(?:before|after|at end of|in|to match)|expected (?:';'|'\)'|'\]'|'\}'|expression|identifier|declaration|statement|unqualified-id|primary-expression)"
             r"|stray '.*' in program|missing terminating|unterminated|extraneous|unexpected"
             r"|syntax error|parse error|expected ';'|unbalanced|#endif without #if|unmatched"
             r"|Parse error|Expected a command name|invalid preprocessing directive|empty character constant"
             r"|Unknown argument|Invalid escape sequence|Unmatched|missing separator"
             r"|\bexpected [‘'\"(][^’'\"]*[’'\"]",
-            re.I,
         ),
     ),
 ]
@@ -113,64 +108,60 @@ _LINT_FLAG = re.compile(
 _INCLUDE_HINT = re.compile(
     r"is defined in header|include (?:the header )?[‘'<]|did you forget to [‘']#include|#include <[^>]+>"
 )
-_LINT_MESSAGE = re.compile(
+_LINT_MESSAGE = FoldedPattern(
     r"\bunused\b|\bdeprecated\b|set but not used|defined but not used|declared but never"
     r"|\[readability-|\[modernize-|\[cppcoreguidelines-|\[google-|\[llvm-|\[hicpp-|\[misc-unused",
-    re.I,
 )
 
-_TEST_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+_TEST_PATTERNS: list[tuple[str, FoldedPattern]] = [
     (
         "timeout",
-        re.compile(
+        FoldedPattern(
             r"\btimed? ?out\b|\bTimeout\b|exceeded (?:the )?(?:time|deadline)|took too long"
             r"|Exceeded timeout|deadline exceeded|\*\*\*Timeout|testTimeoutFailure",
-            re.I,
         ),
     ),
     (
         "infra",
-        re.compile(
+        FoldedPattern(
             r"fixture '[^']*' not found|error (?:in|at) (?:setup|teardown)|\bSetUp(?:TestSuite|TestCase)?\b"
             r"|\bTearDown(?:TestSuite|TestCase)?\b|ERROR collecting|ImportError while importing"
             r"|Could not find executable|Unable to find executable|\bNot Run\b|Failed test dependencies"
             r"|command not found|cannot execute binary|Test suite failed to run|Cannot find module"
             r"|\b(?:beforeAll|afterAll|beforeEach|afterEach)\b|Bail out!|Bailout called|setup failed"
             r"|teardown failed|Required fixture",
+            ignore_case=False,
         ),
     ),
     (
         "wrong_output",
-        re.compile(
+        FoldedPattern(
             r"snapshot|golden|output mismatch|outputs? differ|stdout (?:mismatch|differs)|expected output"
             r"|\bcapsys\b|\bcapfd\b|Required regular expression not found|Error regular expression found"
             r"|files differ|diff between",
-            re.I,
         ),
     ),
     (
         "missing_output",
-        re.compile(
+        FoldedPattern(
             r"(?:expected|output|golden|result) file .*not (?:found|produced|created|exist)"
             r"|(?:file|output) (?:was )?not (?:produced|created|generated|written)"
             r"|FileNotFoundError|ENOENT|missing output|not produced",
-            re.I,
         ),
     ),
 ]
 # Assertion failures and uncaught errors, judged on the record's own message.
-_ASSERTION = re.compile(
+_ASSERTION = FoldedPattern(
     r"AssertionError|\bassert\b|Expected(?: equality)?\b|Value of:|Which is:|toBe|toEqual|toStrictEqual"
     r"|toHaveBeenCalled|toThrow|toMatch|expect\(|\bnot ok\b|Failure$|EXPECT_|ASSERT_|assert\w+"
     r"|\bgot:|\bwanted:|\bfound:|actual:|DID NOT RAISE|Failed test|evaluates to|Death test:",
-    re.I | re.M,
+    re.M,
 )
-_EXCEPTION = re.compile(
+_EXCEPTION = FoldedPattern(
     r"\b\w+(?:Error|Exception)\b|Traceback|Segmentation fault|SegFault|SIGSEGV|SIGABRT|SIGFPE|SIGBUS"
     r"|signal \d+|core dumped|terminate called|uncaught exception|unhandled exception|panic"
     r"|abort(?:ed)?\b|std::\w+_error|C\+\+ exception|threw an exception|\bthrown\b|\*\*\*Exception"
     r"|never finished|crash|exited with \d+|\bdied\b|\bdie\b",
-    re.I,
 )
 _ASSERTION_EXCEPTIONS = ("AssertionError", "Failed", "AssertionError [ERR_ASSERTION]", "ERR_ASSERTION")
 
@@ -191,16 +182,21 @@ def _message_facts(severity: str, text: str) -> tuple[str, bool]:
     key = (severity, _QUOTED_NAME.sub("'_'", text) if ("'" in text or "‘" in text or '"' in text) else text)
     hit = _TYPE_CACHE.get(key)
     if hit is None:
-        found = ""
-        for error_type, pattern in _BUILD_PATTERNS:
-            if pattern.search(text):
-                found = error_type
-                break
-        hit = (found, severity == "warning" and bool(_LINT_MESSAGE.search(text)))
+        lowered = lowered_for_search(text)
+        found = _first_build_type(text, lowered)
+        hit = (found, severity == "warning" and _LINT_MESSAGE.found_in(text, lowered))
     if len(_TYPE_CACHE) > 8192:
         _TYPE_CACHE.clear()
     _TYPE_CACHE[key] = _TYPE_CACHE[(severity, text)] = hit
     return hit
+
+
+def _first_build_type(text: str, lowered: str | None) -> str:
+    """The first built-in error_type whose pattern occurs in ``text``, or ""."""
+    for error_type, pattern in _BUILD_PATTERNS:
+        if pattern.found_in(text, lowered):
+            return error_type
+    return ""
 
 
 def classify_build(record: BuildErrorRecord, config: Config | None = None) -> BuildErrorRecord:
@@ -227,13 +223,38 @@ def classify_build(record: BuildErrorRecord, config: Config | None = None) -> Bu
         record.error_type = found
         return record
     if record.notes:
-        haystack = " ".join([text, *record.notes[:3]])
-        for error_type, pattern in _BUILD_PATTERNS:
-            if pattern.search(haystack):
-                record.error_type = error_type
-                return record
+        found = _notes_type(text, record.notes)
+        if found:
+            record.error_type = found
+            return record
     record.error_type = "unknown"
     return record
+
+
+_NOTES_CACHE: dict[str, str] = {}
+
+
+def _notes_type(message: str, notes: list[str]) -> str:
+    """The error_type the message and what its first notes say (not their include chains
+    or locations: a path is not evidence) point to, cached per shape as messages are."""
+    said = [message]
+    for note in notes:
+        if note.startswith(("In file included from ", "from ")):
+            continue
+        cut = note.find(": note: ")
+        said.append(note[cut + 8 :] if cut >= 0 else note)
+        if len(said) > 3:
+            break
+    haystack = " ".join(said)
+    if "'" in haystack or "‘" in haystack or '"' in haystack:
+        haystack = _QUOTED_NAME.sub("'_'", haystack)
+    found = _NOTES_CACHE.get(haystack)
+    if found is None:
+        found = _first_build_type(haystack, lowered_for_search(haystack))
+        if len(_NOTES_CACHE) > 8192:
+            _NOTES_CACHE.clear()
+        _NOTES_CACHE[haystack] = found
+    return found
 
 
 def is_lint(record: BuildErrorRecord, *, check_message: bool = True) -> bool:
@@ -249,7 +270,7 @@ def is_lint(record: BuildErrorRecord, *, check_message: bool = True) -> bool:
             return True
     if record.tool == "clang_tidy":
         return True
-    if check_message and record.severity == "warning" and _LINT_MESSAGE.search(record.message):
+    if check_message and record.severity == "warning" and _LINT_MESSAGE.found(record.message):
         return True
     if record.severity == "error" and record.error_code.startswith("-Werror") and _LINT_FLAG.search(
         record.error_code.replace("-Werror=", "-W")
@@ -278,22 +299,23 @@ def _test_type(record: TestFailureRecord, head: str, text: str) -> str:
         return "timeout"
     if record.outcome == "xpass-strict":
         return "assertion"  # the test broke its own expectation of failing
+    head_lowered, text_lowered = lowered_for_search(head), lowered_for_search(text)
     for failure_type, pattern in _TEST_PATTERNS:
-        if pattern.search(head):
+        if pattern.found_in(head, head_lowered):
             return failure_type
     if record.outcome == "error":
         return "infra"  # setup/teardown/collection, a suite that did not load, a test not run
     for failure_type, pattern in _TEST_PATTERNS:
-        if pattern.search(text):
+        if pattern.found_in(text, text_lowered):
             return failure_type
     if record.exception_type in _ASSERTION_EXCEPTIONS or record.exception_type.endswith("AssertionError"):
         return "assertion"
     if record.exception_type:
         return "exception"
-    for source in (head, text):
-        if _ASSERTION.search(source):
+    for source, lowered in ((head, head_lowered), (text, text_lowered)):
+        if _ASSERTION.found_in(source, lowered):
             return "assertion"
-        if _EXCEPTION.search(source):
+        if _EXCEPTION.found_in(source, lowered):
             return "exception"
     if record.expected_value or record.actual_value:
         return "assertion"

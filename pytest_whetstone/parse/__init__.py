@@ -152,20 +152,32 @@ def _clean(raw: str) -> str:
     return raw.rstrip("\r\n") if raw and raw[-1] in "\r\n" else raw
 
 
-def _clean_all(lines: list[str], block: str) -> list[str]:
-    """``[_clean(l) for l in lines]`` for lines without endings, skipped when the block
-    needs none of it (checked in C)."""
+# ANSI_RE for a whole block: the same sequences, except that an OSC sequence may not
+# run across a line break (per line it cannot: the break is not part of the line).
+_BLOCK_ANSI_RE = re.compile(
+    "\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]*(?:\x07|\x1b\\\\)"
+)
+
+
+def _split_clean(block: str) -> list[str]:
+    """``[_clean(l) for l in block.splitlines()]``, in C where it can be: colour is
+    stripped from the whole block at once unless a line must be cut first (the cut
+    comes before the strip, as in ``_clean``)."""
+    lines = block.splitlines()
     if max(map(len, lines), default=0) > MAX_LINE:
         lines = [raw[:MAX_LINE] for raw in lines]
+        if "\x1b" in block:
+            lines = [ANSI_RE.sub("", raw) if "\x1b" in raw else raw for raw in lines]
+        return lines
     if "\x1b" in block:
-        lines = [ANSI_RE.sub("", raw) if "\x1b" in raw else raw for raw in lines]
+        return _BLOCK_ANSI_RE.sub("", block).splitlines()
     return lines
 
 
 def _text_batches(text: str) -> Iterator[list[str]]:
     """Cleaned lines of an in-memory log, one ~1 MB chunk at a time (as ``iter_lines``)."""
     if len(text) <= _CHUNK:
-        yield _clean_all(text.splitlines(), text)
+        yield _split_clean(text)
         return
     start, n = 0, len(text)
     while start < n:
@@ -173,7 +185,7 @@ def _text_batches(text: str) -> Iterator[list[str]]:
         if end < 0:
             end = n
         block = text[start:end]
-        yield _clean_all(block.splitlines(), block)
+        yield _split_clean(block)
         start = end + 1
 
 
@@ -258,6 +270,13 @@ def _gc_paused() -> Iterator[None]:
     try:
         yield
     finally:
+        # Everything allocated meanwhile sits in the youngest generation, whose next
+        # pass would walk all of it only to find it alive: hand it straight to the
+        # oldest one instead (freeze + unfreeze moves lists, it walks nothing).  Only
+        # when the host froze nothing itself, whose frozen objects unfreeze would move.
+        if gc.get_freeze_count() == 0:
+            gc.freeze()
+            gc.unfreeze()
         gc.enable()
 
 
@@ -531,7 +550,7 @@ def _block_lines(block: str) -> list[str]:
     if _EXOTIC_BREAKS.search(block) is None:
         # Without \v, \f, \x1c-\x1e, \x85, \u2028/9, splitlines() drops exactly the
         # endings _clean would strip, in C.
-        return _clean_all(block.splitlines(), block)
+        return _split_clean(block)
     return [_clean(raw) for raw in block.splitlines(keepends=True)]
 
 

@@ -9,6 +9,7 @@ of the record in progress, never by the size of the log.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -78,9 +79,14 @@ class ParseContext:
     tool_hint: str = "auto"
     # 1-based number of the line being fed (maintained by the dispatcher).
     line_no: int = 0
-    # Source files named by the last compiler command line echoed (make recipes).
-    last_sources: list[str] = field(default_factory=list)
+    # The last compiler command line echoed (make recipes); its sources are read only
+    # when a diagnostic needs them (most command lines are never asked).
+    last_command: str = ""
     _resolved: dict[tuple[str, str], str] = field(default_factory=dict, repr=False, compare=False)
+
+    def sole_source(self) -> str:
+        """The source file the last compiler command compiles, when it names exactly one."""
+        return _sole_source(self.last_command) if self.last_command else ""
 
     @property
     def current_dir(self) -> str:
@@ -112,6 +118,16 @@ class ParseContext:
             self._resolved.clear()  # bounded: memory must not grow with the log
         self._resolved[key] = full
         return full
+
+
+# Suffixes of the files a compiler command compiles (not headers, not objects).
+SOURCE_EXT = (".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".m", ".mm", ".cu", ".i", ".ii", ".s", ".S")
+
+
+@functools.lru_cache(maxsize=64)
+def _sole_source(command: str) -> str:
+    sources = [tok for tok in command.split() if tok.endswith(SOURCE_EXT) and not tok.startswith("-")]
+    return sources[0] if len(sources) == 1 else ""
 
 
 class LineParser:

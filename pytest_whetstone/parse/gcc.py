@@ -314,10 +314,9 @@ class GccParser(LineParser):
             unit = ctx.resolve(tu)
         elif is_source:
             unit = file_path
-        elif len(ctx.last_sources) == 1:
-            unit = ctx.resolve(ctx.last_sources[0])
         else:
-            unit = ""
+            sole = ctx.sole_source()
+            unit = ctx.resolve(sole) if sole else ""
         # A note with no diagnostic to attach to (truncated log) is a record of its own.
         # Positional (see _POSITIONAL): error_id, tool, severity, file_path, line, col,
         # error_code, message, context_lines, ast_node_id, error_type, is_lint, notes,
@@ -348,8 +347,10 @@ class GccParser(LineParser):
             rec.translation_unit = self.ctx.resolve(tu)
         elif printed_path.endswith(_SOURCE_EXT):
             rec.translation_unit = rec.file_path
-        elif len(self.ctx.last_sources) == 1:
-            rec.translation_unit = self.ctx.resolve(self.ctx.last_sources[0])
+        elif self.ctx.last_command:
+            sole = self.ctx.sole_source()
+            if sole:
+                rec.translation_unit = self.ctx.resolve(sole)
         if printed_path:
             rec.function = self.scope.get(printed_path, "")
         if rec.severity != "note" and not rec.symbol:
@@ -478,8 +479,7 @@ class GccParser(LineParser):
         return True
 
     def _command(self, line: str) -> None:
-        sources = [tok for tok in line.split() if tok.endswith(_SOURCE_EXT) and not tok.startswith("-")]
-        self.ctx.last_sources = sources[:8]
+        self.ctx.last_command = line  # its sources are read when a diagnostic needs them
 
     # ------------------------------------------------------------------ helpers
 

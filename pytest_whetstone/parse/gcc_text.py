@@ -14,6 +14,8 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from .base import SOURCE_EXT as _SOURCE_EXT
+
 _FLAG = re.compile(
     r"\s\[(?P<code>(?:-W|-f|-pedantic|-Werror)[\w+=,.<>-]*(?:,-W[\w+=.-]*)*"
     r"|[a-z][a-z0-9]*(?:-[a-z0-9.]+)+(?:,[a-z][a-z0-9.-]+)*)\]$"
@@ -152,7 +154,6 @@ _COMMAND = re.compile(
     r"(?:cd \S+ && )?(?:\S*/)?(?:(?:ccache|ccwrap|distcc|sccache)\s+)*(?:\S*/)?(?:[\w.+-]*-)?"
     r"(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+)(?:-\d+(?:\.\d+)*)?\s"
 )
-_SOURCE_EXT = (".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".m", ".mm", ".cu", ".i", ".ii", ".s", ".S")
 # Messages that are the linker's even when printed "file:line: error: ..." (gold -g).
 _LINKERISH = re.compile(
     r"(?:error: )?(?:undefined reference to|multiple definition of|first defined here|relocation \S+ against"
