@@ -9,7 +9,15 @@ Logs, each repeated until it reaches ~50 MB:
 * verbose build: a real verbose build (make echoing every compiler command line,
   ``-w`` directory lines, gcc ``-Wall -Wextra``) of brotli 1.2.1 and LMDB, whose
   sources bench/bench_fix_build.py downloads into bench/_work (reused here);
-  mostly command lines, few diagnostics.
+  mostly command lines, few diagnostics;
+* warnings build: the same build with two dozen more warning flags (``-Wconversion``,
+  ``-Wsign-conversion``, ``-Wpadded``, ``-Wshadow``, ...): thousands of real, varied
+  diagnostics with notes, include chains and source echoes.
+
+The fixtures log is repeated verbatim, so after the first copy every header line is
+one the parser has seen (its per-line memo hits: the flattering case).  Each copy of
+the two real builds names its own source tree (``/src/copyN/...``), as a large tree
+of similar modules would: their lines do not repeat.
 
 Each mode is timed several times, interleaved, in a fresh process each time, and
 the median MB/s reported (CPU time of the parse only: the machine is shared, wall
@@ -23,7 +31,7 @@ Memory: peak RSS of a ``whetstone parse FILE > /dev/null`` process (records are
 streamed out as they are completed) on a 5 MB and a 50 MB fixtures log, both output
 formats: it must be flat.
 
-Usage: python bench/bench_parse.py [--mb 50] [--runs 5] [--baseline DIR] [--logs fixtures,build]
+Usage: python bench/bench_parse.py [--mb 50] [--runs 5] [--baseline DIR] [--logs fixtures,build,warnings]
        [--out bench/results/bench_parse.md]
 """
 
@@ -75,8 +83,16 @@ def build_log(megabytes: float) -> str:
     return repeat_to(unit, megabytes)
 
 
-def verbose_build_log(tmp: Path) -> str:
-    """The output of a real verbose build (commands echoed, -Wall -Wextra) of brotli and LMDB."""
+WARNING_FLAGS = ("-Wconversion -Wsign-conversion -Wshadow -Wcast-qual -Wpedantic -Wdouble-promotion -Wformat=2"
+                 " -Wmissing-prototypes -Wstrict-prototypes -Wcast-align -Wpadded -Wswitch-default"
+                 " -Wunused-macros -Wredundant-decls -Wjump-misses-init -Wlogical-op -Wduplicated-cond"
+                 " -Wnull-dereference -Wstack-protector -Wtraditional-conversion -Wbad-function-cast")
+WORK_ROOT = str(ROOT / "bench" / "_work")
+
+
+def verbose_build_log(tmp: Path, extra_flags: str = "") -> str:
+    """The output of a real verbose build (commands echoed, -Wall -Wextra and ``extra_flags``)
+    of brotli and LMDB; source paths start with WORK_ROOT, build directories with ``tmp``."""
     sys.path.insert(0, str(ROOT / "bench"))
     from bench_fix_build import fetch  # the download helper and its cache (bench/_work)
 
@@ -87,7 +103,7 @@ def verbose_build_log(tmp: Path) -> str:
         objs = " ".join(f"obj/{src[:-2]}.o" for src in project.sources)
         incs = " ".join(f"-I$(SRC)/{inc}" for inc in project.includes)
         (build / "Makefile").write_text(
-            f"SRC = {project.root}\nCC = gcc\nCFLAGS = -O0 -g -Wall -Wextra {incs}\nOBJS = {objs}\n\n"
+            f"SRC = {project.root}\nCC = gcc\nCFLAGS = -O0 -g -Wall -Wextra {extra_flags} {incs}\nOBJS = {objs}\n\n"
             f"prog: $(OBJS)\n\t$(CC) -o $@ $(OBJS) {'-lm' if project.libm else ''}\n\n"
             "obj/%.o: $(SRC)/%.c\n\t@mkdir -p $(dir $@)\n\t$(CC) $(CFLAGS) -c $< -o $@\n"
         )
@@ -100,6 +116,21 @@ def verbose_build_log(tmp: Path) -> str:
 
 def repeat_to(unit: str, megabytes: float) -> str:
     return unit * max(1, int(megabytes * 1_000_000) // len(unit.encode()))
+
+
+def copies_to(unit: str, megabytes: float, roots: tuple[str, ...]) -> str:
+    """``unit`` repeated to about ``megabytes``, each copy with ``roots`` renamed to its own
+    ``/src/copyN/...`` (so no line of one copy repeats in another)."""
+    parts: list[str] = []
+    size, k = 0, 0
+    while size < megabytes * 1_000_000 or not parts:
+        part = unit
+        for j, root in enumerate(roots):
+            part = part.replace(root, f"/src/copy{k}/r{j}")
+        parts.append(part)
+        size += len(part.encode())
+        k += 1
+    return "".join(parts)
 
 
 def _rss_mb(code: str, *args: str) -> float:
@@ -121,17 +152,21 @@ def main() -> int:
     ap.add_argument("--baseline", default="", help="another package root to time against (before/after)")
     ap.add_argument("--no-memory", action="store_true")
     ap.add_argument("--memory-only", action="store_true", help="skip the timing (memory table only)")
-    ap.add_argument("--logs", default="fixtures,build", help="which logs to time: fixtures, build (comma-separated)")
+    ap.add_argument("--logs", default="fixtures,build,warnings",
+                    help="which logs to time: fixtures, build, warnings (comma-separated)")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "bench_parse.md"))
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench_parse_"))
-    units = {"fixtures": lambda: build_log(0.0), "build": lambda: verbose_build_log(tmp)}
-    names = {"fixtures": "fixtures (gcc/make fixtures concatenated)", "build": "verbose build (brotli + LMDB, make, -Wall -Wextra)"}
+    units = {"fixtures": lambda: build_log(0.0), "build": lambda: verbose_build_log(tmp),
+             "warnings": lambda: verbose_build_log(tmp, WARNING_FLAGS)}
+    names = {"fixtures": "fixtures (gcc/make fixtures concatenated, repeated verbatim)",
+             "build": "verbose build (brotli + LMDB, make, -Wall -Wextra; paths differ per copy)",
+             "warnings": "warnings build (the same with two dozen more warning flags; paths differ per copy)"}
     logs: dict[str, Path] = {}
     sizes: dict[str, tuple[float, int, int]] = {}
     for name in ([] if args.memory_only else args.logs.split(",")):
         unit = units[name]()
-        text = repeat_to(unit, args.mb)
+        text = repeat_to(unit, args.mb) if name == "fixtures" else copies_to(unit, args.mb, (WORK_ROOT, str(tmp)))
         logs[name] = tmp / f"{name}.log"
         logs[name].write_text(text, encoding="utf-8")
         sizes[name] = (len(text.encode()) / 1_000_000, text.count("\n"), len(unit.encode()))

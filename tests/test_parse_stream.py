@@ -83,6 +83,30 @@ def test_records_come_out_before_the_log_ends() -> None:
     assert stream.done and stream.result.drained == total
 
 
+@pytest.mark.parametrize("name", ["gtest/basic.log"])
+def test_streamed_records_are_not_kept_by_the_parsers(name: str) -> None:
+    # Memory must not grow with the log: once a streamed record is handed on and dropped,
+    # nothing of the parse may still hold it (gtest's duplicate check used to).  Batches
+    # are ~1 MB, so the first records are checked once the stream is a few batches on.
+    import gc
+    import itertools
+    import re
+    import weakref
+
+    unit = (FIXTURES / "tests" / name).read_text()
+    copies = 4_000_000 // len(unit) + 1
+    # Each copy names its own suites (gtest: "AddTest.Large"), so every failure is a new one.
+    text = "".join(re.sub(r"\b([A-Z]\w*Test)\.", rf"\g<1>{k}.", unit) for k in range(copies))
+    total = sum(1 for _ in iter_parse_text(text, "auto"))
+    stream = iter(iter_parse_text(text, "auto"))  # alive until the end of the test
+    refs = [weakref.ref(r) for r in itertools.islice(stream, total // 4) if isinstance(r, TestFailureRecord)]
+    for _ in itertools.islice(stream, total // 2):
+        pass
+    gc.collect()
+    assert total > 100 and refs and all(ref() is None for ref in refs)
+    assert next(stream, None) is not None  # the parse was still going
+
+
 def test_summary_gate_sees_drained_errors() -> None:
     # make's "*** [...] Error 1" is a summary of the gcc error before it: with the error
     # already drained (handed on), the gate must still know it was there.

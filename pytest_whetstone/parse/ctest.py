@@ -72,6 +72,8 @@ class CtestParser(LineParser):
         self.summary: tuple[int, int] | None = None
 
     def feed(self, line: str) -> bool:
+        if not self.active and self.partial is None and "Start" not in line and not line.startswith("Test project "):
+            return False  # an inactive parser claims only these (tested in C first)
         if self.partial is not None:
             m = _SEC.match(line)
             match, text = self.partial

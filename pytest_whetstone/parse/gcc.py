@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from typing import Any
 
 from ..records import BuildErrorRecord, Position, TextEdit
 from .base import LineParser, ParseContext, ParseResult, RunError, SummaryGate
@@ -158,22 +159,30 @@ class GccParser(LineParser):
         if ": " in line:
             kind, facts = _COLON_MEMO.get(line) or _colon_facts(line)
             if kind:
-                if kind == _K_DIAG:
-                    return self._diagnostic(facts, line)
-                if kind == _K_SCOPE:
-                    return self._scope(facts)
-                if kind == _K_TOOL:
-                    return self._tool(facts, line)
-                if kind == _K_CONTEXT:
-                    return self._context(facts, line)
-                if kind == _K_BARE:
-                    return self._bare(facts, line)
-                self._decide("gcc")  # _K_TREATED: "cc1: all warnings being treated as errors"
-                return True
+                return self._colon_line(kind, facts, line)
         elif c0.isdigit() and line.endswith("generated.") and _GENERATED.match(line):
             self._finish()
             self._decide("clang")
             return True
+        return self._feed_rest(line)
+
+    def _colon_line(self, kind: int, facts: Any, line: str) -> bool:
+        """A line of one of the "file: ..." shapes (``_colon_facts`` found which)."""
+        if kind == _K_DIAG:
+            return self._diagnostic(facts, line)
+        if kind == _K_SCOPE:
+            return self._scope(facts)
+        if kind == _K_TOOL:
+            return self._tool(facts, line)
+        if kind == _K_CONTEXT:
+            return self._context(facts, line)
+        if kind == _K_BARE:
+            return self._bare(facts, line)
+        self._decide("gcc")  # _K_TREATED: "cc1: all warnings being treated as errors"
+        return True
+
+    def _feed_rest(self, line: str) -> bool:
+        """``feed`` for a line of none of the shapes tested before."""
         if line.startswith("compilation terminated"):
             self._decide("gcc")
             return True
@@ -197,6 +206,7 @@ class GccParser(LineParser):
         n = len(lines)
         feed = self.feed
         memo_get = _COLON_MEMO.get
+        colon_facts = _colon_facts
         diagnostic = self._diagnostic
         try:
             while i < n:
@@ -219,17 +229,19 @@ class GccParser(LineParser):
                 elif c0 != "\t" and c0 != "f" and c0 != "I":
                     # feed's branches for these first characters come before the memo
                     hit = memo_get(line)
+                    if hit is None and ": " in line:
+                        hit = colon_facts(line)
                     if hit is not None:
                         kind = hit[0]
                         if kind == _K_DIAG:
                             if not diagnostic(hit[1], line):
                                 return i
-                            i += 1
-                            continue
-                        if kind == _K_SCOPE:
+                        elif kind == _K_SCOPE:
                             self._scope(hit[1])
-                            i += 1
-                            continue
+                        elif not (self._colon_line(kind, hit[1], line) if kind else self._feed_rest(line)):
+                            return i
+                        i += 1
+                        continue
                 if not feed(line):
                     return i
                 i += 1

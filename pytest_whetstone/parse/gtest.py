@@ -40,6 +40,10 @@ _BANNER = re.compile(
     r"|^ *YOU HAVE \d+ DISABLED TESTS?$|^ *\d+ FAILED TESTS?$|^ *\d+ FAILED TEST SUITES?$"
 )
 _NEW_RUN = re.compile(r"^Running main\(\) from |^\[==========\] Running \d+ tests?|^Repeating all tests")
+# Substrings every line an idle parser can claim holds, besides "[..." lines.
+_IDLE_WORDS = ("Running main() from ", "Note: Google Test filter = ", "Repeating all tests", "DISABLED TEST",
+               "FAILED TEST", ": Failure", ": error:")
+_has_idle_word = re.compile("|".join(map(re.escape, _IDLE_WORDS))).search
 _PARAM = re.compile(r"^\s*#\s*GetParam\(\) = (.*)$")
 MAX_BODY = 200  # lines kept per test: a runaway test cannot grow memory
 
@@ -200,7 +204,9 @@ class GtestParser(LineParser):
         super().__init__(result, ctx)
         self.current: _Open | None = None
         self.loose: list[str] = []  # failure lines outside a test (brief mode, SetUpTestSuite)
-        self.seen: dict[str, TestFailureRecord] = {}
+        # Node ids already reported (not the records: a streamed record must be freed once
+        # written; only the id is needed to skip the summary's and --gtest_repeat's copies).
+        self.seen: set[str] = set()
         self.orphans: list[list[str]] = []
         self.listing = False  # inside a "listed below" summary
         self.active = False  # seen a gtest banner: claim blank lines and loose output
@@ -210,7 +216,7 @@ class GtestParser(LineParser):
         key = record.node_id
         if key in self.seen:
             return  # --gtest_repeat prints the same failure again
-        self.seen[key] = record
+        self.seen.add(key)
         self.result.test_failures.append(record)
         self.result.fail_count += 1
 
@@ -221,6 +227,9 @@ class GtestParser(LineParser):
 
     # ----------------------------------------------------------------- feed
     def feed(self, line: str) -> bool:
+        if (not self.active and self.current is None and not self.loose and line[:1] != "["
+                and not _has_idle_word(line)):
+            return False  # an idle parser claims only banners and failure lines (tested in C first)
         m = _RUN.match(line)
         if m:
             self._crash_open()

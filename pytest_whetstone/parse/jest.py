@@ -32,6 +32,9 @@ _END = re.compile(
     r"^(Test Suites:|Tests:|Snapshots:|Time:|Ran all test suites|Snapshot Summary|Summary of all failing tests"
     r"|Jest did not exit|Force exiting Jest| › \d+ snapshots? (?:failed|written|updated|obsolete))"
 )
+# The starts of _TESTS_SUMMARY and _END lines (_FILE lines have PASS/FAIL in their first 5).
+_IDLE_STARTS = ("Test Suites:", "Tests:", "Snapshots:", "Time:", "Ran all test suites", "Snapshot Summary",
+                "Summary of all failing tests", "Jest did not exit", "Force exiting Jest", " › ")
 _FRAME = re.compile(r"^\s+at (?:(.+?) )?\(?((?:[A-Za-z]:)?[^():]+\.[cm]?[jt]sx?):(\d+):(\d+)\)?$")
 _COUNT = re.compile(r"(\d+) (failed|passed|skipped|todo|pending)")
 MAX_BLOCK = 300
@@ -157,6 +160,8 @@ class JestParser(LineParser):
         self.verbose_pass = self.verbose_skip = 0
 
     def feed(self, line: str) -> bool:
+        if not self.in_file and not line.startswith(_IDLE_STARTS) and "PASS" not in line[:5] and "FAIL" not in line[:5]:
+            return False  # outside a file section only these lines mean anything (tested in C first)
         m = _FILE.match(line)
         if m and (m.group(2).endswith((".js", ".ts", ".jsx", ".tsx", ".mjs", ".cjs")) or "/" in m.group(2)):
             self._close_file()

@@ -112,7 +112,7 @@ class PytestTextParser(LineParser):
 
     # ----------------------------------------------------------------- feed
     def feed(self, line: str) -> bool:
-        if _START.match(line):
+        if line[:1] == "=" and _START.match(line):
             if self.active:
                 self._finish()
             self.active = True
@@ -124,6 +124,8 @@ class PytestTextParser(LineParser):
         return self._line(line)
 
     def _opens(self, line: str) -> bool:
+        if line[:1] != "=" and not line.startswith(("FAILED ", "ERROR ", "[gw")) and "::" not in line:
+            return False  # every pattern below needs one of these (tested in C first)
         if _BLOCK.match(line):
             return True
         m = _SUMMARY.match(line)

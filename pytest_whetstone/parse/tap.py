@@ -36,6 +36,9 @@ _PROVE_NOISE = re.compile(
     r"^(?:Dubious, test returned|Failed \d+/\d+ subtests|Test Summary Report|-{5,}$|Files=\d+|Result: "
     r"|  (?:Failed tests?|Non-zero exit status|Parse errors|TODO passed):|\S+\.t\s+\(Wstat:|FAILED--|All tests successful)"
 )
+# How a line an inactive TAP parser can claim starts (after its indentation); _PROVE_FILE
+# lines hold ".t ." instead.
+_IDLE_STARTS = ("TAP version", "Bail", "ok", "not ok", "1..", "#", "---")
 _STACK_FRAME = re.compile(r"\(?((?:/|\.{0,2}/?)[^\s():]+\.[cm]?[jt]sx?|[^\s():]+\.t):(\d+)(?::\d+)?\)?\s*$")
 
 
@@ -104,6 +107,8 @@ class TapParser(LineParser):
 
     # ----------------------------------------------------------------- feed
     def feed(self, line: str) -> bool:
+        if not self.active and self.yaml is None and not line.lstrip().startswith(_IDLE_STARTS) and ".t ." not in line:
+            return False  # what every pattern below needs, tested in C first (most lines of a big log)
         if self.yaml is not None:
             if line.strip() == "..." and len(line) - len(line.lstrip()) == self.yaml_indent:
                 self._apply_yaml()
