@@ -50,6 +50,8 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--format", default="text", help="text, json, sarif, github or html")
     report.add_argument("--session", default=None, help="session id (default: the latest)")
     report.add_argument("--output", "-o", default=None, help="write to this file instead of stdout")
+    report.add_argument("--exit-code", action="store_true",
+                        help="exit 1 when the session shown still fails (default: 0 once the report is written)")
     report.add_argument("paths", nargs="*", help="session files or folders to merge (CI shards)")
 
     apply = sub.add_parser("apply", help="apply one fix candidate (shows the diff)")
@@ -178,7 +180,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     if not args.paths:
         _ingest_captures(store)
     sources = [Path(p) for p in args.paths] if args.paths else [store]
-    text, code = run_report(sources, args.session, args.format, args.output)
+    text, code = run_report(sources, args.session, args.format, args.output, exit_code=args.exit_code)
     if text:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return code

@@ -313,3 +313,21 @@ def test_corrupt_lines_are_skipped_with_one_warning_each(ws, capsys):
     err = capsys.readouterr().err
     assert err.count("whetstone: warning:") == 2
     assert "src/calc.c:77" in text  # the string line number was coerced, the list message dropped
+
+
+def test_exit_code_flag_says_whether_the_session_shown_still_fails(ws, tmp_path, monkeypatch, capsys):
+    session, _ = ws
+    assert run_report([session.store], None, "text")[1] == 0  # written: 0 without the flag
+    assert run_report([session.store], None, "text", exit_code=True)[1] == 1
+    out = tmp_path / "r.json"
+    assert run_report([session.store], None, "json", str(out), exit_code=True)[1] == 1 and out.exists()
+    # A real run that passes, in a store of its own, through the command line.
+    from pytest_whetstone.cli import main
+
+    monkeypatch.setenv("WHETSTONE_DIR", str(tmp_path / "passing" / ".whetstone"))
+    assert main(["run", "--", "true"]) == 0
+    assert main(["report", "--exit-code"]) == 0
+    assert main(["run", "--", "sh", "-c", "echo 'x.c:1:1: error: boom'; exit 1"]) == 1
+    assert main(["report", "--exit-code"]) == 1
+    assert main(["report"]) == 0
+    capsys.readouterr()

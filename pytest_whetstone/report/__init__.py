@@ -30,6 +30,7 @@ FORMATS: dict[str, Callable[[ReportModel], str]] = {
     "html": html.render,
 }
 USAGE_EXIT = 2
+FAILING_EXIT = 1  # --exit-code: the report shows a failing session
 MAX_WARNING_LINES = 10
 
 
@@ -108,6 +109,8 @@ def run_report(
     session_id: str | None = None,
     fmt: str = "text",
     output_path: str | os.PathLike[str] | None = None,
+    *,
+    exit_code: bool = False,
 ) -> tuple[str, int]:
     """What `whetstone report` does: (text to print, exit code).
 
@@ -115,7 +118,8 @@ def run_report(
     give one ``whetstone: error: ...`` line and exit 2.  Corrupt session lines
     are skipped; each becomes one ``whetstone: warning: ...`` line on stderr.
     With output_path, the report goes to that file and the text is one line
-    saying so.
+    saying so.  A report that was written exits 0, or with ``exit_code`` 1 when
+    the session it shows still fails (as ``git diff --exit-code``: CI can gate on it).
     """
     if fmt not in FORMATS:
         return f"whetstone: error: unknown report format {fmt!r} (expected one of: {', '.join(FORMATS)})", USAGE_EXIT
@@ -128,14 +132,15 @@ def run_report(
             return f"whetstone: error: {_one_line(str(exc))}", USAGE_EXIT
         output = FORMATS[fmt](model)
     _emit_warnings([str(w.message) for w in caught if issubclass(w.category, SessionWarning)])
+    done = FAILING_EXIT if exit_code and model.status == "fail" else 0
     if output_path is None:
-        return output, 0
+        return output, done
     target = Path(output_path)
     try:
         _write_atomic(target, output)
     except OSError as exc:
         return f"whetstone: error: cannot write {target}: {exc.strerror or exc}", USAGE_EXIT
-    return f"whetstone: wrote the {fmt} report to {target}", 0
+    return f"whetstone: wrote the {fmt} report to {target}", done
 
 
 def _one_line(text_: str) -> str:
