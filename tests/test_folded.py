@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_whetstone import classify
-from pytest_whetstone.folded import FoldedPattern, lower_literals, lowered_for_search
+from pytest_whetstone.folded import FoldedPattern, lower_literals, lowered_for_search, required_literals
 
 PATTERNS = [p for _, p in classify._BUILD_PATTERNS] + [p for _, p in classify._TEST_PATTERNS] + [
     classify._LINT_MESSAGE, classify._ASSERTION, classify._EXCEPTION]
@@ -32,6 +32,31 @@ def test_same_answer_as_re_ignorecase(parts: list[str]) -> None:
         expected = pattern.folded.search(text) is not None
         assert pattern.found(text) is expected, (pattern.pattern[:40], text)
         assert pattern.found_in(text, lowered) is expected
+
+
+def test_required_literals() -> None:
+    def needles(pattern: str) -> set[str]:
+        return set(required_literals(pattern) or ())
+
+    assert needles(r"\btimed? ?out\b|\bTimeout\b|took too long") == {"time", "Timeout", "took too long"}
+    assert needles(r"(?:expected|output) file .*not|ENOENT") == {"ENOENT", "output", "expected"}
+    assert needles(r"ab+c|x\*\*y|(?P<n>foo)") == {"ab", "foo", "x**y"}
+    assert needles(r"could not find|could not find a package") == {"could not find"}
+    for hopeless in (r"\w+Error", r"(?=x)y", r"(?:a|b)?c", r"a?b", r"x|[ab]c", r"(a)*"):
+        assert required_literals(hopeless) is None, hopeless
+
+
+# Texts that hold the patterns' own words (and near misses) far more often than chance would.
+PATTERN_WORDS = sorted({n for p in PATTERNS if p.needles for n in p.needles} | {"expected output", "timed out"})
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(PATTERN_WORDS), st.sampled_from(WORDS), st.text(max_size=6)), max_size=10))
+def test_needles_never_rule_out_a_match(parts: list[str]) -> None:
+    text = " ".join(parts)
+    for pattern in PATTERNS:
+        assert pattern.found(text) is (pattern.folded.search(text) is not None), (pattern.pattern[:40], text)
+        assert pattern.found(text.upper()) is (pattern.folded.search(text.upper()) is not None)
 
 
 def test_odd_folds_take_the_ignorecase_pattern() -> None:

@@ -38,6 +38,7 @@ _PROVE_NOISE = re.compile(
 )
 # How a line an inactive TAP parser can claim starts (after its indentation); _PROVE_FILE
 # lines hold ".t ." instead.
+_YAML_KEY = re.compile(r"([\w.-]+):\s*(.*)$")
 _IDLE_STARTS = ("TAP version", "Bail", "ok", "not ok", "1..", "#", "---")
 _STACK_FRAME = re.compile(r"\(?((?:/|\.{0,2}/?)[^\s():]+\.[cm]?[jt]sx?|[^\s():]+\.t):(\d+)(?::\d+)?\)?\s*$")
 
@@ -53,25 +54,24 @@ class _Pending:
 def parse_yaml_block(lines: list[str]) -> dict[str, str]:
     """The small YAML subset TAP producers write: scalars, block scalars, nested maps as text."""
     out: dict[str, str] = {}
-    if not lines:
+    # Each line's indentation, once (-1: blank, which belongs to whatever block it is in).
+    indents = [len(x) - len(x.lstrip()) if x.strip() else -1 for x in lines]
+    if not lines or max(indents) < 0:
         return out
-    base = min(len(x) - len(x.lstrip()) for x in lines if x.strip())
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        indent = len(line) - len(line.lstrip())
-        m = re.match(r"^([\w.-]+):\s*(.*)$", line.strip())
-        if indent != base or not m:
+    base = min(k for k in indents if k >= 0)
+    i, n = 0, len(lines)
+    while i < n:
+        m = _YAML_KEY.match(lines[i].strip()) if indents[i] == base else None
+        if m is None:
             i += 1
             continue
         key, value = m.group(1), m.group(2)
-        nested: list[str] = []
         j = i + 1
-        while j < len(lines) and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > base):
-            nested.append(lines[j])
+        while j < n and (indents[j] < 0 or indents[j] > base):
             j += 1
+        nested = lines[i + 1 : j]
         if value in ("", "|", "|-", "|+", ">", ">-") and nested:
-            pad = min((len(x) - len(x.lstrip()) for x in nested if x.strip()), default=0)
+            pad = min((k for k in indents[i + 1 : j] if k >= 0), default=0)
             value = "\n".join(x[pad:] for x in nested).strip("\n")
         out[key] = _unquote(value)
         i = j
@@ -107,8 +107,6 @@ class TapParser(LineParser):
 
     # ----------------------------------------------------------------- feed
     def feed(self, line: str) -> bool:
-        if not self.active and self.yaml is None and not line.lstrip().startswith(_IDLE_STARTS) and ".t ." not in line:
-            return False  # what every pattern below needs, tested in C first (most lines of a big log)
         if self.yaml is not None:
             if line.strip() == "..." and len(line) - len(line.lstrip()) == self.yaml_indent:
                 self._apply_yaml()
@@ -119,35 +117,40 @@ class TapParser(LineParser):
                 if len(self.yaml) < 400:
                     self.yaml.append(line)
                 return True
-        if _VERSION.match(line):
-            self.active = True
-            return True
-        m = _BAIL.match(line)
-        if m and (self.active or line.startswith(("Bail out!", "Bailout called"))):
-            self._bail((m.group(1) or m.group(2) or "").strip())
-            return True
-        m = _TEST.match(line)
-        if m and (self.active or m.group(3) is not None):
-            self.active = True
-            self._test(len(m.group(1)), m.group(2) == "not ok", m.group(3), m.group(4))
-            return True
-        if _PLAN.match(line):
-            self.active = True
-            return True
-        m = _SUBTEST.match(line)
-        if m:
-            self.active = True
-            indent = len(m.group(1))
-            while self.subtests and self.subtests[-1][0] >= indent:
-                self.subtests.pop()
-            self.subtests.append((indent, m.group(2).strip()))
-            self.child_failed[indent] = False
-            return True
-        m = _PROVE_FILE.match(line)
-        if m:
-            self.active = True
-            self.suite = m.group(1)
-            return True
+        if line.lstrip().startswith(_IDLE_STARTS) or ".t ." in line:
+            # Every pattern here needs one of these (tested in C first: most lines of a big
+            # log are output or YAML, not TAP's own lines).
+            if _VERSION.match(line):
+                self.active = True
+                return True
+            m = _BAIL.match(line)
+            if m and (self.active or line.startswith(("Bail out!", "Bailout called"))):
+                self._bail((m.group(1) or m.group(2) or "").strip())
+                return True
+            m = _TEST.match(line)
+            if m and (self.active or m.group(3) is not None):
+                self.active = True
+                self._test(len(m.group(1)), m.group(2) == "not ok", m.group(3), m.group(4))
+                return True
+            if _PLAN.match(line):
+                self.active = True
+                return True
+            m = _SUBTEST.match(line)
+            if m:
+                self.active = True
+                indent = len(m.group(1))
+                while self.subtests and self.subtests[-1][0] >= indent:
+                    self.subtests.pop()
+                self.subtests.append((indent, m.group(2).strip()))
+                self.child_failed[indent] = False
+                return True
+            m = _PROVE_FILE.match(line)
+            if m:
+                self.active = True
+                self.suite = m.group(1)
+                return True
+        elif not self.active:
+            return False
         stripped = line.strip()
         if stripped == "---" and self.last is not None and not self.last.from_diag:
             self.yaml = []
