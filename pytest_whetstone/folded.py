@@ -14,7 +14,17 @@ lowered text has lowered groups.  Patterns must spell their letters literally
 
 from __future__ import annotations
 
+import importlib
 import re
+from typing import Any
+
+# Python's own regex parser: where a pattern's literal text is, exactly as re reads it.
+_sre_parse: Any
+_sre: Any
+try:
+    _sre_parse, _sre = importlib.import_module("re._parser"), importlib.import_module("re._constants")
+except ImportError:  # Python 3.10 (later versions warn on these names)
+    _sre_parse, _sre = importlib.import_module("sre_parse"), importlib.import_module("sre_constants")
 
 # The non-ASCII letters that re.IGNORECASE matches to ASCII ones (Python's re docs).
 _ODD_FOLDS = re.compile("[\u0130\u0131\u017f\u212a]")
@@ -36,19 +46,18 @@ def lower_literals(pattern: str) -> str:
     return "".join(out)
 
 
-_ZERO_WIDTH_ESCAPES = "bBAZ"
-_QUANTIFIERS = "?*{"
-_META = ".[]()|^$*+?{}\\"
-
-
-def required_literals(pattern: str) -> tuple[str, ...] | None:
+def required_literals(pattern: str, flags: int = 0) -> tuple[str, ...] | None:
     """Strings of which every match of ``pattern`` contains at least one, or None when
     that cannot be told cheaply (then nothing can be skipped).
 
-    Per top-level alternative: the literal text it starts with (zero-width ``\\b``,
-    ``^``, ``$`` skipped, an optional last character dropped), or, when it starts with a
-    group that is not optional, the literals of the group's own alternatives."""
-    found = _alternatives_literals(pattern, 0, len(pattern))
+    Read off Python's own parse of the pattern: per alternative, the literal text it
+    starts with (zero-width assertions skipped; a repeated character counted once, an
+    optional one not at all), or the needles of the group or character set it starts with."""
+    try:
+        tree = _sre_parse.parse(pattern, flags & ~re.IGNORECASE)
+    except (re.error, RecursionError):
+        return None
+    found = _sequence_needles(list(tree))
     if not found:
         return None
     # A needle holding a shorter one adds nothing to an "any of them" test.
@@ -56,103 +65,34 @@ def required_literals(pattern: str) -> tuple[str, ...] | None:
     return tuple(n for k, n in enumerate(unique) if not any(m in n for m in unique[:k]))
 
 
-def _alternatives_literals(pattern: str, start: int, end: int) -> list[str] | None:
-    out: list[str] = []
-    for a, b in _split_top(pattern, start, end):
-        lits = _leading_literals(pattern, a, b)
-        if not lits:
-            return None
-        out.extend(lits)
-    return out
-
-
-def _split_top(pattern: str, start: int, end: int) -> list[tuple[int, int]]:
-    """Spans of the alternatives of ``pattern[start:end]`` at depth 0."""
-    spans, depth, in_class, i, a = [], 0, False, start, start
-    while i < end:
-        ch = pattern[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = ch != "]"
-        elif ch == "[":
-            in_class = True
-            if pattern[i + 1 : i + 2] == "]" or pattern[i + 1 : i + 3] == "^]":
-                i += 2 if pattern[i + 1] == "]" else 3  # a leading "]" is a member
-                continue
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "|" and depth == 0:
-            spans.append((a, i))
-            a = i + 1
-        i += 1
-    spans.append((a, end))
-    return spans
-
-
-def _group_end(pattern: str, i: int, end: int) -> int:
-    """Index of the ")" closing the group opened at ``pattern[i]``, or -1."""
-    depth, in_class = 0, False
-    while i < end:
-        ch = pattern[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = ch != "]"
-        elif ch == "[":
-            in_class = True
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return -1
-
-
-def _leading_literals(pattern: str, i: int, end: int) -> list[str] | None:
+def _sequence_needles(items: list[tuple[Any, Any]]) -> list[str] | None:
     run: list[str] = []
-    while i < end:
-        ch = pattern[i]
-        if ch in "^$":
-            i += 1
+    for op, av in items:
+        if op is _sre.AT:
+            continue  # ^, $, \\b: zero width
+        if op is _sre.LITERAL:
+            run.append(chr(av))
             continue
-        if ch == "\\" and i + 1 < end:
-            nxt = pattern[i + 1]
-            if nxt in _ZERO_WIDTH_ESCAPES:
-                i += 2
-                continue
-            if nxt.isalnum():
-                break  # a class (\\d, \\w, \\s) or a code (\\x41): not a literal character
-            lit, width = nxt, 2
-        elif ch == "(" and not run:
-            close = _group_end(pattern, i, end)
-            if close < 0 or pattern[close + 1 : close + 2] in tuple(_QUANTIFIERS):
-                return None
-            inner = i + 1
-            if pattern.startswith("?:", inner):
-                inner += 2
-            elif pattern.startswith("?P<", inner):
-                inner = pattern.index(">", inner) + 1
-            elif pattern.startswith("?", inner):
-                return None  # lookaround, flags, conditionals
-            return _alternatives_literals(pattern, inner, close)
-        elif ch in _META:
+        if op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT):
+            low, _, sub = av
+            if low >= 1 and len(sub) == 1 and sub[0][0] is _sre.LITERAL:
+                run.append(chr(sub[0][1]))  # "b+": one b is certain, the next character is not
             break
-        else:
-            lit, width = ch, 1
-        after = pattern[i + width : i + width + 1]
-        if after and after in _QUANTIFIERS:
-            break  # optional: this character is not required
-        run.append(lit)
-        if after == "+":
+        if run:
             break
-        i += width
+        if op is _sre.SUBPATTERN:
+            return _sequence_needles(list(av[-1]))
+        if op is _sre.BRANCH:
+            found: list[str] = []
+            for branch in av[1]:
+                needles = _sequence_needles(list(branch))
+                if not needles:
+                    return None
+                found.extend(needles)
+            return found
+        if op is _sre.IN and av and all(kind is _sre.LITERAL for kind, _ in av):
+            return [chr(code) for _, code in av]  # "[ab]": one of its characters
+        return None
     return ["".join(run)] if run else None
 
 
@@ -170,10 +110,10 @@ class FoldedPattern:
             self.lowered: re.Pattern[str] | None = re.compile(lower_literals(pattern), flags & ~re.IGNORECASE)
             # Substring tests (in C, far cheaper than the search on a long text) that rule
             # a text out before the regex runs: at least one of them is in every match.
-            self.needles = required_literals(self.lowered.pattern) if not flags & re.VERBOSE else None
+            self.needles = required_literals(self.lowered.pattern, flags)
         else:
             self.folded, self.lowered = re.compile(pattern, flags), None
-            self.needles = required_literals(pattern) if not flags & re.VERBOSE else None
+            self.needles = required_literals(pattern, flags)
 
     def found(self, text: str) -> bool:
         return self.found_in(text, lowered_for_search(text) if self.lowered is not None else None)

@@ -42,7 +42,9 @@ def test_required_literals() -> None:
     assert needles(r"(?:expected|output) file .*not|ENOENT") == {"ENOENT", "output", "expected"}
     assert needles(r"ab+c|x\*\*y|(?P<n>foo)") == {"ab", "foo", "x**y"}
     assert needles(r"could not find|could not find a package") == {"could not find"}
-    for hopeless in (r"\w+Error", r"(?=x)y", r"(?:a|b)?c", r"a?b", r"x|[ab]c", r"(a)*"):
+    assert needles(r"x|[ab]c") == {"x", "a", "b"}
+    assert needles(r"(?x) a b  c  # comment") == {"abc"}  # read as re reads it
+    for hopeless in (r"\w+Error", r"(?=x)y", r"(?:a|b)?c", r"a?b", r"x|[a-z]c", r"(a)*", "(unbalanced"):
         assert required_literals(hopeless) is None, hopeless
 
 
