@@ -102,7 +102,9 @@ _LINT_FLAG = re.compile(
     r"|extra-semi[\w-]*|newline-eof|c\+\+\d+-compat[\w-]*|c\+\+\d+-extensions|gnu[\w-]*"
     r"|zero-length-array|variadic-macros|long-long|write-strings|switch-enum|switch-default"
     r"|implicit-fallthrough|unknown-pragmas|reorder[\w-]*|overloaded-virtual|nested-anon-types"
-    r"|language-extension-token|undef|cpp|useless-cast|double-promotion|inline|dev|comments?)\b"
+    r"|language-extension-token|undef|cpp|useless-cast|double-promotion|inline|dev|comments?"
+    r"|traditional[\w-]*|bad-function-cast|reserved-(?:macro-)?identifier|declaration-after-statement"
+    r"|covered-switch-default)\b"
 )
 # Notes in which the compiler names the header an undeclared name lives in.
 _INCLUDE_HINT = re.compile(

@@ -127,3 +127,47 @@ def test_cmake_dev_and_deprecation_warnings_are_lint() -> None:
     )
     records = parse_text(text).build_errors
     assert [(r.error_code, r.is_lint) for r in records] == [("-Wdev", True), ("-Wdeprecated", True)]
+
+
+STYLE_PROGRAM = """\
+#include <stdlib.h>
+int _Reserved(int);
+static void take_short(short s) { (void)s; }
+static float half(void) { return 0.5f; }
+enum color { RED, GREEN };
+static int pick(enum color c) {
+    switch (c) { case RED: return 1; case GREEN: return 2; default: return 0; }
+}
+int main(int argc, char **argv) {
+    (void)argv;
+    take_short(3);
+    int late = argc;
+    return (int)half() + pick(RED) + late;
+}
+"""
+
+
+def _compiler_output(tmp_path, argv: list[str]) -> str:
+    import shutil
+    import subprocess
+
+    import pytest
+
+    if shutil.which(argv[0]) is None:
+        pytest.skip(f"{argv[0]} is not installed")
+    (tmp_path / "style.c").write_text(STYLE_PROGRAM)
+    proc = subprocess.run([*argv, "-c", "style.c", "-o", "style.o"], cwd=tmp_path, capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"})
+    return proc.stderr
+
+
+def test_style_only_warnings_of_real_compilers_are_lint(tmp_path) -> None:
+    # gcc's traditional-C and cast style warnings, clang -Weverything's reserved-name,
+    # C89 declaration-order and switch-default style warnings: lint, not failures.
+    gcc = _compiler_output(tmp_path, ["gcc", "-std=c99", "-Wtraditional-conversion", "-Wbad-function-cast"])
+    clang = _compiler_output(tmp_path, ["clang", "-std=c99", "-Weverything"])
+    records = [r for r in parse_text(gcc + clang).build_errors if r.severity == "warning"]
+    codes = {r.error_code: r.is_lint for r in records}
+    for code in ("-Wtraditional-conversion", "-Wbad-function-cast", "-Wreserved-identifier",
+                 "-Wdeclaration-after-statement", "-Wcovered-switch-default"):
+        assert codes.get(code) is True, (code, codes)
