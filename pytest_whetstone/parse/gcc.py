@@ -304,6 +304,8 @@ class GccParser(LineParser):
             return False  # gold prints "x.c:5: error: undefined reference": the linker's
         if self.rec is not None:
             if sev == "note":
+                if self.pending_notes:
+                    self._chain_to_note(path)
                 self._note(stripped)
                 return True
             self._finish()
@@ -371,6 +373,20 @@ class GccParser(LineParser):
         self.rec = rec
         self.in_note = False
         self.expect = "source" if printed_path and not printed_path.startswith("<") else ""
+
+    def _chain_to_note(self, printed_path: str) -> None:
+        """The include chain (or instantiation context) printed before a note of the open
+        record: context of that note, kept with the record's notes."""
+        assert self.rec is not None
+        room = _MAX_NOTES - len(self.rec.notes)
+        self.rec.notes.extend(self.pending_notes[: max(0, room)])
+        self.pending_notes = []
+        if self.pending_tu and printed_path:
+            if len(self.tu_of) > 1024:
+                self.tu_of.clear()
+            self.tu_of[printed_path] = self.pending_tu
+        self.pending_tu = ""
+        self.chain_style = ""
 
     def _note(self, text: str) -> None:
         assert self.rec is not None
@@ -452,7 +468,9 @@ class GccParser(LineParser):
         m = _INCLUDED.match(line)
         if not m:
             return False
-        self._finish()
+        # The open record stays open: gcc prints an include chain before a *note* too (a
+        # candidate declared in a header), and the note belongs to it.  The next error or
+        # warning closes it, as it would have closed it here.
         if self.pending_notes and self.chain_style == "clang":
             pass  # clang: one line per level, outermost first; keep the first as the root
         else:
