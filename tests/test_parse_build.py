@@ -266,3 +266,18 @@ def test_tool_filter_gcc_only() -> None:
     recs = parse_text(text, tool="gcc").build_errors
     assert recs[0].tool == "gcc"
     assert all(r.tool != "cmake" for r in recs)
+
+
+def test_clang_echo_at_column_one_and_note_echo_kept_apart() -> None:
+    # clang's caret under column 1 is not indented ("^"), nor is the fix-it under it: the
+    # note after them still belongs to the warning, and a note's echo is the note's own
+    # (raw), not the warning's context.
+    (rec,) = parse_text((FIXTURES / "clang" / "column_one.log").read_text()).build_errors
+    assert (rec.severity, rec.line, rec.error_code) == ("warning", 2, "-Wmissing-prototypes")
+    assert rec.context_lines == ["helper(int x)", "^"]
+    assert len(rec.notes) == 1 and "declare 'static'" in rec.notes[0]
+    assert rec.raw.splitlines()[-3:] == ["int", "^", "static "]
+    fixits = parse_text((FIXTURES / "clang" / "fixits.log").read_text()).build_errors
+    member = next(r for r in fixits if "verbos" in r.message)
+    assert member.context_lines == ["    return c.verbos + n;", "             ^~~~~~", "             verbose"]
+    assert "struct config { int verbose; int level; };" in member.raw  # the note's echo

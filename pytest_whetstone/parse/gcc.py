@@ -187,9 +187,21 @@ class GccParser(LineParser):
             self._decide("gcc")
             return True
         if self.rec is not None:
-            if self.expect == "source" and not self._looks_foreign(line):
-                self._add_context(line)
+            expect = self.expect
+            if expect == "source" and not self._looks_foreign(line):
+                self._echo_line(line)  # clang's echo of the source line (a note's goes to raw only)
                 self.expect = "caret"
+                return True
+            if expect == "caret" and _CARET.match(line):
+                # clang's caret under column 1 of its echo, not indented ("^" alone)
+                self._echo_line(line)
+                self.rec_flavor = self.rec_flavor or "clang"
+                self.expect = "hint0"
+                return True
+            if expect == "hint0" and not self._looks_foreign(line) and not _COMMAND.match(line):
+                # the fix-it text clang prints under such a caret ("static ")
+                self._echo_line(line)
+                self.expect = ""
                 return True
             if self.ice and line.startswith(_ICE_TAIL):
                 self._add_raw(line)
@@ -280,10 +292,7 @@ class GccParser(LineParser):
         if self.rec is None:
             return bool(_CARET.match(line))
         if _CARET.match(line):
-            if self.in_note:
-                self._add_raw(line)
-            else:
-                self._add_context(line)
+            self._echo_line(line)
             self.rec_flavor = self.rec_flavor or "clang"
             self.expect = "hint"
             return True
@@ -525,6 +534,13 @@ class GccParser(LineParser):
             rec.context_lines.append(line)
         if len(self.raw) < _MAX_RAW_LINES:
             self.raw.append(line)
+
+    def _echo_line(self, line: str) -> None:
+        """A line of the source echo: the record's context, or only its raw text under a note."""
+        if self.in_note:
+            self._add_raw(line)
+        else:
+            self._add_context(line)
 
     def _add_raw(self, line: str) -> None:
         if self.rec is not None and len(self.raw) < _MAX_RAW_LINES:
