@@ -39,6 +39,12 @@ _XDIST_VERBOSE = re.compile(r"^\[gw\d+\] \[\s*\d+%\] (PASSED|FAILED|ERROR|SKIPPE
 _LOCATION = re.compile(r"^(\S[^:]*?\.py):(\d+)(?::(?: (in \S.*|[A-Za-z_][\w.]*(?::.*)?)?)?\s*)?$")
 # --tb=line: one "/abs/path.py:12: message" line per failure, no section headers.
 _TB_LINE = re.compile(r"^(/\S*?\.py):(\d+): (.+)$")
+# --tb=native: Python's own frames ('  File "/abs/test_x.py", line 9, in test_x') and, after
+# them, the exception line at column 0 instead of pytest's "E " lines.
+_NATIVE_FRAME = re.compile(r'^\s+File "([^"]+?\.py)", line (\d+)(?:, in .*)?$')
+_NATIVE_EXC = re.compile(
+    r"^([A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt|Failed|Iteration)|Failed)(?:: (.*))?$"
+)
 _EXC_LINE = re.compile(
     r"^E\s+([A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt|Failed|Iteration)|Failed)(?::\s*(.*))?$"
 )
@@ -288,6 +294,8 @@ class PytestTextParser(LineParser):
             located = next((m.group(1) for m in map(_LOCATION.match, body) if m), "")
             suite = located.rsplit("/", 1)[-1] if located else ""
         e_lines = [b for b in body if b.startswith("E ")]
+        if not e_lines and not any(map(_LOCATION.match, body)):
+            e_lines = _native_exception(body)
         expected = actual = exception_type = ""
         for b in e_lines:
             m = _ASSERT.match(b)
@@ -310,15 +318,17 @@ class PytestTextParser(LineParser):
             exception_type = m.group(1) if m else ""
         if not exception_type and (expected or actual or any(_ASSERT.match(b) for b in e_lines)):
             exception_type = "AssertionError"
-        locations = [m for m in (_LOCATION.match(b) for b in body) if m]
+        locations = [(m.group(1), int(m.group(2))) for m in map(_LOCATION.match, body) if m] or [
+            # --tb=native only: elsewhere such frames are a thread dump (pytest-timeout), not the failure
+            (m.group(1), int(m.group(2))) for m in map(_NATIVE_FRAME.match, body) if m
+        ]
         file_path, line, impl_file, impl_line = "", 0, "", 0
         if locations:
-            own = [m for m in locations if suite and (m.group(1) == suite or m.group(1).endswith("/" + suite))]
-            first = own[0] if own else locations[0]
-            file_path, line = first.group(1), int(first.group(2))
+            own = [loc for loc in locations if suite and (loc[0] == suite or loc[0].endswith("/" + suite))]
+            file_path, line = own[0] if own else locations[0]
             last = locations[-1]
-            if last.group(1) != file_path:
-                impl_file, impl_line = last.group(1), int(last.group(2))
+            if last[0] != file_path:
+                impl_file, impl_line = last
         elif suite.endswith(".py"):
             file_path = suite
         if section is None and not sep and node_id.endswith(".py"):
@@ -353,6 +363,19 @@ class PytestTextParser(LineParser):
         # Another format took over, or the log ended: keep what this session showed.
         if self.active and (self.entries or self.sections or self.section):
             self._finish()
+
+
+def _native_exception(body: list[str]) -> list[str]:
+    """A --tb=native section's exception line and the lines that explain it, as "E " lines
+    (what the other --tb styles print), or [] when the section has no native traceback."""
+    last_frame = max((k for k, b in enumerate(body) if _NATIVE_FRAME.match(b)), default=-1)
+    if last_frame < 0:
+        return []
+    for k in range(last_frame + 1, len(body)):
+        if _NATIVE_EXC.match(body[k]):
+            tail = [body[k]] + [b for b in body[k + 1 : k + 12] if b.strip()]
+            return ["E   " + b.strip() for b in tail]
+    return []
 
 
 LINE_PARSERS = [PytestTextParser]
