@@ -39,6 +39,7 @@ _BANNER = re.compile(
     r"|^Running main\(\) from |^Note: Google Test filter = |^Repeating all tests \(iteration \d+\)"
     r"|^ *YOU HAVE \d+ DISABLED TESTS?$|^ *\d+ FAILED TESTS?$|^ *\d+ FAILED TEST SUITES?$"
 )
+_PASSED_COUNT = re.compile(r"^\[  PASSED  \] (\d+) tests?\.?\s*$")
 _NEW_RUN = re.compile(r"^Running main\(\) from |^\[==========\] Running \d+ tests?|^Repeating all tests")
 # Substrings every line an idle parser can claim holds, besides "[..." lines.
 _IDLE_WORDS = ("Running main() from ", "Note: Google Test filter = ", "Repeating all tests", "DISABLED TEST",
@@ -210,6 +211,7 @@ class GtestParser(LineParser):
         self.orphans: list[list[str]] = []
         self.listing = False  # inside a "listed below" summary
         self.active = False  # seen a gtest banner: claim blank lines and loose output
+        self.run_passed = 0  # OK lines of the current run (its "[  PASSED  ] N tests." may say more)
 
     # ----------------------------------------------------------------- helpers
     def _emit(self, record: TestFailureRecord) -> None:
@@ -248,6 +250,7 @@ class GtestParser(LineParser):
             if self.current and self.current.name.startswith(m.group(1)):
                 self.current = None
             self.result.pass_count += 1
+            self.run_passed += 1
             self.loose = []
             return True
         m = _SUITE_FAILED.match(line)
@@ -273,6 +276,15 @@ class GtestParser(LineParser):
             self.active = True
             if line.startswith("[----------] Global test environment tear-down"):
                 self._crash_open()
+            elif _NEW_RUN.match(line):
+                self.run_passed = 0
+            else:
+                m = _PASSED_COUNT.match(line)
+                if m:
+                    # The run's own tally: with --gtest_brief, or a log whose head was cut,
+                    # not every passing test printed an OK line.
+                    self.result.pass_count += max(0, int(m.group(1)) - self.run_passed)
+                    self.run_passed = 0
             return True
         return self._body(line)
 
@@ -284,6 +296,8 @@ class GtestParser(LineParser):
             self._crash_open()
             self.active = True
             self.loose = []
+            if _NEW_RUN.match(line):
+                self.run_passed = 0
             return True
         if self.current is not None:
             if len(self.current.body) < MAX_BODY:
