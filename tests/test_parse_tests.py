@@ -220,3 +220,27 @@ def test_auto_detects_make_gcc_ctest_gtest_in_one_log() -> None:
     [gtest] = [r for r in result.test_failures if r.runner == "gtest"]
     assert (gtest.expected_value, gtest.actual_value, gtest.line) == ("42", "43", 4)
     assert result.pass_count == 1 and result.fail_count == 2
+
+
+# Lines of a real `ctest -V` run (ctest 3.25.1): -V prefixes its own bookkeeping about a test
+# like the test's output.
+CTEST_V_EXCERPT = """\
+Test project /tmp/gen/ct/b
+test 3
+    Start 3: fails_plain
+
+3: Test command: /usr/bin/sh "-c" "echo boom: something broke; exit 3"
+3: Working Directory: /tmp/gen/ct/b
+3: Test timeout computed to be: 10000000
+3: boom: something broke
+3/5 Test #3: fails_plain ......................***Failed    0.00 sec
+
+80% tests passed, 1 tests failed out of 5
+"""
+
+
+def test_ctest_verbose_bookkeeping_is_not_test_output() -> None:
+    (rec,) = parse_text(CTEST_V_EXCERPT).test_failures
+    assert (rec.runner, rec.test_name) == ("ctest", "fails_plain")
+    assert rec.failure_type != "timeout"  # "Test timeout computed to be" is not a timeout
+    assert "boom: something broke" in rec.raw and "Working Directory" not in rec.raw

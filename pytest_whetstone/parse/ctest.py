@@ -43,6 +43,9 @@ _END_NOISE = re.compile(
     r"|Done constructing a list|Updating test list for fixtures|Added \d+ tests? to meet fixture"
     r"|Checking test dependency graph|test \d+$|Label Time Summary|Subproject Time Summary)"
 )
+# What ctest -V prints about a test before running it, prefixed like the test's own output.
+_CTEST_PREAMBLE = ("Test command: ", "Working Directory: ", "Test timeout computed to be: ", "Environment variables: ",
+                   "Resource groups:", "Test Execution Time: ")
 MAX_OUTPUT = 400
 
 
@@ -133,7 +136,9 @@ class CtestParser(LineParser):
         m = _VERBOSE.match(line)
         if m and int(m.group(1)) in self.tests and self.current_out is None:
             test = self.tests[int(m.group(1))]
-            if len(test.output) < MAX_OUTPUT:
+            # -V prefixes ctest's own bookkeeping the same way; it is not the test's output
+            # (and "Test timeout computed to be: N" would read as a timeout).
+            if len(test.output) < MAX_OUTPUT and not m.group(2).startswith(_CTEST_PREAMBLE):
                 test.output.append(m.group(2))
             return True
         if self.current_out is not None:
