@@ -176,12 +176,17 @@ _TYPE_CACHE: dict[tuple[str, str], tuple[str, bool]] = {}
 _FLAG_CACHE: dict[str, bool] = {}
 
 
+def _shape(text: str) -> str:
+    """``text`` with every quoted name as '_': the cache key of its kind of message."""
+    return _QUOTED_NAME.sub("'_'", text) if ("'" in text or "‘" in text or '"' in text) else text
+
+
 def _message_facts(severity: str, text: str) -> tuple[str, bool]:
     """(error_type from the message alone or "", lint-by-message) for one message shape."""
     hit = _TYPE_CACHE.get((severity, text))
     if hit is not None:
         return hit
-    key = (severity, _QUOTED_NAME.sub("'_'", text) if ("'" in text or "‘" in text or '"' in text) else text)
+    key = (severity, _shape(text))
     hit = _TYPE_CACHE.get(key)
     if hit is None:
         lowered = lowered_for_search(text)
@@ -247,9 +252,7 @@ def _notes_type(message: str, notes: list[str]) -> str:
         said.append(note[cut + 8 :] if cut >= 0 else note)
         if len(said) > 3:
             break
-    haystack = " ".join(said)
-    if "'" in haystack or "‘" in haystack or '"' in haystack:
-        haystack = _QUOTED_NAME.sub("'_'", haystack)
+    haystack = _shape(" ".join(said))
     found = _NOTES_CACHE.get(haystack)
     if found is None:
         found = _first_build_type(haystack, lowered_for_search(haystack))

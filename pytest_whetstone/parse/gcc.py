@@ -326,11 +326,7 @@ class GccParser(LineParser):
             self.pending_notes = []
         tu = self.pending_tu
         if tu:
-            if path:
-                if len(self.tu_of) > 1024:
-                    self.tu_of.clear()
-                self.tu_of[path] = tu
-            self.pending_tu = ""
+            self._remember_tu(path, tu)
         else:
             tu = self.tu_of.get(path, "")
         if tu:
@@ -361,11 +357,7 @@ class GccParser(LineParser):
             self.pending_notes = []
         tu = self.pending_tu or self.tu_of.get(printed_path, "")
         if self.pending_tu:
-            if printed_path:
-                if len(self.tu_of) > 1024:
-                    self.tu_of.clear()
-                self.tu_of[printed_path] = self.pending_tu
-            self.pending_tu = ""
+            self._remember_tu(printed_path, self.pending_tu)
         if tu:
             rec.translation_unit = self.ctx.resolve(tu)
         elif printed_path.endswith(_SOURCE_EXT):
@@ -390,12 +382,18 @@ class GccParser(LineParser):
         room = _MAX_NOTES - len(self.rec.notes)
         self.rec.notes.extend(self.pending_notes[: max(0, room)])
         self.pending_notes = []
-        if self.pending_tu and printed_path:
+        if self.pending_tu:
+            self._remember_tu(printed_path, self.pending_tu)
+        self.chain_style = ""
+
+    def _remember_tu(self, printed_path: str, unit: str) -> None:
+        """The include chain just read named ``unit`` as the translation unit that reached
+        ``printed_path`` (a header): remember it (bounded), and the chain is used up."""
+        if printed_path:
             if len(self.tu_of) > 1024:
                 self.tu_of.clear()
-            self.tu_of[printed_path] = self.pending_tu
+            self.tu_of[printed_path] = unit
         self.pending_tu = ""
-        self.chain_style = ""
 
     def _note(self, text: str) -> None:
         assert self.rec is not None

@@ -292,11 +292,12 @@ class GtestParser(LineParser):
         return any(_FAILURE_AT.match(x) for x in self.loose)
 
     def _body(self, line: str) -> bool:
-        if _NEW_RUN.match(line) or (_BANNER.match(line) and not line.startswith("[  DEATH")):
+        new_run = _NEW_RUN.match(line) is not None
+        if new_run or (_BANNER.match(line) and not line.startswith("[  DEATH")):
             self._crash_open()
             self.active = True
             self.loose = []
-            if _NEW_RUN.match(line):
+            if new_run:
                 self.run_passed = 0
             return True
         if self.current is not None:

@@ -288,13 +288,19 @@ class PytestTextParser(LineParser):
         path, sep, rest = node_id.partition("::")
         suite, name = (path, rest) if sep else ("", node_id)
         body = section.body if section else []
+        # pytest's own "file.py:12: ..." lines; only without any, --tb=native's Python frames
+        # (elsewhere such frames are a thread dump, e.g. pytest-timeout's, not the failure).
+        locations = [(m.group(1), int(m.group(2))) for m in map(_LOCATION.match, body) if m]
+        native = not locations
+        if native:
+            locations = [(m.group(1), int(m.group(2))) for m in map(_NATIVE_FRAME.match, body) if m]
         if not sep and node_id.endswith(".py"):
             suite = node_id  # a collection error names the module
         elif not sep:
-            located = next((m.group(1) for m in map(_LOCATION.match, body) if m), "")
+            located = locations[0][0] if locations and not native else ""
             suite = located.rsplit("/", 1)[-1] if located else ""
         e_lines = [b for b in body if b.startswith("E ")]
-        if not e_lines and not any(map(_LOCATION.match, body)):
+        if not e_lines and native:
             e_lines = _native_exception(body)
         expected = actual = exception_type = ""
         for b in e_lines:
@@ -318,10 +324,6 @@ class PytestTextParser(LineParser):
             exception_type = m.group(1) if m else ""
         if not exception_type and (expected or actual or any(_ASSERT.match(b) for b in e_lines)):
             exception_type = "AssertionError"
-        locations = [(m.group(1), int(m.group(2))) for m in map(_LOCATION.match, body) if m] or [
-            # --tb=native only: elsewhere such frames are a thread dump (pytest-timeout), not the failure
-            (m.group(1), int(m.group(2))) for m in map(_NATIVE_FRAME.match, body) if m
-        ]
         file_path, line, impl_file, impl_line = "", 0, "", 0
         if locations:
             own = [loc for loc in locations if suite and (loc[0] == suite or loc[0].endswith("/" + suite))]
