@@ -149,16 +149,14 @@ int main(int argc, char **argv) {
 
 def _compiler_output(tmp_path, argv: list[str]) -> str:
     import shutil
-    import subprocess
 
     import pytest
+    from cfamily_support import compile_output
 
     if shutil.which(argv[0]) is None:
         pytest.skip(f"{argv[0]} is not installed")
     (tmp_path / "style.c").write_text(STYLE_PROGRAM)
-    proc = subprocess.run([*argv, "-c", "style.c", "-o", "style.o"], cwd=tmp_path, capture_output=True, text=True,
-                          env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"})
-    return proc.stderr
+    return compile_output(tmp_path, [*argv, "-c", "style.c", "-o", "style.o"])[1]
 
 
 def test_style_only_warnings_of_real_compilers_are_lint(tmp_path) -> None:
