@@ -39,7 +39,7 @@ from cfamily_support import parse_build_output  # noqa: E402
 from pytest_whetstone import edits  # noqa: E402
 from pytest_whetstone.candidates.build import generate_build_candidates  # noqa: E402
 from pytest_whetstone.locate import cfamily  # noqa: E402
-from pytest_whetstone.session import find_store, open_session  # noqa: E402
+from pytest_whetstone.store.sessions import find_store, open_session  # noqa: E402
 
 WORK = HERE / "_work"
 STRICT = "-O0 -Werror=implicit-function-declaration -Werror=int-conversion"

@@ -248,7 +248,7 @@ def build_corpus(per_kind: int, seed: int, max_tries: int) -> list[Fault]:
 
 def plugin_budget_args(budget: float) -> list[str]:
     """How the plugin takes the search budget (checked in its source, so a rename shows up)."""
-    text = (REPO / "pytest_whetstone" / "plugin.py").read_text()
+    text = (REPO / "pytest_whetstone" / "plugin" / "__init__.py").read_text()
     if "--whetstone-search-budget" in text:
         return ["--whetstone-search-budget", str(budget)]
     if "whetstone_search_budget" in text:
@@ -274,7 +274,7 @@ def apply_edits(text: bytes, edits: list[dict]) -> bytes | None:
 
 def run_fault(fault: Fault, budget: float) -> dict:
     from pytest_whetstone.orchestrate.state import loop_fold
-    from pytest_whetstone.session import fold, load_session
+    from pytest_whetstone.store.sessions import fold, load_session
 
     pristine = prepare(fault.lib)
     ws = TMP / "runs" / fault.fault_id

@@ -30,7 +30,7 @@ import bench_fix_build as corpus  # noqa: E402
 
 from pytest_whetstone.orchestrate.loop import FeedbackLoopOrchestrator, start_loop  # noqa: E402
 from pytest_whetstone.orchestrate.state import loop_fold  # noqa: E402
-from pytest_whetstone.session import load_session  # noqa: E402
+from pytest_whetstone.store.sessions import load_session  # noqa: E402
 
 
 @dataclass

@@ -79,7 +79,7 @@ def bench(rounds: int) -> dict[str, Any]:
                     if index == rounds - 1:
                         out.update(_calls(portal, session, work, small, big, rounds))
     out["startup_ms"] = _median_ms(startup)
-    from pytest_whetstone.tools_api import parse_build_output
+    from pytest_whetstone.agent.tools import parse_build_output
 
     in_process: list[float] = []
     for _ in range(rounds):
@@ -145,7 +145,7 @@ Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load:.2f} 
 | tools/list | {res['list_tools_ms']:.1f} ms |
 | parse_build_output, real gcc log ({res['log_lines_small']} lines) | {res['parse_small_ms']:.1f} ms |
 | parse_build_output, {res['log_lines_big']} lines | {res['parse_big_ms']:.0f} ms |
-| the same, `tools_api.parse_build_output` in-process (no MCP) | {res['parse_big_in_process_ms']:.0f} ms |
+| the same, `agent.tools.parse_build_output` in-process (no MCP) | {res['parse_big_in_process_ms']:.0f} ms |
 | run_build_iteration of a failing `make` | {res['run_iteration_ms']:.0f} ms |
 | the same `make` with plain subprocess | {res['plain_make_ms']:.0f} ms |
 | ratio run_build_iteration / plain | {ratio:.2f}x |

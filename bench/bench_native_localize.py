@@ -3,7 +3,7 @@
 Writes two small projects into a scratch directory, seeds one fault at a time
 (each a one-token mutation inside a known function), runs the project's real
 test command, parses the output, locates the failures with
-``pytest_whetstone.locate.tests_native`` and checks where the faulty function
+``pytest_whetstone.locate.native_tests`` and checks where the faulty function
 ranks in the suspects of the first failing test (the one the verdict's
 ``first_error`` points at).  Also times the locator against the test run.
 
@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_whetstone.locate.tests_native import locate_native_failures
+from pytest_whetstone.locate.native_tests import locate_native_failures
 from pytest_whetstone.parse import parse_text
 
 # --------------------------------------------------------------------------- the C++ project

@@ -100,7 +100,7 @@ GEN = """
 import json, sys, time
 from pathlib import Path
 from pytest_whetstone.records import TestFailureRecord
-from pytest_whetstone.candidates.test import generate_test_candidates
+from pytest_whetstone.candidates.python_tests import generate_test_candidates
 records = []
 for path in Path(sys.argv[1]).glob("sessions/*.jsonl"):
     for line in path.read_text().splitlines():

@@ -127,7 +127,7 @@ def generate(root: Path, shards: int, records: int, unique_fraction: float) -> l
 _CHILD = r"""
 import gc, json, resource, sys, time, tracemalloc, warnings
 from pathlib import Path
-from pytest_whetstone.merge import merge_sessions
+from pytest_whetstone.store.merge import merge_sessions
 paths = [Path(p) for p in sys.argv[2:]]
 mode = sys.argv[1]
 warnings.simplefilter("ignore")

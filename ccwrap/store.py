@@ -1,6 +1,6 @@
 """The store side of ccwrap (the Python twin of ``shim_store.c``).
 
-Store discovery repeats ``pytest_whetstone.session.find_store`` on purpose:
+Store discovery repeats ``pytest_whetstone.store.sessions.find_store`` on purpose:
 ccwrap stands apart from the package and must not import it on the hot path.
 """
 

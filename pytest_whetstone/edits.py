@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .records import FixCandidate, TextEdit, rank_candidates, stable_id
-from .session import Session, load_session, now_iso
+from .store.sessions import Session, load_session, now_iso
 
 __all__ = [
     "EditError",

@@ -36,7 +36,7 @@ from .records import (
     Verdict,
     stable_id,
 )
-from .session import ENV_DIR, ENV_SESSION, Session, find_store, now_iso, open_session, warn_line
+from .store.sessions import ENV_DIR, ENV_SESSION, Session, find_store, now_iso, open_session, warn_line
 
 # Output that says the process ran out of memory, whatever its exit code.
 _OOM_MARKERS = (
@@ -321,7 +321,7 @@ def _analyse(log_path: Path, cwd: Path, session: Session, config: Config) -> Par
 def _ingest_ccwrap(session: Session) -> None:
     """Fold in what ccwrap captured during the run (deduplicated against our parse by the fold)."""
     try:
-        from .spool import ingest_spool
+        from .store.spool import ingest_spool
     except ImportError:
         return
     try:
@@ -340,7 +340,7 @@ def _locate(result: ParseResult, session: Session) -> None:
     except Exception as exc:  # noqa: BLE001
         warn_line(f"could not locate errors in the source: {exc}")
     try:
-        from .locate.tests_native import locate_native_failures
+        from .locate.native_tests import locate_native_failures
 
         locate_native_failures(result.test_failures, session.workspace, store=session.store)
     except Exception as exc:  # noqa: BLE001

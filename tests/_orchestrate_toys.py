@@ -30,7 +30,7 @@ from pytest_whetstone.records import (
     TestFailureRecord,
     TextEdit,
 )
-from pytest_whetstone.session import Session
+from pytest_whetstone.store.sessions import Session
 from pytest_whetstone.verdict import make_verdict
 
 # (replacement, confidence, mutation_type); "MANUAL" makes a manual candidate.

@@ -219,7 +219,7 @@ NESTED_REPORTER = """\
 import sys
 import uuid
 from pytest_whetstone.records import FixCandidate
-from pytest_whetstone.session import find_store, open_session
+from pytest_whetstone.store.sessions import find_store, open_session
 session = open_session(find_store())  # joins $WHETSTONE_SESSION in $WHETSTONE_DIR, as the plugin does
 cand = FixCandidate(target_id="Tnested", description="validated by a nested reporter", confidence=0.3,
                     mutation_type="replaceNode", source="search").ensure_id()

@@ -23,7 +23,7 @@ from pytest_whetstone.records import (
     TextEdit,
     dumps,
 )
-from pytest_whetstone.session import Session, find_store, open_session
+from pytest_whetstone.store.sessions import Session, find_store, open_session
 
 C_SOURCE = """#include <stdlib.h>
 int main(void) {

@@ -17,7 +17,7 @@ from pytest_whetstone.candidates.includes import add_include_edit, include_inser
 from pytest_whetstone.candidates.linking import cmake_edit, makefile_edit
 from pytest_whetstone.config import Config
 from pytest_whetstone.records import BuildErrorRecord, FixCandidate
-from pytest_whetstone.session import find_store, open_session
+from pytest_whetstone.store.sessions import find_store, open_session
 
 pytestmark = pytest.mark.skipif(not (shutil.which("gcc") and shutil.which("clang")), reason="needs gcc and clang")
 

@@ -11,10 +11,10 @@ import pytest
 from pytest_whetstone import edits
 from pytest_whetstone.candidates.mutants import mutants_for
 from pytest_whetstone.candidates.pyedit import add_import_edits, diff_edits
+from pytest_whetstone.candidates.python_tests import generate_test_candidates
 from pytest_whetstone.candidates.search import SearchStats, search_candidates
-from pytest_whetstone.candidates.test import generate_test_candidates
 from pytest_whetstone.records import FixCandidate, Suspect, TestFailureRecord
-from pytest_whetstone.session import find_store, open_session
+from pytest_whetstone.store.sessions import find_store, open_session
 
 STATS = '''"""Statistics."""
 import os
@@ -270,7 +270,7 @@ def test_search_disabled_and_no_suspects(ws: Path) -> None:
 
 def test_swapped_letters_count_as_one_edit_for_renames() -> None:
     from pytest_whetstone.candidates.cfile import levenshtein
-    from pytest_whetstone.candidates.test import _closest
+    from pytest_whetstone.candidates.python_tests import _closest
 
     assert levenshtein("idnex", "index") == 1
     assert levenshtein("kitten", "sitting") == 3

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pytest_whetstone import edits
-from pytest_whetstone.candidates.test import generate_test_candidates, value_correction
+from pytest_whetstone.candidates.python_tests import generate_test_candidates, value_correction
 from pytest_whetstone.records import FixCandidate, Suspect, TestFailureRecord
 
 

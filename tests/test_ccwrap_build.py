@@ -18,8 +18,8 @@ native_dir = cs.native_dir  # a shared pytest fixture
 python_dir = cs.python_dir  # a shared pytest fixture
 
 from pytest_whetstone.parse import parse_text  # noqa: E402
-from pytest_whetstone.session import error_key, load_session  # noqa: E402
-from pytest_whetstone.spool import ingest_spool  # noqa: E402
+from pytest_whetstone.store.sessions import error_key, load_session  # noqa: E402
+from pytest_whetstone.store.spool import ingest_spool  # noqa: E402
 
 MAKEFILE = """\
 SRCS := $(wildcard *.c)
@@ -61,7 +61,7 @@ def _ingested_keys(store: Path) -> Counter[tuple[object, ...]]:
 
 
 def _ingest_concurrently(store: Path, workers: int = 3) -> None:
-    code = "import sys; from pathlib import Path; from pytest_whetstone.spool import ingest_spool; ingest_spool(Path(sys.argv[1]))"
+    code = "import sys; from pathlib import Path; from pytest_whetstone.store.spool import ingest_spool; ingest_spool(Path(sys.argv[1]))"
     procs = [subprocess.Popen([sys.executable, "-c", code, str(store)], cwd=cs.REPO) for _ in range(workers)]
     assert all(p.wait(timeout=120) == 0 for p in procs)
 

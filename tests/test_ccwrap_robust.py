@@ -142,7 +142,7 @@ def test_ulimit_v_failure_is_the_compilers(native_dir: Path, tmp_path: Path) -> 
     [entry] = cs.spool_entries(store)
     assert entry["exit_code"] == plain.rc
 
-    from pytest_whetstone.spool import entry_events
+    from pytest_whetstone.store.spool import entry_events
 
     [event] = entry_events(entry)
     assert any(r["error_type"] == "resource_limit" for r in event["records"])

@@ -15,9 +15,9 @@ import ccwrap_support as cs  # noqa: E402
 
 native_dir = cs.native_dir  # a shared pytest fixture
 
-from pytest_whetstone import spool as spool_mod  # noqa: E402
-from pytest_whetstone.session import load_session, open_session  # noqa: E402
-from pytest_whetstone.spool import entry_events, ingest_spool, origins_of  # noqa: E402
+from pytest_whetstone.store import spool as spool_mod  # noqa: E402
+from pytest_whetstone.store.sessions import load_session, open_session  # noqa: E402
+from pytest_whetstone.store.spool import entry_events, ingest_spool, origins_of  # noqa: E402
 
 
 def _entry(**over: Any) -> dict[str, Any]:
@@ -163,7 +163,7 @@ def test_concurrent_ingesters_never_double_ingest(tmp_path: Path) -> None:
     open_session(_mk(store), "s")
     for i in range(120):
         _write(store, f"{i:04d}.json", _entry(session="s", sources=[f"/work/f{i}.c"], stderr=f"f{i}.c:1:1: warning: w{i}\n"))
-    code = "import sys; from pathlib import Path; from pytest_whetstone.spool import ingest_spool; ingest_spool(Path(sys.argv[1]))"
+    code = "import sys; from pathlib import Path; from pytest_whetstone.store.spool import ingest_spool; ingest_spool(Path(sys.argv[1]))"
     procs = [subprocess.Popen([sys.executable, "-c", code, str(store)], cwd=cs.REPO) for _ in range(4)]
     assert all(p.wait(timeout=120) == 0 for p in procs)
     events = [e for e in load_session(store, "s").events() if e["event"] == "build_errors"]

@@ -11,7 +11,7 @@ from pytest_whetstone import edits
 from pytest_whetstone.candidates.hashing import record_hashes
 from pytest_whetstone.edits import EditError
 from pytest_whetstone.records import FixCandidate, Position, TextEdit
-from pytest_whetstone.session import find_store, load_session, open_session
+from pytest_whetstone.store.sessions import find_store, load_session, open_session
 
 
 def te(path: str, sl: int, sc: int, el: int, ec: int, text: str) -> TextEdit:

@@ -8,7 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_whetstone import classify
-from pytest_whetstone.folded import FoldedPattern, lower_literals, lowered_for_search, required_literals
+from pytest_whetstone.classify.prefilter import (
+    FoldedPattern,
+    lower_literals,
+    lowered_for_search,
+    required_literals,
+)
 
 PATTERNS = [p for _, p in classify._BUILD_PATTERNS] + [p for _, p in classify._TEST_PATTERNS] + [
     classify._LINT_MESSAGE, classify._ASSERTION, classify._EXCEPTION]

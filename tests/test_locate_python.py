@@ -20,7 +20,7 @@ from pytest_whetstone.locate.python import (
     rank_suspects,
 )
 from pytest_whetstone.locate.sbfl import build_spectrum
-from pytest_whetstone.session import find_store, load_session
+from pytest_whetstone.store.sessions import find_store, load_session
 
 SHAPES = """
 import math

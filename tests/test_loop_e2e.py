@@ -18,7 +18,7 @@ import pytest
 
 from pytest_whetstone.orchestrate.loop import FeedbackLoopOrchestrator, run_phase, start_loop
 from pytest_whetstone.records import FixCandidate, Position, TextEdit
-from pytest_whetstone.session import find_store
+from pytest_whetstone.store.sessions import find_store
 from pytest_whetstone.verdict import BEGIN, parse_last
 
 pytestmark = pytest.mark.skipif(not shutil.which("make") or not shutil.which("gcc"), reason="needs make and gcc")

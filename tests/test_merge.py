@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from report_support import write_events
 
-from pytest_whetstone.merge import (
+from pytest_whetstone.records import BuildErrorRecord, FixCandidate, TestFailureRecord, dumps
+from pytest_whetstone.report import run_report
+from pytest_whetstone.store.merge import (
     MergeError,
     collect_session_files,
     load_state,
@@ -18,9 +20,7 @@ from pytest_whetstone.merge import (
     read_audit,
     sanitize,
 )
-from pytest_whetstone.records import BuildErrorRecord, FixCandidate, TestFailureRecord, dumps
-from pytest_whetstone.report import run_report
-from pytest_whetstone.session import SessionWarning, fold, read_jsonl
+from pytest_whetstone.store.sessions import SessionWarning, fold, read_jsonl
 
 
 def ev(kind: str, data: dict, sid: str = "s1") -> dict:

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from pytest_whetstone.edits import apply_candidate_by_id
-from pytest_whetstone.session import load_session
+from pytest_whetstone.store.sessions import load_session
 
 FIXTURES = Path(__file__).parent / "fixtures" / "native_projects"
 BEGIN = "===WHETSTONE-RESULT==="

@@ -15,7 +15,7 @@ import pytest
 
 from pytest_whetstone.locate import jsfamily
 from pytest_whetstone.locate.ccwrap_sources import Command, binary_sources, load_commands, parse_argv
-from pytest_whetstone.locate.tests_native import (
+from pytest_whetstone.locate.native_tests import (
     Workspace,
     impl_stem,
     is_native,

@@ -13,7 +13,7 @@ from pytest_whetstone.orchestrate.escalate import compose, render_text, setup_sc
 from pytest_whetstone.orchestrate.loop import FeedbackLoopOrchestrator, start_loop
 from pytest_whetstone.orchestrate.state import loop_fold
 from pytest_whetstone.records import AuditEntry, EscalationReport, GapModel
-from pytest_whetstone.session import find_store, load_session
+from pytest_whetstone.store.sessions import find_store, load_session
 
 
 def _escalated(tmp_path: Path, prog: str, rules: dict, max_attempts: int = 8) -> tuple[EscalationReport, Path, str]:

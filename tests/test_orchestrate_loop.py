@@ -17,7 +17,7 @@ from pytest_whetstone.config import Config
 from pytest_whetstone.orchestrate import audit
 from pytest_whetstone.orchestrate.loop import FeedbackLoopOrchestrator, LoopError, start_loop
 from pytest_whetstone.orchestrate.state import loop_fold
-from pytest_whetstone.session import find_store, load_session
+from pytest_whetstone.store.sessions import find_store, load_session
 
 GOOD = {"totl": [("total", 0.9, "rename")], "cnt": [("count", 0.8, "rename")]}
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pytest_whetstone.orchestrate.select import CandidateAutoSelector, Selection, log_selection
 from pytest_whetstone.records import FixCandidate, Position, TextEdit
-from pytest_whetstone.session import find_store, open_session
+from pytest_whetstone.store.sessions import find_store, open_session
 
 
 def _auto(desc: str, conf: float, text: str, *, validated: bool = False, target: str = "E1") -> FixCandidate:

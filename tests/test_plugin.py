@@ -12,7 +12,7 @@ import hypothesis  # noqa: F401
 import pytest
 
 from pytest_whetstone.records import TestFailureRecord
-from pytest_whetstone.session import fold, load_session
+from pytest_whetstone.store.sessions import fold, load_session
 from pytest_whetstone.verdict import BEGIN, END, parse_last
 
 CALC = """
@@ -131,7 +131,7 @@ def make_project(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
 def records_of(path: Path) -> dict[str, TestFailureRecord]:
-    from pytest_whetstone.session import find_store
+    from pytest_whetstone.store.sessions import find_store
 
     store = find_store(path, create=False)
     state = load_session(store).state()
@@ -330,7 +330,7 @@ def test_whetstone_dir_option(project: pytest.Pytester) -> None:
 
 
 def test_analysis_error_is_one_warning_line(project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    import pytest_whetstone.capture as capture
+    import pytest_whetstone.plugin.capture as capture
 
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("injected failure\nsecond line")

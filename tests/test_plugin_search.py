@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_whetstone.session import load_session
+from pytest_whetstone.store.sessions import load_session
 
 SOURCE = '''
 def sum_to(n):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_whetstone.session import load_session
+from pytest_whetstone.store.sessions import load_session
 
 SUITE = '''
 import unittest

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_whetstone.session import load_session
+from pytest_whetstone.store.sessions import load_session
 from pytest_whetstone.verdict import BEGIN, END, parse_last
 
 WHETSTONE = [sys.executable, "-m", "pytest_whetstone"]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pytest_whetstone.records import AttemptRecord, BuildErrorRecord, FixCandidate, GapModel
-from pytest_whetstone.session import (
+from pytest_whetstone.store.sessions import (
     SessionWarning,
     find_store,
     fold,

@@ -31,7 +31,7 @@ def generate(
     search_stats: SearchStats | None = None,
 ) -> list[FixCandidate]:
     from .build import generate_build_candidates
-    from .test import generate_test_candidates
+    from .python_tests import generate_test_candidates
 
     workspace = Path(workspace)
     out: list[FixCandidate] = []

@@ -1,7 +1,7 @@
 """Fix candidates for gtest / ctest / Jest / TAP / JUnit failures in C, C++ and JS/TS code.
 
 Seed 001 step 1373 for the non-pytest runners, at the top suspect that
-:mod:`..locate.tests_native` ranked:
+:mod:`..locate.native_tests` ranked:
 
 * assertion -> a value correction when a literal equal to the actual value sits in
   the suspect (the literal becomes the expected value), a boundary flip when the
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..locate import cfamily, jsfamily
-from ..locate.tests_native import Frame, Workspace, family_of, is_native, locate_native_failures, stack_frames
+from ..locate.native_tests import Frame, Workspace, family_of, is_native, locate_native_failures, stack_frames
 from ..records import FixCandidate, Position, TestFailureRecord, TextEdit
 from .common import new_candidate as _cand
 from .common import per_failure

@@ -29,7 +29,7 @@ def _say(text: str) -> None:
 
 
 def _whetstone() -> list[str]:
-    return [sys.executable, "-m", "pytest_whetstone.cli"]
+    return [sys.executable, "-m", "pytest_whetstone"]
 
 
 def _run(cmd: list[str], cwd: Path, env: dict[str, str]) -> int:

@@ -11,7 +11,7 @@ import warnings
 from pathlib import Path
 
 from ..records import AuditEntry, dumps
-from ..session import SessionWarning, append_line, read_jsonl
+from ..store.sessions import SessionWarning, append_line, read_jsonl
 
 
 def audit_path(store: Path, session_id: str) -> Path:

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from ..records import BuildErrorRecord, TestFailureRecord, Verdict
-from ..session import Session
+from ..store.sessions import Session
 from ..verdict import make_verdict
 from .phases import PhaseOutcome
 from .state import Attempt, Check, LoopState

@@ -36,7 +36,7 @@ from ..records import (
     rank_candidates,
     stable_id,
 )
-from ..session import Session, load_session, warn_line
+from ..store.sessions import Session, load_session, warn_line
 from . import audit
 from .env import (
     build_requirements_gap,

@@ -8,7 +8,7 @@ from typing import Protocol
 
 from ..config import Config, ConfigError, load_config
 from ..records import Verdict
-from ..session import Session, new_session_id, open_session, workspace_of
+from ..store.sessions import Session, new_session_id, open_session, workspace_of
 from .state import LoopConfig, PhaseSpec, loop_fold
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from ..records import FixCandidate, OrchestratorDecision, Record, rank_candidates
-from ..session import Session
+from ..store.sessions import Session
 
 
 def is_automatic(candidate: FixCandidate) -> bool:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..records import GapModel
-from ..session import SessionState, fold
+from ..store.sessions import SessionState, fold
 
 # A timed-out phase counts as worse than any number of failures in it.
 TIMEOUT_COUNT = 10**6

@@ -14,9 +14,9 @@ import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ..merge import merge_sessions
-from ..session import STORE_DIRNAME, SessionState, SessionWarning, latest_session_id, workspace_of
-from ..shard_files import MergeError, audit_path_for, read_audit
+from ..store.merge import merge_sessions
+from ..store.sessions import STORE_DIRNAME, SessionState, SessionWarning, latest_session_id, workspace_of
+from ..store.shards import MergeError, audit_path_for, read_audit
 from . import github, html, json_report, sarif, text
 from .model import ReportModel, build_model
 
@@ -67,7 +67,7 @@ def _resolve_sources(
         return [path], workspace, _display(path, workspace)
     if not paths:
         raise MergeError("no session given")
-    from ..shard_files import collect_session_files
+    from ..store.shards import collect_session_files
 
     files = collect_session_files(paths)
     if session_id:
@@ -148,7 +148,7 @@ def _one_line(text_: str) -> str:
 
 
 def _emit_warnings(messages: list[str]) -> None:
-    from ..session import warn_line
+    from ..store.sessions import warn_line
 
     for message in messages[:MAX_WARNING_LINES]:
         warn_line(_one_line(message))

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..merge import relativize
 from ..records import (
     AttemptRecord,
     AuditEntry,
@@ -23,7 +22,8 @@ from ..records import (
     TestFailureRecord,
     Verdict,
 )
-from ..session import SessionState
+from ..store.merge import relativize
+from ..store.sessions import SessionState
 from ..verdict import make_verdict
 
 # Worst first: what the report's verdict says when several shards disagree.

@@ -1,6 +1,6 @@
 """What a pytest run writes to its session: where the store is, the attempt and its observation.
 
-Kept out of ``plugin.py`` so the hooks stay thin; imported only at the end of a session.
+Kept out of the hooks module so the hooks stay thin; imported only at the end of a session.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .records import AttemptRecord, GapModel, ObservationRecord, TestFailureRecord, stable_id
-from .session import find_store, now_iso
+from ..records import AttemptRecord, GapModel, ObservationRecord, TestFailureRecord, stable_id
+from ..store.sessions import find_store, now_iso
 
 
 def resolve_store(store_opt: str | None, invocation_dir: Path) -> Path:

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .records import (
+from ..records import (
     BuildErrorRecord,
     FixCandidate,
     TestFailureRecord,
@@ -40,14 +40,14 @@ from .records import (
     stable_id,
 )
 from .sanitize import sanitize
-from .session import (
+from .sessions import (
     SessionState,
     SessionWarning,
     error_key,
     error_order,
     fold,
 )
-from .shard_files import MergeError, audit_path_for, collect_session_files, read_audit, read_events
+from .shards import MergeError, audit_path_for, collect_session_files, read_audit, read_events
 
 __all__ = [
     "MergeError",
@@ -485,7 +485,7 @@ def _merge_parallel(files: list[Path], workspace: Path | None, workers: int) -> 
     procs = []
     for chunk in chunks:
         proc = subprocess.Popen(
-            [sys.executable, "-c", "import sys, pytest_whetstone.merge as m; sys.exit(m._child_main())"],
+            [sys.executable, "-c", "import sys, pytest_whetstone.store.merge as m; sys.exit(m._child_main())"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         )
         assert proc.stdin is not None

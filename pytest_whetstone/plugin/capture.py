@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, NamedTuple
 
-from .locate.python import is_impl_file, is_test_file, relpath, statement_at
-from .records import TestFailureRecord
+from ..locate.python import is_impl_file, is_test_file, relpath, statement_at
+from ..records import TestFailureRecord
 
 MAX_VALUE = 240
 MAX_MESSAGE = 2000
@@ -333,7 +333,7 @@ def build_record(
 
 
 def _stable(*parts: str) -> str:
-    from .records import stable_id
+    from ..records import stable_id
 
     return stable_id(*parts)
 
@@ -376,7 +376,7 @@ def _suite_and_name(item: Any, loc_file: str) -> tuple[str, str]:
 
 def record_from_report(report: Any, workspace: str) -> TestFailureRecord:
     """Fallback when no native capture reached us (e.g. a crashed xdist worker)."""
-    from .classify import classify_test
+    from ..classify import classify_test
 
     nodeid = str(getattr(report, "nodeid", ""))
     parts = nodeid.split("::")

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .records import rank_candidates
-from .session import Session
-from .tools_base import (
+from ..records import rank_candidates
+from ..store.sessions import Session
+from .checks import (
     MAX_TIMEOUT_S,
     ToolError,
     as_dicts,
@@ -30,7 +30,7 @@ GOAL_TYPES = ("build", "test", "build_and_test")
 
 def _loop_module() -> Any:
     try:
-        from .orchestrate import loop
+        from ..orchestrate import loop
     except ImportError as exc:
         raise ToolError(f"the feedback loop is not available in this build: {exc}") from exc
     return loop

@@ -150,8 +150,8 @@ RERUN_SUFFIX = "#whetstone-rerun"
 class WhetstoneCollector:
     """Collects failures of one pytest process and writes the session (controller side).
 
-    Hooks stay thin: capture is in ``capture.py``, ranking in ``locate/``, the event log in
-    ``session.py``.  Any exception in our own analysis is turned into one warning line.
+    Hooks stay thin: capture is in ``plugin/capture.py``, ranking in ``locate/``, the event log in
+    ``store/sessions.py``.  Any exception in our own analysis is turned into one warning line.
     """
 
     def __init__(self, config: pytest.Config) -> None:
@@ -207,7 +207,7 @@ class WhetstoneCollector:
 
     def _coverage_contexts(self) -> Any:
         if self._cov is None and self.locate in ("auto", "coverage", "sbfl") and not self._is_controller():
-            from .locate.pycoverage import CoverageContexts
+            from ..locate.pycoverage import CoverageContexts
 
             self._cov = CoverageContexts(self.workspace)
         return self._cov
@@ -255,12 +255,12 @@ class WhetstoneCollector:
         import time
 
         t0 = time.perf_counter()  # lazy imports included: the first failure pays them
+        from ..locate.python import called_functions
         from .capture import build_record
-        from .locate.python import called_functions
 
         cap = build_record(item, call.when, call.excinfo, report, self._cmp, self.workspace)
         if cap.record.failure_type in ("", "unknown"):
-            from .classify import classify_test  # a fallback: most failures never need it
+            from ..classify import classify_test  # a fallback: most failures never need it
 
             classify_test(cap.record)
         cap.called = []
@@ -287,7 +287,7 @@ class WhetstoneCollector:
 
         from _pytest.runner import runtestprotocol
 
-        from .rerun_guards import alarm, quiet_live_logging
+        from .rerun import alarm, quiet_live_logging
 
         opt = self.config.option
         if getattr(opt, "usepdb", False) or getattr(opt, "setupshow", False) or getattr(opt, "setuponly", False):
@@ -356,7 +356,7 @@ class WhetstoneCollector:
             self._guard(self._merge_worker, data)
 
     def _merge_worker(self, data: dict[str, Any]) -> None:
-        from .records import TestFailureRecord
+        from ..records import TestFailureRecord
 
         self.records.extend(TestFailureRecord.from_dict(r) for r in data.get("records", []))
         self.analysis_ms.extend(float(x) for x in data.get("analysis_ms", []))
@@ -384,12 +384,12 @@ class WhetstoneCollector:
             return []  # a passing session: nothing to rank, nothing to import
         import time
 
-        from .locate.python import Evidence, ast_node_id, rank_suspects
+        from ..locate.python import Evidence, ast_node_id, rank_suspects
 
         spectrum = None
         measured = self._cov.result() if self._cov is not None and self.captured else {}
         if self.locate == "sbfl" and measured:
-            from .locate.sbfl import build_spectrum
+            from ..locate.sbfl import build_spectrum
 
             spectrum = build_spectrum(measured, self._failed_ids, self.workspace)
         out = []
@@ -434,9 +434,9 @@ class WhetstoneCollector:
     def _write_session(self, session: pytest.Session) -> None:
         import time
 
-        from .plugin_session import resolve_store, run_records, shown_path
-        from .session import open_session
-        from .verdict import failure_class, first_error, make_verdict
+        from ..store.sessions import open_session
+        from ..verdict import failure_class, first_error, make_verdict
+        from .run_records import resolve_store, run_records, shown_path
 
         records = self._all_records()
         self.records = records
@@ -482,8 +482,8 @@ class WhetstoneCollector:
         import time
         from pathlib import Path
 
-        from .candidates import generate
-        from .candidates.search import SearchStats
+        from ..candidates import generate
+        from ..candidates.search import SearchStats
 
         # the validated search re-runs the failing tests in a scratch copy; outranks every guess
         budget = self.search_budget if not self.is_worker else 0.0
@@ -543,11 +543,11 @@ class WhetstoneCollector:
         self._finished = True
         if self.verdict is None:
             if self.warning:
-                from .session import warn_line
+                from ..store.sessions import warn_line
 
                 warn_line(self.warning)
             return
-        from .verdict import is_nested, render
+        from ..verdict import is_nested, render
 
         if is_nested():
             return

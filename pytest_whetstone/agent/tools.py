@@ -1,6 +1,6 @@
 """The plain-Python functions behind each agent tool: validated arguments in, a JSON-ready dict out.
 
-The MCP server (``mcp_server.py``) is a thin typed shell over these; the CLI can call
+The MCP server (``agent/server.py``) is a thin typed shell over these; the CLI can call
 them too, so both speak one core API.  Every function either returns the dict shape the
 seeds give for its tool or raises :class:`ToolError` with one clear line.  Bad input never
 surfaces as a traceback.
@@ -16,11 +16,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .config import Config
-from .parse import ParseResult, normalize_paths, parse_text
-from .records import BuildErrorRecord, FixCandidate, TestFailureRecord, rank_candidates
-from .session import Session, fold, warn_line
-from .tools_base import (
+from ..config import Config
+from ..parse import ParseResult, normalize_paths, parse_text
+from ..records import BuildErrorRecord, FixCandidate, TestFailureRecord, rank_candidates
+from ..store.sessions import Session, fold, warn_line
+from .checks import (
     BUILD_TOOL_CHOICES,
     DEFAULT_TIMEOUT_S,
     REPORT_FORMATS,
@@ -43,7 +43,7 @@ from .tools_base import (
     workspace_config,
     workspace_path,
 )
-from .tools_loop import run_feedback_loop, start_feedback_loop, step_feedback_loop
+from .loop_tools import run_feedback_loop, start_feedback_loop, step_feedback_loop
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
@@ -66,7 +66,7 @@ __all__ = [
 
 def _locate_build(errors: list[BuildErrorRecord], workspace: Path) -> None:
     try:
-        from .locate.cfamily import locate_build_errors
+        from ..locate.cfamily import locate_build_errors
     except ImportError:
         return
     try:
@@ -78,7 +78,7 @@ def _locate_build(errors: list[BuildErrorRecord], workspace: Path) -> None:
 def _locate_tests(failures: list[TestFailureRecord], workspace: Path) -> None:
     """Cheap static suspects from the implementation frame a text log names (no re-run)."""
     try:
-        from .locate.python import Evidence, ast_node_id, rank_suspects
+        from ..locate.python import Evidence, ast_node_id, rank_suspects
     except ImportError:
         return
     for failure in failures:
@@ -111,7 +111,7 @@ def _generate(
     if not errors and not failures:
         return []
     try:
-        from .candidates import generate
+        from ..candidates import generate
     except ImportError:
         return []
     try:
@@ -269,7 +269,7 @@ def _iteration(
     ws = workspace_path(workspace)
     seconds = check_timeout(timeout_s)
     store = store_for(ws)
-    from .runner import run_command
+    from ..runner import run_command
 
     with session_lock(store, sid):
         mark = _event_count(store / "sessions" / f"{sid}.jsonl")
@@ -402,7 +402,7 @@ def apply_candidate(
     session = find_tool_session(session_id, workspace)
     cid = check_text("candidate_id", candidate_id, allow_empty=False).strip()
     try:
-        from .edits import EditError, apply_candidate_by_id
+        from ..edits import EditError, apply_candidate_by_id
     except ImportError as exc:
         raise ToolError(f"applying candidates is not available in this build: {exc}") from exc
     try:
@@ -429,7 +429,7 @@ def report(session_id: str | None = None, workspace: str = "", format: str | Non
     elif not (store / "sessions").is_dir():
         raise ToolError(f"no session in {ws}: run a build or test iteration first")
     try:
-        from .report import run_report
+        from ..report import run_report
     except ImportError as exc:
         raise ToolError(f"reports are not available in this build: {exc}") from exc
     try:

@@ -13,12 +13,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from .folded import FoldedPattern, lowered_for_search
-from .records import BuildErrorRecord, TestFailureRecord
+from ..records import BuildErrorRecord, TestFailureRecord
+from .prefilter import FoldedPattern, lowered_for_search
 
 if TYPE_CHECKING:
-    from .config import Config
-    from .parse.base import ParseResult
+    from ..config import Config
+    from ..parse.base import ParseResult
 
 # (error_type, pattern) in priority order; first match wins.
 _BUILD_PATTERNS: list[tuple[str, FoldedPattern]] = [

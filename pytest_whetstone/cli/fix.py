@@ -22,15 +22,15 @@ from types import FrameType
 from typing import IO, Any
 
 from .. import edits
+from ..orchestrate.escalate import render_text
+from ..orchestrate.judging import final_verdict
+from ..orchestrate.ledger import file_ledger
+from ..orchestrate.loop import FeedbackLoopOrchestrator, LoopError, start_loop
+from ..orchestrate.results import StepResult
+from ..orchestrate.state import loop_fold
 from ..records import FixCandidate
-from ..session import ENV_SESSION, latest_session_id, load_session
+from ..store.sessions import ENV_SESSION, latest_session_id, load_session
 from ..verdict import emit
-from .escalate import render_text
-from .judging import final_verdict
-from .ledger import file_ledger
-from .loop import FeedbackLoopOrchestrator, LoopError, start_loop
-from .results import StepResult
-from .state import loop_fold
 
 INTERRUPTED = 130
 
@@ -200,7 +200,7 @@ def cmd_fix(args: argparse.Namespace, store: Path) -> int:
 
 def _cli_phases(build: str | None, test: str | None) -> list[tuple[str, str]]:
     from ..config import ConfigError, load_config
-    from .loop import plan_phases
+    from ..orchestrate.loop import plan_phases
 
     try:
         config = load_config()

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .records import (
+from ..records import (
     SCHEMA_VERSION,
     AttemptRecord,
     BuildErrorRecord,

@@ -10,9 +10,9 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .records import AuditEntry
+from ..records import AuditEntry
 from .sanitize import sanitize
-from .session import SessionWarning
+from .sessions import SessionWarning
 
 _NOT_SESSION_DIRS = {"audits", "spool", "processing"}
 

@@ -11,7 +11,7 @@ import types
 import typing
 from typing import Any, Union
 
-from .records import Record
+from ..records import Record
 
 _MAX_STRING = 1 << 20  # a single field longer than 1 MiB is cut (hostile shards)
 

@@ -24,8 +24,8 @@ import signal as _signal
 from pathlib import Path
 from typing import Any
 
-from .records import BuildErrorRecord
-from .session import Session, latest_session_id, open_session, warn_line
+from ..records import BuildErrorRecord
+from .sessions import Session, latest_session_id, open_session, warn_line
 
 SCHEMA_VERSION = "whetstone/1"
 _RESOURCE_RE = re.compile(
@@ -206,7 +206,7 @@ def _inside(path: str, root: str) -> bool:
 
 
 def _normalize(records: list[BuildErrorRecord], cwd: str, workspace: str) -> None:
-    from .parse import relativize
+    from ..parse import relativize
 
     for record in records:
         record.file_path = relativize(record.file_path, cwd, workspace)
@@ -233,7 +233,7 @@ def _origin_for(record: BuildErrorRecord, origins: list[str], sources: list[str]
 
 def _parse(text: str, tool: str, cwd: str) -> list[BuildErrorRecord]:
     try:
-        from .parse import parse_text
+        from ..parse import parse_text
 
         return list(parse_text(text, tool=tool, cwd=cwd).build_errors)
     except Exception as exc:  # noqa: BLE001 - a parser bug must not lose the capture

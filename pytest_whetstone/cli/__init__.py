@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import __version__
+from .. import __version__
 
 USAGE_ERROR = 2
 
@@ -34,7 +34,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("cmd", nargs=argparse.REMAINDER, help="-- CMD [ARGS...]")
 
     parse = sub.add_parser("parse", help="parse a saved log; JSON records on stdout")
-    from .parse import TOOLS
+    from ..parse import TOOLS
 
     parse.add_argument("--tool", default="auto", choices=sorted(TOOLS), help="the log's format (default: auto)")
     parse.add_argument("--cwd", default="", help="directory the logged command ran in (resolves relative paths)")
@@ -106,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _store(args: argparse.Namespace) -> Path:
-    from .session import find_store
+    from ..store.sessions import find_store
 
     if args.dir:
         import os
@@ -123,7 +123,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from .runner import run_command
+    from ..runner import run_command
 
     cmd = list(args.cmd)
     if cmd and cmd[0] == "--":
@@ -145,9 +145,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_parse(args: argparse.Namespace) -> int:
-    from .config import ConfigError, load_config
-    from .parse import iter_parse_file
-    from .parse.stream import write_json, write_jsonl
+    from ..config import ConfigError, load_config
+    from ..parse import iter_parse_file
+    from ..parse.stream import write_json, write_jsonl
 
     if args.file != "-" and not Path(args.file).is_file():
         raise UsageError(f"no such file: {args.file}")
@@ -173,7 +173,7 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 def _cmd_report(args: argparse.Namespace) -> int:
     try:
-        from .report import run_report
+        from ..report import run_report
     except ImportError as exc:
         raise UsageError(f"reports are not available: {exc}") from exc
     store = _store(args)
@@ -189,7 +189,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 def _ingest_captures(store: Path) -> None:
     """Fold in what ccwrap captured since the last run, so the report shows the build now."""
     try:
-        from .spool import ingest_spool
+        from ..store.spool import ingest_spool
     except ImportError:
         return
     try:
@@ -199,7 +199,7 @@ def _ingest_captures(store: Path) -> None:
 
 
 def _cmd_apply(args: argparse.Namespace) -> int:
-    from .edits import EditError, apply_candidate_by_id
+    from ..edits import EditError, apply_candidate_by_id
 
     store = _store(args)
     try:
@@ -214,7 +214,7 @@ def _cmd_apply(args: argparse.Namespace) -> int:
 
 
 def _cmd_undo(args: argparse.Namespace) -> int:
-    from .edits import EditError, undo_last
+    from ..edits import EditError, undo_last
 
     store = _store(args)
     try:
@@ -229,7 +229,7 @@ def _cmd_undo(args: argparse.Namespace) -> int:
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
-    from .session import load_session
+    from ..store.sessions import load_session
 
     store = _store(args)
     try:
@@ -248,7 +248,7 @@ def _cmd_status(args: argparse.Namespace) -> int:
         "unchecked_files": state.unchecked_files,
     }
     try:
-        from .orchestrate.cli import loop_status
+        from .fix import loop_status
 
         summary.update(loop_status(store, session.session_id))
     except ImportError:
@@ -259,7 +259,7 @@ def _cmd_status(args: argparse.Namespace) -> int:
 
 def _cmd_fix(args: argparse.Namespace) -> int:
     try:
-        from .orchestrate.cli import cmd_fix
+        from .fix import cmd_fix
     except ImportError as exc:
         raise UsageError(f"the fix loop is not available in this build: {exc}") from exc
     return cmd_fix(args, _store(args))
@@ -267,7 +267,7 @@ def _cmd_fix(args: argparse.Namespace) -> int:
 
 def _cmd_start(args: argparse.Namespace) -> int:
     try:
-        from .orchestrate.cli import cmd_start
+        from .fix import cmd_start
     except ImportError as exc:
         raise UsageError(f"the fix loop is not available in this build: {exc}") from exc
     return cmd_start(args, _store(args))
@@ -275,7 +275,7 @@ def _cmd_start(args: argparse.Namespace) -> int:
 
 def _cmd_step(args: argparse.Namespace) -> int:
     try:
-        from .orchestrate.cli import cmd_step
+        from .fix import cmd_step
     except ImportError as exc:
         raise UsageError(f"the fix loop is not available in this build: {exc}") from exc
     return cmd_step(args, _store(args))
@@ -285,14 +285,14 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
     if args.dir:
         _store(args)  # exports WHETSTONE_DIR before the server starts
     try:
-        from .mcp_server import main as mcp_main
+        from ..agent.server import main as mcp_main
     except ImportError as exc:
         raise UsageError(f"the MCP server needs the [mcp] extra: pip install 'whetstone[mcp]' ({exc})") from exc
     return int(mcp_main() or 0)
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from .demo import run_demo
+    from ..demo import run_demo
 
     return run_demo(keep=args.keep)
 

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .config import Config, ConfigError, load_config
-from .records import BuildErrorRecord, FixCandidate, TestFailureRecord, rank_candidates
-from .session import ENV_DIR, STORE_DIRNAME, Session, open_session
+from ..config import Config, ConfigError, load_config
+from ..records import BuildErrorRecord, FixCandidate, TestFailureRecord, rank_candidates
+from ..store.sessions import ENV_DIR, STORE_DIRNAME, Session, open_session
 
 BUILD_TOOL_CHOICES = ("auto", "gcc", "clang", "cmake", "linker", "make")
 TEST_RUNNER_CHOICES = ("auto", "gtest", "pytest", "jest", "tap", "junit", "ctest")

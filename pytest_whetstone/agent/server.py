@@ -1,6 +1,6 @@
 """``whetstone mcp``: the agent tools of seeds 000-002 over MCP (stdio), on the official SDK.
 
-Each tool is a thin typed shell over :mod:`pytest_whetstone.tools_api` (the same core the
+Each tool is a thin typed shell over :mod:`pytest_whetstone.agent.tools` (the same core the
 CLI uses).  Input schemas come from the annotated signatures and output schemas from the
 records (``records.py`` dataclasses), so clients get structured content they can validate.
 
@@ -30,8 +30,8 @@ except ImportError as _exc:  # mcp missing, or mcp 1.x (FastMCP): say which extr
 from pydantic import Field
 from typing_extensions import NotRequired, TypedDict
 
-from . import __version__, tools_api
-from .records import (
+from .. import __version__
+from ..records import (
     AuditEntry,
     BuildErrorRecord,
     EscalationReport,
@@ -39,6 +39,7 @@ from .records import (
     GapModel,
     TestFailureRecord,
 )
+from . import tools as tools_api
 
 SERVER_NAME = "whetstone"
 _log = logging.getLogger("whetstone.mcp")
