@@ -10,6 +10,7 @@ verdict block of their own).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import selectors
 import shlex
@@ -17,8 +18,9 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -28,7 +30,6 @@ from .config import Config, load_config
 from .parse import ParseResult, normalize_paths, parse_file
 from .records import (
     AttemptRecord,
-    BuildErrorRecord,
     FixCandidate,
     GapModel,
     ObservationRecord,
@@ -36,20 +37,22 @@ from .records import (
     Verdict,
     stable_id,
 )
+from .report.agent import is_agent_environment, write_agent_report
 from .store.sessions import ENV_DIR, ENV_SESSION, Session, find_store, now_iso, open_session, warn_line
+from .verdict import Evidence, RunFacts
 
-# Output that says the process ran out of memory, whatever its exit code.
-_OOM_MARKERS = (
-    "out of memory",
-    "virtual memory exhausted",
-    "std::bad_alloc",
-    "cannot allocate memory",
-    "memoryerror",
-    "internal compiler error: killed",
-    "fatal error: killed signal terminated program",
-)
 _BUILD_TOOLS = {"gcc", "clang", "clang_tidy", "cmake", "linker", "make", "unknown"}
 _RAW_KEEP = 64 * 1024  # bytes of raw output kept in the observation (head and tail)
+_AGENT_TAIL_LINES = 40  # output an agent sees when nothing in it could be read as a record
+_KILL_GRACE_S = 3.0  # how long an interrupted child's process group gets before SIGKILL
+
+
+class Interrupted(Exception):
+    """SIGTERM or SIGHUP reached ``whetstone run``: stop the child, still judge and print the verdict."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
 
 
 @dataclass
@@ -61,6 +64,8 @@ class RunOutcome:
     candidates: list[FixCandidate] = field(default_factory=list)
     timed_out: bool = False
     attempt_id: str = ""
+    phases: list[dict[str, Any]] = field(default_factory=list)
+    facts: RunFacts = field(default_factory=RunFacts)
 
 
 def _command_text(cmd: Sequence[str] | str) -> str:
@@ -80,28 +85,61 @@ def run_command(
     emit_verdict: bool = True,
     config: Config | None = None,
     stdout: IO[str] | None = None,
+    agent: bool | None = None,
 ) -> RunOutcome:
     """Run cmd, stream its output, record an attempt; the verdict is printed last."""
     out = stdout or sys.stdout
     cwd = (cwd or Path.cwd()).resolve()
+    agent = is_agent_environment() if agent is None else agent
     session: Session | None = None
     outcome: RunOutcome | None = None
     started = time.monotonic()
+    with _signals_interrupt():
+        try:
+            config = config if config is not None else _load_config_quietly(cwd)
+            store = store or find_store(cwd)
+            session = open_session(store, session_id, meta={"command": _command_text(cmd), "cwd": str(cwd)})
+            outcome = _run_and_record(cmd, phase, timeout, cwd, session, shell, echo, config, started, agent, out)
+            return outcome
+        except KeyboardInterrupt:
+            outcome = _aborted(cmd, phase, session, 130, RunFacts(exit_code=130, interrupted="SIGINT"))
+            return outcome
+        except Interrupted as exc:
+            outcome = _aborted(cmd, phase, session, 128 + exc.signum,
+                               RunFacts(exit_code=128 + exc.signum, interrupted=str(exc)))
+            return outcome
+        finally:
+            if outcome is None:
+                # our own failure before the command could be judged; still end with a verdict
+                outcome = _aborted(cmd, phase, session, 2, RunFacts(exit_code=2, launch_error="whetstone failed"))
+            if emit_verdict:
+                verdict_mod.emit(outcome.verdict, out)
+
+
+@contextlib.contextmanager
+def _signals_interrupt() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise :class:`Interrupted` (SIGINT already raises KeyboardInterrupt).
+
+    Only the main thread can own signal handlers; a run started from a worker thread (an MCP tool)
+    keeps the process's handlers as they are."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def _raise(signum: int, _frame: Any) -> None:
+        raise Interrupted(signum)
+
+    previous = {}
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        try:
+            previous[sig] = signal.signal(sig, _raise)
+        except (OSError, ValueError):
+            pass
     try:
-        config = config if config is not None else _load_config_quietly(cwd)
-        store = store or find_store(cwd)
-        session = open_session(store, session_id, meta={"command": _command_text(cmd), "cwd": str(cwd)})
-        outcome = _run_and_record(cmd, phase, timeout, cwd, session, shell, echo, config, started)
-        return outcome
-    except KeyboardInterrupt:
-        outcome = _aborted(cmd, phase, session, 130, "setup-error")
-        return outcome
+        yield
     finally:
-        if outcome is None:
-            # our own failure before the command could be judged; still end with a verdict
-            outcome = _aborted(cmd, phase, session, 2, "setup-error")
-        if emit_verdict:
-            verdict_mod.emit(outcome.verdict, out)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _load_config_quietly(cwd: Path) -> Config:
@@ -114,11 +152,15 @@ def _load_config_quietly(cwd: Path) -> Config:
         return Config()
 
 
-def _aborted(cmd: Sequence[str] | str, phase: str, session: Session | None, code: int, failure: str) -> RunOutcome:
-    verdict = verdict_mod.make_verdict(
-        _target(cmd), failure, phase=phase or "run", report=_report_path(session)
-    )
-    return RunOutcome(exit_code=code, verdict=verdict, session=session)
+def _aborted(cmd: Sequence[str] | str, phase: str, session: Session | None, code: int, facts: RunFacts) -> RunOutcome:
+    judgement = verdict_mod.judge(Evidence(facts=facts, phase=phase or "run"))
+    verdict = verdict_mod.make_verdict(_target(cmd), judgement, report=_shown(session.path) if session else None)
+    if session is not None:
+        try:
+            session.append("verdict", {**verdict.to_dict(), "facts": facts.to_dict()})
+        except OSError:
+            pass
+    return RunOutcome(exit_code=code, verdict=verdict, session=session, facts=facts)
 
 
 def _target(cmd: Sequence[str] | str) -> str:
@@ -126,13 +168,11 @@ def _target(cmd: Sequence[str] | str) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-def _report_path(session: Session | None) -> str | None:
-    if session is None:
-        return None
+def _shown(path: Path) -> str:
     try:
-        return os.path.relpath(session.path)
+        return os.path.relpath(path)
     except ValueError:
-        return str(session.path)
+        return str(path)
 
 
 def child_env(session: Session) -> dict[str, str]:
@@ -153,29 +193,41 @@ def _run_and_record(
     echo: bool,
     config: Config,
     started: float,
+    agent: bool,
+    out: IO[str],
 ) -> RunOutcome:
     attempt_id = "A" + stable_id(session.session_id, time.time_ns(), os.getpid())
-    events_before = len(session.events())
+    mark = session.size()
+    session.append("run_started", {"attempt_id": attempt_id, "pid": os.getpid(), "phase": phase,
+                                   "command": _command_text(cmd)})
     with tempfile.NamedTemporaryFile(prefix="whetstone-run-", suffix=".log", delete=False) as log:
         log_path = Path(log.name)
     try:
-        exit_code, timed_out, launch_error = _execute(cmd, cwd, session, shell, echo, timeout, log_path)
+        facts = _execute(cmd, cwd, session, shell, echo and not agent, timeout, log_path)
         result = _analyse(log_path, cwd, session, config)
         raw_text, truncated = _raw_excerpt(log_path)
     finally:
         log_path.unlink(missing_ok=True)
-    native = _native_test_report(session, events_before)
+    facts.oom_output = verdict_mod.oom_in_output(raw_text)
+    inner = session.events_since(mark)
+    native = _native_test_report(inner)
     if native is not None:
         # The pytest plugin reported natively from inside the command: its records (suspects,
         # expected/actual, flakiness, validated candidates) replace our parse of its text.
         result.test_failures = native[0]
-    failure, first_error = judge(result, exit_code, timed_out, launch_error, raw_text, phase)
-    phase = phase or _guess_phase(result)
+    nested = [e.get("data") or {} for e in inner if e.get("event") == "verdict"]
+    nested = [v for v in nested if isinstance(v, dict)]
+    judgement = verdict_mod.judge(Evidence(
+        build_errors=result.build_errors, test_failures=result.test_failures, facts=facts, phase=phase,
+        tools=sorted(result.tools), ledger=verdict_mod.phase_ledger(nested),
+    ))
+    phase = judgement.phase
     gap = _gap(result)
     candidates = native[1] if native is not None else []
     candidates += _candidates(result, session, config, tests=native is None)
-    _record(session, attempt_id, cmd, phase, exit_code, timed_out, result, gap, failure, raw_text, truncated,
-            candidates, started, record_tests=native is None)
+    duration_ms = int((time.monotonic() - started) * 1000)
+    _record(session, attempt_id, cmd, phase, facts, result, gap, judgement.failure, raw_text, truncated,
+            candidates, duration_ms, record_tests=native is None)
     counts = {
         "errors": result.error_count,
         "warnings": result.warning_count,
@@ -183,14 +235,26 @@ def _run_and_record(
         "passed": result.pass_count,
         "skipped": result.skip_count,
     }
-    verdict = verdict_mod.make_verdict(
-        _target(cmd), failure, phase=phase, first_error=first_error, counts=counts,
-        report=_report_path(session),
+    target = _target(cmd)
+    verdict = verdict_mod.make_verdict(target, judgement, counts=counts, report=_shown(session.path))
+    own = {**verdict.to_dict(), "facts": facts.to_dict(), "attempt_id": attempt_id, "duration_ms": duration_ms}
+    configured = [p.name for p in config.phases] if nested else []
+    phases = verdict_mod.phase_ledger([*nested, own] if not nested else nested, configured)
+    written = write_agent_report(
+        session.store, verdict, session_id=session.session_id, session_path=_shown(session.path),
+        phases=phases, duration_ms=duration_ms, build_errors=result.build_errors,
+        test_failures=result.test_failures, candidates=candidates,
     )
-    session.append("verdict", verdict.to_dict())
-    if echo:
+    if written is not None:
+        verdict.report = _shown(written)
+        own["report"] = verdict.report
+    session.append("verdict", own)
+    if agent:
+        _print_agent_lines(result, candidates, raw_text, verdict, out)
+    elif echo:
         _print_summary(result, candidates, sys.stderr)
-    return RunOutcome(exit_code, verdict, session, result, candidates, timed_out, attempt_id)
+    return RunOutcome(facts.exit_code or 0, verdict, session, result, candidates, facts.timed_out, attempt_id, phases,
+                      facts)
 
 
 def _execute(
@@ -201,8 +265,8 @@ def _execute(
     echo: bool,
     timeout: float | None,
     log_path: Path,
-) -> tuple[int, bool, str]:
-    """Run the command in its own process group; tee its output; return (exit, timed_out, error)."""
+) -> RunFacts:
+    """Run the command in its own process group; tee its output; say how it ended."""
     args: Any = cmd if not shell else _command_text(cmd)
     try:
         proc = subprocess.Popen(
@@ -218,31 +282,29 @@ def _execute(
     except FileNotFoundError as exc:
         message = f"whetstone: command not found: {exc.filename or _command_text(cmd)}\n"
         _write_err(message, log_path)
-        return 127, False, message.strip()
+        return RunFacts(exit_code=127, launch_error=message.strip())
     except PermissionError as exc:
         message = f"whetstone: cannot execute: {exc.filename or _command_text(cmd)}\n"
         _write_err(message, log_path)
-        return 126, False, message.strip()
+        return RunFacts(exit_code=126, launch_error=message.strip())
     except (OSError, ValueError) as exc:
         message = f"whetstone: cannot run command: {exc}\n"
         _write_err(message, log_path)
-        return 2, False, message.strip()
+        return RunFacts(exit_code=2, launch_error=message.strip())
     deadline = time.monotonic() + timeout if timeout else None
-    timed_out = False
     with open(log_path, "ab") as log:
         try:
             timed_out = _pump(proc, log, echo, deadline)
         except KeyboardInterrupt:
-            _signal_group(proc, signal.SIGINT)
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                _signal_group(proc, signal.SIGKILL)
-            raise
+            _stop_group(proc, signal.SIGINT)
+            return RunFacts(exit_code=130, interrupted="SIGINT")
+        except Interrupted as exc:
+            _stop_group(proc, exc.signum)
+            return RunFacts(exit_code=128 + exc.signum, interrupted=str(exc))
     code = proc.wait()
     if timed_out:
-        return 124, True, ""
-    return (128 - code if code < 0 else code), False, ""
+        return RunFacts(exit_code=124, timed_out=True)
+    return RunFacts(exit_code=128 - code if code < 0 else code)
 
 
 def _write_err(message: str, log_path: Path) -> None:
@@ -298,9 +360,14 @@ def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
 
 
 def _terminate_group(proc: subprocess.Popen[bytes]) -> None:
-    _signal_group(proc, signal.SIGTERM)
+    _stop_group(proc, signal.SIGTERM)
+
+
+def _stop_group(proc: subprocess.Popen[bytes], sig: int) -> None:
+    """Pass the signal to the child's whole process group; SIGKILL what is left after the grace time."""
+    _signal_group(proc, sig)
     try:
-        proc.wait(timeout=3)
+        proc.wait(timeout=_KILL_GRACE_S)
     except subprocess.TimeoutExpired:
         _signal_group(proc, signal.SIGKILL)
         proc.wait()
@@ -348,13 +415,13 @@ def _locate(result: ParseResult, session: Session) -> None:
 
 
 def _native_test_report(
-    session: Session, since: int
+    events: list[dict[str, Any]],
 ) -> tuple[list[TestFailureRecord], list[FixCandidate]] | None:
     """Failures and candidates the pytest plugin recorded during this run, if it did."""
     failures: list[TestFailureRecord] | None = None
     candidates: list[FixCandidate] = []
     try:
-        for event in session.events()[since:]:
+        for event in events:
             data = event.get("data") or {}
             if event.get("event") == "test_failures" and str(data.get("origin", "")).startswith("pytest:"):
                 failures = [TestFailureRecord.from_dict(r) for r in data.get("records", [])]
@@ -394,78 +461,11 @@ def _raw_excerpt(log_path: Path) -> tuple[str, bool]:
     return head.decode("utf-8", "replace") + "\n[... truncated ...]\n" + tail.decode("utf-8", "replace"), True
 
 
-def _has_test_output(result: ParseResult) -> bool:
-    return any(tool not in _BUILD_TOOLS for tool in result.tools) or bool(result.test_failures)
-
-
-def _guess_phase(result: ParseResult) -> str:
-    if _has_test_output(result):
-        return "tests"
-    if result.build_errors or any(t in _BUILD_TOOLS for t in result.tools):
-        return "build"
-    return "run"
-
-
 def _gap(result: ParseResult) -> GapModel:
-    if _has_test_output(result):
+    if any(tool not in _BUILD_TOOLS for tool in result.tools) or result.test_failures:
         failing = len([f for f in result.test_failures if not f.flaky])
         return GapModel("test_failure_count", max(failing, result.fail_count if failing else 0), 0)
     return GapModel("error_count", result.error_count, 0)
-
-
-def _location(record: BuildErrorRecord | TestFailureRecord) -> str | None:
-    if isinstance(record, TestFailureRecord):
-        if record.suspects:
-            top = record.suspects[0]
-            return f"{top.file_path}:{top.line_start}"
-        if record.impl_file:
-            return f"{record.impl_file}:{record.impl_line}"
-    if record.file_path:
-        return f"{record.file_path}:{record.line}" if record.line else record.file_path
-    return None
-
-
-def judge(
-    result: ParseResult,
-    exit_code: int,
-    timed_out: bool,
-    launch_error: str,
-    raw_text: str,
-    phase: str = "",
-) -> tuple[str | None, str | None]:
-    """The verdict's failure class and first-error pointer for one command run."""
-    failing = [e for e in result.build_errors if e.is_failure]
-    tests = [t for t in result.test_failures if not t.flaky]
-    flaky = [t for t in result.test_failures if t.flaky]
-    first = failing[0] if failing else None
-    first_error = _location(first) if first else (_location(tests[0]) if tests else None)
-    if timed_out:
-        return "timeout", first_error
-    if launch_error or exit_code in (126, 127) and not failing and not tests:
-        return "setup-error", first_error
-    lowered = raw_text.lower()
-    if exit_code != 0 and (exit_code == 137 or any(m in lowered for m in _OOM_MARKERS)) or any(
-        e.error_type == "resource_limit" and "memory" in e.message.lower() for e in failing
-    ):
-        return "oom", first_error
-    if failing:
-        if all(e.error_type == "missing_dependency" for e in failing):
-            return "setup-error", first_error
-        if all(e.tool == "linker" for e in failing if e.tool != "make"):
-            return "link-error", first_error
-        return "compile-error", first_error
-    if tests:
-        return verdict_mod.live_failure_class(tests), first_error
-    if exit_code != 0:
-        # failed without a record we understand: say which phase, let the agent look
-        if (phase or _guess_phase(result)) in ("tests", "test"):
-            return "test-failure", first_error
-        if result.tools or phase in ("build", "compile"):
-            return "compile-error", first_error
-        return "setup-error", first_error
-    if flaky:
-        return "nondeterminism", _location(flaky[0])
-    return None, None
 
 
 def _record(
@@ -473,15 +473,14 @@ def _record(
     attempt_id: str,
     cmd: Sequence[str] | str,
     phase: str,
-    exit_code: int,
-    timed_out: bool,
+    facts: RunFacts,
     result: ParseResult,
     gap: GapModel,
     failure: str | None,
     raw_text: str,
     truncated: bool,
     candidates: list[FixCandidate],
-    started: float,
+    duration_ms: int,
     record_tests: bool = True,
 ) -> None:
     previous = session.state().gaps
@@ -492,12 +491,12 @@ def _record(
         action=action,
         phase=phase,
         command=_command_text(cmd),
-        exit_code=exit_code,
-        outcome="timeout" if timed_out else ("success" if failure in (None, "nondeterminism") else "failure"),
+        exit_code=facts.exit_code or 0,
+        outcome=_attempt_outcome(facts, failure),
         gap_before=previous[-1] if previous else None,
         gap_after=gap,
         started_at=now_iso(),
-        duration_ms=int((time.monotonic() - started) * 1000),
+        duration_ms=duration_ms,
     )
     origin = f"run:{phase}"
     session.append("build_errors", {
@@ -536,6 +535,14 @@ def _record(
     })
 
 
+def _attempt_outcome(facts: RunFacts, failure: str | None) -> str:
+    if facts.timed_out:
+        return "timeout"
+    if failure in (None, "nondeterminism") and not facts.failed:
+        return "success"
+    return "oom" if failure == "oom" else "failure"
+
+
 def _print_summary(result: ParseResult, candidates: list[FixCandidate], stream: IO[str]) -> None:
     failing = [e for e in result.build_errors if e.is_failure]
     tests = [t for t in result.test_failures if not t.flaky]
@@ -554,5 +561,25 @@ def _print_summary(result: ParseResult, candidates: list[FixCandidate], stream: 
     try:
         stream.write("\n".join(lines) + "\n")
         stream.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _print_agent_lines(
+    result: ParseResult, candidates: list[FixCandidate], raw_text: str, verdict: Verdict, out: IO[str]
+) -> None:
+    """What an agent needs and nothing else: a line per failure record, the top candidates.
+
+    When the run failed and nothing in its output could be read as a record, the tail of the output
+    is shown instead: a condensed report must never hide the body of a failure."""
+    from .report.agent import agent_lines
+
+    lines = agent_lines(result.build_errors, result.test_failures, candidates)
+    if not lines and verdict.status == "fail":
+        tail = raw_text.rstrip("\n").splitlines()[-_AGENT_TAIL_LINES:]
+        lines = [f"output (last {len(tail)} lines):", *tail]
+    try:
+        out.write("".join(line + "\n" for line in lines))
+        out.flush()
     except (OSError, ValueError):
         pass

@@ -44,8 +44,8 @@ def whetstone_run(cmd: list[str], cwd: Path, store: Path, timeout: float = 120) 
 
 
 def _session(store: Path, verdict: dict[str, Any]) -> Any:
-    sid = Path(verdict["report"]).stem
-    return load_session(store, sid)
+    report = json.loads((store / "reports" / Path(verdict["report"]).name).read_text())  # names its session
+    return load_session(store, report["session_id"])
 
 
 def _test_attempt(state: Any) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -231,7 +232,10 @@ def test_verdict_block_is_last(project: pytest.Pytester) -> None:
     assert (verdict.status, verdict.failure, verdict.retry) == ("fail", "test-failure", "fix-source")
     assert verdict.first_error == "pkg/calc.py:6"  # first failure test_double -> double
     assert verdict.counts["failed"] == 14 and verdict.counts["error"] == 1 and verdict.counts["passed"] == 1
-    assert verdict.report and verdict.report.startswith(".whetstone/sessions/")
+    assert verdict.report == ".whetstone/reports/pytest.json"
+    report = json.loads((project.path / verdict.report).read_text())
+    assert (report["status"], report["failure"], report["first_error"]) == ("fail", "test-failure", "pkg/calc.py:6")
+    assert report["session"].startswith(".whetstone/sessions/") and report["phases"][0]["name"] == "tests"
 
 
 def test_verdict_on_success_and_session_events(project: pytest.Pytester) -> None:

@@ -31,6 +31,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--timeout", type=float, default=None, metavar="S", help="kill the command after S seconds")
     run.add_argument("--session", default=None, help="session id to record into (default: $WHETSTONE_SESSION or new)")
     run.add_argument("--shell", action="store_true", help="run CMD through /bin/sh (quoting is the caller's job)")
+    run.add_argument("--agent", action="store_true", default=None,
+                     help="print what an agent needs: one line per failure, the top candidates, the verdict "
+                     "(default: on when $AGENT or $AI_AGENT is set)")
     run.add_argument("cmd", nargs=argparse.REMAINDER, help="-- CMD [ARGS...]")
 
     parse = sub.add_parser("parse", help="parse a saved log; JSON records on stdout")
@@ -140,6 +143,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         store=store,
         session_id=args.session,
         shell=args.shell,
+        agent=args.agent,
     )
     return outcome.exit_code
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 from ..records import BuildErrorRecord, TestFailureRecord, Verdict
 from ..store.sessions import Session
-from ..verdict import make_verdict
+from ..verdict import Evidence, Judgement, RunFacts, judge, make_verdict
 from .phases import PhaseOutcome
 from .state import Attempt, Check, LoopState
 
 
-def judge(baseline: Check | None, check: Check, attempt: Attempt) -> tuple[str, bool | None]:
+def assess_progress(baseline: Check | None, check: Check, attempt: Attempt) -> tuple[str, bool | None]:
     """(progress | same | worse, did the target failure persist -- None when the check never reached it)."""
     if check.passed:
         return "progress", False
@@ -37,25 +37,25 @@ def judge(baseline: Check | None, check: Check, attempt: Attempt) -> tuple[str, 
 
 
 def final_verdict(state: LoopState, session: Session) -> Verdict:
-    """The verdict block of a loop: the failing phase of the last check, or a pass."""
+    """The verdict block of a loop: the judge's word on its last check, or on the environment probe."""
     report = _display_path(session.path)
     check = state.view or (state.checks[-1] if state.checks else None)
     if state.status == "escalated" and state.session.escalation is not None and (
         state.session.escalation.escalation_reason == "infra_gap"
     ):
-        first = state.requirements_gap[0] if state.requirements_gap else {}
-        return make_verdict("whetstone fix", "setup-error", phase="environment",
-                            first_error=str(first.get("name")) if first else None, report=report,
-                            counts={"missing": len(state.requirements_gap)})
+        return make_verdict("whetstone fix", judge(Evidence(requirements_gap=state.requirements_gap)),
+                            report=report, counts={"missing": len(state.requirements_gap)})
     counts = {"attempts": state.fix_attempts, "kept": len([a for a in state.attempts if a.status == "kept"])}
     if check is None:
-        return make_verdict("whetstone fix", None if state.status == "converged" else "setup-error",
-                            phase="", report=report, counts=counts)
+        ran = judge(Evidence(facts=RunFacts(exit_code=0 if state.status == "converged" else 1)))
+        return make_verdict("whetstone fix", ran, report=report, counts=counts)
     if check.passed and state.status != "escalated":
         return make_verdict("whetstone fix", None, phase=check.phase, report=report, counts=counts)
-    failure = check.failure or ("test-failure" if check.metric == "test_failure_count" else "compile-error")
     counts["failing"] = check.count if not check.timed_out else 0
-    return make_verdict("whetstone fix", failure, phase=check.phase, first_error=check.first_error,
+    if check.failure is None:  # the check failed and nothing it printed says why
+        judgement = Judgement("fail", None, check.phase, check.first_error, "escalate")
+        return make_verdict("whetstone fix", judgement, counts=counts, report=report)
+    return make_verdict("whetstone fix", check.failure, phase=check.phase, first_error=check.first_error,
                         counts=counts, report=report)
 
 

@@ -47,7 +47,7 @@ from .env import (
     requirements_gap,
 )
 from .escalate import compose, write_setup_script
-from .judging import _display_path, _metric, _stage, final_verdict, judge
+from .judging import _display_path, _metric, _stage, assess_progress, final_verdict
 from .ledger import failure_of_build, failure_of_test, file_ledger
 from .phases import LoopError, PhaseOutcome, PhaseRunner, plan_phases, run_phase, start_loop
 from .policy import OrchestratorPolicy, PolicyInput
@@ -64,7 +64,7 @@ __all__ = [
     "PhaseRunner",
     "StepResult",
     "final_verdict",
-    "judge",
+    "assess_progress",
     "plan_phases",
     "run_phase",
     "start_loop",
@@ -255,7 +255,7 @@ class FeedbackLoopOrchestrator:
         check = state.checks[-1]
         notes = [f"{check.phase} {'passed' if check.passed else 'failed'}" + ("" if check.passed else f" ({check.count})")]
         if pending is not None:
-            reverted = self._judge(session, state, pending, check)
+            reverted = self._assess(session, state, pending, check)
             state = loop_fold(session.events())
             if reverted:
                 result.reverted = pending.candidate_id
@@ -342,10 +342,10 @@ class FeedbackLoopOrchestrator:
             "requirements": requirements, "verdict": outcome.verdict.to_dict(),
         }
 
-    def _judge(self, session: Session, state: LoopState, attempt: Attempt, check: Check) -> bool:
+    def _assess(self, session: Session, state: LoopState, attempt: Attempt, check: Check) -> bool:
         """Keep an edit that shrank the gap; revert one that did not.  True when reverted."""
         baseline = state.checks[attempt.check_index] if 0 <= attempt.check_index < len(state.checks) else None
-        verdict, persisted = judge(baseline, check, attempt)
+        verdict, persisted = assess_progress(baseline, check, attempt)
         action = "keep" if verdict == "progress" else "revert"
         session.append("loop_judged", {
             "intent_id": attempt.intent_id, "journal_id": attempt.journal_id, "verdict": verdict,

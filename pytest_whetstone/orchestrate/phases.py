@@ -40,8 +40,8 @@ def run_phase(phase: PhaseSpec, session: Session, timeout: float | None, cwd: Pa
         phase.command, phase=phase.name, timeout=timeout, cwd=cwd, store=session.store,
         session_id=session.session_id, shell=True, echo=False, emit_verdict=False,
     )
-    # run_command turns Ctrl-C into an aborted outcome (exit 130, no attempt): hand it back as one
-    interrupted = out.exit_code == 130 and not out.attempt_id
+    # a signal stopped the phase (Ctrl-C, SIGTERM): run_command judged it; the loop stops there
+    interrupted = bool(out.facts.interrupted)
     result = out.result
     count = result.error_count + len([t for t in result.test_failures if not t.flaky])
     return PhaseOutcome(out.exit_code, out.verdict, out.timed_out, interrupted, count)

@@ -168,6 +168,7 @@ class WhetstoneCollector:
         self.captured: list[Any] = []  # capture.Captured, in execution order
         self.records: list[Any] = []  # final TestFailureRecords (incl. those from workers)
         self.collect_records: list[Any] = []
+        self._collect_excinfo: dict[str, Any] = {}
         self.failed_reports: dict[str, Any] = {}
         self.counts: dict[str, int] = {}
         self.analysis_ms: list[float] = []
@@ -331,12 +332,27 @@ class WhetstoneCollector:
         if report.failed and not self.is_worker:
             self._guard(self._collect_failure, report)
 
+    def pytest_exception_interact(self, node: Any, call: Any, report: Any) -> None:
+        # called before pytest_collectreport for a collector that raised: keep its exception
+        if isinstance(report, pytest.CollectReport) and call.excinfo is not None:
+            self._collect_excinfo[report.nodeid] = call.excinfo
+
     def _collect_failure(self, report: pytest.CollectReport) -> None:
-        from .capture import record_from_report
+        from ..verdict import is_source_load_error
+        from .capture import load_error_location, record_from_report
 
         record = record_from_report(report, self.workspace)
         record.failure_type = "infra"
         record.outcome = "error"
+        excinfo = self._collect_excinfo.pop(report.nodeid, None)
+        if excinfo is not None:
+            where = load_error_location(excinfo.value, excinfo.tb, self.workspace)
+            if where is not None:
+                # the code under test does not load: a source error at its own line, not a broken setup
+                record.exception_type = _cause_name(excinfo.value)
+                record.impl_file, record.impl_line = where
+                if is_source_load_error(record):
+                    record.failure_type = "exception"
         self.collect_records.append(record)
 
     # -- outcomes (what the terminal counts) ------------------------------------
@@ -434,13 +450,16 @@ class WhetstoneCollector:
     def _write_session(self, session: pytest.Session) -> None:
         import time
 
+        from ..report.agent import write_agent_report
         from ..store.sessions import open_session
-        from ..verdict import failure_class, first_error, make_verdict
-        from .run_records import resolve_store, run_records, shown_path
+        from ..verdict import Evidence, is_source_load_error, judge, make_verdict, phase_ledger
+        from .run_records import resolve_store, run_facts, run_records, shown_path
 
         records = self._all_records()
         self.records = records
-        failure = failure_class(records, self.exitstatus)
+        facts = run_facts(self.exitstatus, collect_errors=len(self.collect_records))
+        judgement = judge(Evidence(test_failures=records, facts=facts, phase="tests", tools=("pytest",)))
+        failure = judgement.failure
         live = [r for r in records if not r.flaky]
         counts = dict(self.counts)
         counts["flaky"] = sum(1 for r in records if r.flaky)
@@ -459,7 +478,9 @@ class WhetstoneCollector:
             "test_failures",
             {"origin": f"pytest:{self.workspace}", "records": [r.to_dict() for r in records], "replace": True},
         )
-        candidates = self._guard(self._candidates, [r for r in live if r.outcome != "error"])
+        candidates = self._guard(
+            self._candidates, [r for r in live if r.outcome != "error" or is_source_load_error(r)]
+        )
         if candidates:
             ws_session.append("candidates", {"records": [c.to_dict() for c in candidates]})
         if self.search_stats is not None:
@@ -471,10 +492,18 @@ class WhetstoneCollector:
                 stats["candidates_ms"] = self.candidates_ms
             ws_session.append("plugin_stats", stats)
         report = self.session_path = shown_path(ws_session.path, self.workspace)
-        self.verdict = make_verdict(
-            "pytest", failure, phase="tests", first_error=first_error(records), counts=counts, report=report
+        self.verdict = make_verdict("pytest", judgement, counts=counts, report=report)
+        duration_ms = int((time.time() - self.started) * 1000)
+        own = {**self.verdict.to_dict(), "facts": facts.to_dict(), "attempt_id": attempt.attempt_id,
+               "duration_ms": duration_ms}
+        written = write_agent_report(
+            store, self.verdict, session_id=ws_session.session_id, session_path=report,
+            phases=phase_ledger([own]), duration_ms=duration_ms, test_failures=records,
+            candidates=candidates or [],
         )
-        ws_session.append("verdict", self.verdict.to_dict())
+        if written is not None:
+            self.verdict.report = own["report"] = shown_path(written, self.workspace)
+        ws_session.append("verdict", own)
 
     def _candidates(self, failures: list[Any]) -> list[Any]:
         if not failures or not _int(option(self.config, "whetstone_candidates"), 1):
@@ -564,6 +593,13 @@ class WhetstoneCollector:
                 sys.stdout.flush()
         except (OSError, ValueError, AttributeError):
             pass
+
+
+def _cause_name(exc: BaseException) -> str:
+    """The exception's type name; for pytest's CollectError wrapper, the type of what it wraps."""
+    while type(exc).__name__ == "CollectError" and exc.__cause__ is not None:
+        exc = exc.__cause__
+    return type(exc).__name__
 
 
 def _outcome_key(report: Any) -> str | None:

@@ -407,3 +407,30 @@ def record_from_report(report: Any, workspace: str) -> TestFailureRecord:
         record.failure_id = "T" + _stable("pytest", f"{nodeid}@collect")
     record.ensure_id()
     return classify_test(record)
+
+
+def load_error_location(exc: BaseException, tb: TracebackType | None, workspace: str) -> tuple[str, int] | None:
+    """Where a module failed to load, when that place is the project's own code.
+
+    pytest wraps a SyntaxError or ImportError raised while importing a test module in its own
+    CollectError; the original is the cause.  A SyntaxError names its file and line itself; any
+    other exception is placed at its deepest frame inside the workspace."""
+    seen = 0
+    while exc.__cause__ is not None and type(exc).__name__ == "CollectError" and seen < 8:
+        tb, exc, seen = exc.__cause__.__traceback__, exc.__cause__, seen + 1
+    if isinstance(exc, SyntaxError) and exc.filename and exc.lineno:
+        path = os.path.realpath(exc.filename)
+        if _inside(path, workspace):
+            return relpath(path, workspace), int(exc.lineno)
+    if type(exc).__name__ == "CollectError":
+        return None
+    for filename, line, _frame in reversed(_tb_frames(tb)):
+        path = os.path.realpath(filename)
+        if _inside(path, workspace) and (is_impl_file(filename, workspace) or is_test_file(filename)):
+            return relpath(path, workspace), line
+    return None
+
+
+def _inside(path: str, workspace: str) -> bool:
+    root = os.path.realpath(workspace)
+    return path == root or path.startswith(root + os.sep)

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..records import AttemptRecord, GapModel, ObservationRecord, TestFailureRecord, stable_id
 from ..store.sessions import find_store, now_iso
+from ..verdict import RunFacts
 
 
 def resolve_store(store_opt: str | None, invocation_dir: Path) -> Path:
@@ -70,3 +71,16 @@ def shown_path(path: Path | str, workspace: str) -> str:
     except ValueError:
         return str(path)
     return str(path) if shown.startswith("..") else shown
+
+
+# pytest's exit codes (pytest.ExitCode): 2 is an interrupted run, unless collection errors stopped it.
+_INTERRUPTED, _INTERNAL_ERROR, _USAGE_ERROR, _NO_TESTS = 2, 3, 4, 5
+
+
+def run_facts(exitstatus: int, *, collect_errors: int = 0) -> RunFacts:
+    """How the pytest run ended, in the judge's terms."""
+    if exitstatus == _INTERRUPTED and not collect_errors:
+        return RunFacts(exit_code=exitstatus, interrupted="SIGINT")
+    if exitstatus in (_INTERNAL_ERROR, _USAGE_ERROR):
+        return RunFacts(exit_code=exitstatus, launch_error=f"pytest exited with status {exitstatus}")
+    return RunFacts(exit_code=0 if exitstatus == _NO_TESTS else exitstatus)

@@ -25,7 +25,10 @@ CANDIDATE_KEYS = (
     "candidate_id", "target_id", "description", "confidence", "mutation_type", "edits", "source",
     "validated",
 )
-TOP_KEYS = ("schema_version", "session_id", "status", "failure", "build_errors", "test_failures", "candidates")
+# The verdict's own fields, so the report and the block of the same run can be compared key by key.
+VERDICT_KEYS = ("target", "phase", "first_error", "retry", "counts")
+TOP_KEYS = ("schema_version", "session_id", "status", "failure", *VERDICT_KEYS, "phases", "build_errors",
+            "test_failures", "candidates")
 
 
 def _pick(record: BuildErrorRecord | TestFailureRecord | FixCandidate, keys: tuple[str, ...]) -> dict[str, Any]:
@@ -39,6 +42,8 @@ def to_data(model: ReportModel) -> dict[str, Any]:
         "session_id": model.session_id,
         "status": model.status,
         "failure": model.failure,
+        **{key: getattr(model.verdict, key) for key in VERDICT_KEYS},
+        "phases": model.phases,
         "build_errors": [_pick(e, BUILD_ERROR_KEYS) for e in model.build_errors],
         "test_failures": [_pick(f, TEST_FAILURE_KEYS) for f in model.test_failures],
         "candidates": [_pick(c, CANDIDATE_KEYS) for c in model.candidates],

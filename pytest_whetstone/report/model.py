@@ -24,18 +24,8 @@ from ..records import (
 )
 from ..store.merge import relativize
 from ..store.sessions import SessionState
-from ..verdict import make_verdict
+from ..verdict import Evidence, Judgement, RunFacts, judge, make_verdict, phase_ledger, worst_facts
 
-# Worst first: what the report's verdict says when several shards disagree.
-_FAILURE_ORDER = (
-    "oom",
-    "timeout",
-    "setup-error",
-    "link-error",
-    "compile-error",
-    "test-failure",
-    "nondeterminism",
-)
 # Confidence from which a candidate is offered as a fix (SARIF `fixes`) without validation.
 HIGH_CONFIDENCE = 0.7
 
@@ -58,6 +48,7 @@ class ReportModel:
     escalation: EscalationReport | None = None
     sources: list[str] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
+    phases: list[dict[str, Any]] = field(default_factory=list)  # the per-phase ledger
 
     @property
     def failing_errors(self) -> list[BuildErrorRecord]:
@@ -106,16 +97,10 @@ def build_model(
     errors = [_rel_error(e, roots) for e in state.build_errors]
     failures = [_rel_failure(f, roots) for f in state.test_failures]
     candidates = [_rel_candidate(c, roots) for c in state.current_candidates()]
-    failure = _failure_of(state, errors, failures)
+    judgement = judge_state(state, errors, failures)
+    failure = judgement.failure
     counts = _counts(state, errors, failures, candidates)
-    verdict = make_verdict(
-        _target(state),
-        failure,
-        phase=_phase(state, failure),
-        first_error=_first_error(errors, failures),
-        counts=counts,
-        report=report_path,
-    )
+    verdict = make_verdict(_target(state), judgement, counts=counts, report=report_path)
     return ReportModel(
         session_id=state.session_id,
         status=verdict.status,
@@ -133,50 +118,49 @@ def build_model(
         escalation=state.escalation,
         sources=[str(s) for s in state.meta.get("sources", []) if isinstance(s, str)],
         meta=state.meta,
+        phases=phase_ledger(state.verdicts),
     )
 
 
 # --------------------------------------------------------------------------- verdict parts
 
 
-def _failure_of(
+def judge_state(
     state: SessionState, errors: list[BuildErrorRecord], failures: list[TestFailureRecord]
-) -> str | None:
-    """The failure class of the state *now*: records first, then what the runs said."""
-    if state.requirements_gap:
-        return "setup-error"
-    failing = [e for e in errors if e.is_failure]
-    if failing:
-        if any(e.error_type == "resource_limit" and _is_oom(e.message) for e in failing):
-            return "oom"
-        if all(e.tool == "linker" for e in failing):
-            return "link-error"
-        return "compile-error"
-    real = [f for f in failures if not f.flaky]
-    if real:
-        if all(f.failure_type == "infra" for f in real):
-            return "setup-error"
-        if all(f.failure_type == "timeout" or f.outcome == "timeout" for f in real):
-            return "timeout"
-        return "test-failure"
-    if failures:
-        return "nondeterminism"
-    if state.status == "converged":
-        return None
-    # No record explains a failure, but a run may still have failed (timeout, oom, ...).
-    recorded = [v.get("failure") for v in _final_verdicts(state)]
-    known = [f for f in recorded if isinstance(f, str) and f in _FAILURE_ORDER]
-    return min(known, key=_FAILURE_ORDER.index) if known else None
+) -> Judgement:
+    """The session *now*, judged by the one judge: its current records and the facts of its last run(s)."""
+    if state.status == "converged" and not any(e.is_failure for e in errors) and not failures:
+        return judge(Evidence())
+    verdicts = _final_verdicts(state)
+    facts = worst_facts(verdicts) if verdicts else RunFacts(exit_code=None)
+    if killed_runs(state):
+        facts = RunFacts(exit_code=None, interrupted="killed")
+    return judge(Evidence(
+        build_errors=errors, test_failures=failures, facts=facts,
+        requirements_gap=state.requirements_gap, ledger=phase_ledger(state.verdicts),
+    ))
+
+
+def killed_runs(state: SessionState) -> list[dict[str, Any]]:
+    """Runs that started and never wrote their verdict, and whose process is gone (SIGKILL, a crash)."""
+    return [r for r in state.unfinished_runs if not _alive(r.get("pid"))]
+
+
+def _alive(pid: object) -> bool:
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    return True
 
 
 def _final_verdicts(state: SessionState) -> list[dict[str, Any]]:
     # A merged state holds each shard's last verdict; a single session, every verdict in order.
     return state.verdicts if "merged_from" in state.meta else state.verdicts[-1:]
-
-
-def _is_oom(message: str) -> bool:
-    text = message.lower()
-    return any(w in text for w in ("memory", "bad_alloc", "killed signal", "cannot allocate"))
 
 
 def _target(state: SessionState) -> str:
@@ -186,30 +170,6 @@ def _target(state: SessionState) -> str:
             return target
     target = state.meta.get("target")
     return target if isinstance(target, str) and target else "report"
-
-
-def _phase(state: SessionState, failure: str | None) -> str:
-    if failure in ("compile-error", "link-error", "oom") and state.build_errors:
-        return "build"
-    if failure in ("test-failure", "nondeterminism") and state.test_failures:
-        return "tests"
-    for verdict in reversed(_final_verdicts(state)):
-        phase = verdict.get("phase")
-        if isinstance(phase, str) and phase:
-            return phase
-    return ""
-
-
-def _first_error(errors: list[BuildErrorRecord], failures: list[TestFailureRecord]) -> str | None:
-    for e in errors:
-        if e.is_failure:
-            return f"{e.file_path}:{e.line}" if e.line else e.file_path or None
-    for f in failures:
-        if not f.flaky:
-            if f.impl_file and f.impl_line:
-                return f"{f.impl_file}:{f.impl_line}"
-            return f"{f.file_path}:{f.line}" if f.line else f.file_path or None
-    return None
 
 
 def _counts(

@@ -378,7 +378,8 @@ class _Merger:
         state = SessionState()
         rest = self.rest
         for name in ("attempts", "observations", "gaps", "applied", "decisions", "requirements_gap",
-                     "unchecked_files", "escalation", "verdicts", "counts", "event_count", "environment"):
+                     "unchecked_files", "escalation", "verdicts", "counts", "event_count", "environment",
+                     "unfinished_runs"):
             setattr(state, name, getattr(rest, name))
         state.status = _merged_status(self.statuses)
         state.build_errors = self.union.build_errors()
@@ -403,6 +404,7 @@ def _extend_rest(rest: SessionState, shard: SessionState) -> None:
     rest.requirements_gap.extend(shard.requirements_gap)
     rest.unchecked_files.extend(f for f in shard.unchecked_files if f not in rest.unchecked_files)
     rest.verdicts.extend(shard.verdicts)
+    rest.unfinished_runs.extend(shard.unfinished_runs)
     if rest.escalation is None:
         rest.escalation = shard.escalation
     if rest.environment is None:

@@ -117,9 +117,11 @@ def append_line(path: Path, line: str) -> None:
         os.close(fd)
 
 
-def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
-    """Yield each JSON object of a JSONL file, skipping corrupt lines with a warning."""
+def read_jsonl(path: Path, offset: int = 0) -> Iterator[dict[str, Any]]:
+    """Yield each JSON object of a JSONL file (from byte ``offset``), skipping corrupt lines with a warning."""
     with open(path, "rb") as handle:
+        if offset:
+            handle.seek(offset)
         for number, raw in enumerate(handle, start=1):
             if not raw.strip():
                 continue
@@ -175,6 +177,19 @@ class Session:
         if not self.path.exists():
             return []
         return list(read_jsonl(self.path))
+
+    def size(self) -> int:
+        """The log's length in bytes: a mark to read only what was appended after it."""
+        try:
+            return self.path.stat().st_size
+        except OSError:
+            return 0
+
+    def events_since(self, mark: int) -> list[dict[str, Any]]:
+        """The events appended after ``mark`` (from :meth:`size`), without re-reading the log."""
+        if not self.path.exists():
+            return []
+        return list(read_jsonl(self.path, offset=mark))
 
     def state(self) -> SessionState:
         return fold(self.events())
@@ -262,6 +277,7 @@ class SessionState:
     requirements_gap: list[dict[str, Any]] = field(default_factory=list)
     decisions: list[dict[str, Any]] = field(default_factory=list)
     unchecked_files: list[str] = field(default_factory=list)
+    unfinished_runs: list[dict[str, Any]] = field(default_factory=list)  # started, no verdict yet (or killed)
     event_count: int = 0
 
     @property
@@ -404,6 +420,15 @@ class _Folder:
 
     def _on_verdict(self, data: dict[str, Any], event: dict[str, Any]) -> None:
         self.state.verdicts.append(data)
+        attempt = data.get("attempt_id")
+        runs = self.state.unfinished_runs
+        if attempt:
+            self.state.unfinished_runs = [r for r in runs if r.get("attempt_id") != attempt]
+        elif runs:  # a run that ended before it could be judged still wrote a verdict: not killed
+            self.state.unfinished_runs = [r for r in runs if r.get("host_pid") != event.get("pid")]
+
+    def _on_run_started(self, data: dict[str, Any], event: dict[str, Any]) -> None:
+        self.state.unfinished_runs.append({**data, "host_pid": event.get("pid")})
 
     def _on_counts(self, data: dict[str, Any], event: dict[str, Any]) -> None:
         for key, value in data.items():
