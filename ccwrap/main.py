@@ -13,7 +13,7 @@ import signal
 import stat
 import subprocess
 import sys
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from . import args as _args
 from . import store as _store
@@ -299,6 +299,14 @@ def _open_pty() -> tuple[int, int] | None:
         return None
 
 
+def _own_group_kwargs(own_group: bool) -> dict[str, Any]:
+    if not own_group:
+        return {}
+    if sys.version_info >= (3, 11):
+        return {"process_group": 0}
+    return {"preexec_fn": os.setpgrp}  # 3.10 has no process_group
+
+
 def _run_captured(
     argv: list[str], cmd: list[str], compiler: str, family: str, info: _args.CmdInfo, fixits: bool
 ) -> int:
@@ -313,23 +321,31 @@ def _run_captured(
     forwarded: list[int] = []
     proc: subprocess.Popen[bytes] | None = None
 
+    # The compiler leads a process group of its own (as in shim.c), so a signal sent to ccwrap alone
+    # reaches cc1/as too; not when stdin is a terminal, where a background group would stop reading it.
+    own_group = not os.isatty(0)
+
+    def send(sig: int) -> None:
+        if proc is None:
+            return
+        try:
+            os.killpg(proc.pid, sig) if own_group else proc.send_signal(sig)
+        except OSError:
+            pass
+
     def forward(sig: int, _frame: object) -> None:
         forwarded.append(sig)
-        if proc is not None:
-            try:
-                proc.send_signal(sig)
-            except OSError:
-                pass
+        send(sig)
 
     for signum in _FORWARDED:
         signal.signal(signum, forward)
     try:
-        proc = subprocess.Popen(cmd, executable=compiler, stderr=wfd)
+        proc = subprocess.Popen(cmd, executable=compiler, stderr=wfd, **_own_group_kwargs(own_group))
     except OSError as exc:
         code = 127 if exc.errno == errno.ENOENT else 126
         raise _Exit(code, f"cannot run the compiler '{compiler}': {exc.strerror}") from None
     if forwarded:
-        proc.send_signal(forwarded[0])
+        send(forwarded[0])
     os.close(wfd)
     relay = Relay(fixits)
     _relay_loop(relay, rfd, proc.pid)

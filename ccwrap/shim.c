@@ -32,6 +32,7 @@ extern char **environ;
 static const char *const LAUNCHERS[] = {"ccache", "sccache", "distcc", "icecc", "buildcache", NULL};
 
 static volatile sig_atomic_t g_child = 0;
+static volatile sig_atomic_t g_child_group = 0; /* the compiler leads a process group of its own */
 static volatile sig_atomic_t g_forwarded = 0;
 static struct stat g_self;
 static int g_have_self = 0;
@@ -152,7 +153,8 @@ static const char *family_of(const char *word, const char *resolved) {
 
 static void on_signal(int sig) {
     g_forwarded = sig;
-    if (g_child > 0) kill((pid_t)g_child, sig);
+    /* to the compiler's own process group when it has one: cc1, cc1plus and as stop with the driver */
+    if (g_child > 0) kill(g_child_group ? -(pid_t)g_child : (pid_t)g_child, sig);
 }
 
 static void on_sigpipe(int sig) { (void)sig; }
@@ -571,12 +573,24 @@ int main(int argc, char **argv) {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, wfd, 2);
+    /* The compiler gets a process group of its own, so a signal sent to ccwrap alone (`kill PID`)
+     * reaches cc1/as too, not only the driver.  Not when stdin is a terminal: a background group
+     * reading it would stop (SIGTTIN). */
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    int own_group = !isatty(0);
+    if (own_group) {
+        posix_spawnattr_setpgroup(&attr, 0);
+        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    }
     pid_t pid;
-    int rc = posix_spawn(&pid, compiler, &fa, NULL, cmd, environ);
+    int rc = posix_spawn(&pid, compiler, &fa, &attr, cmd, environ);
     posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
     if (rc != 0) die(rc == ENOENT ? 127 : 126, "cannot run the compiler '%s': %s", compiler, strerror(rc));
+    g_child_group = own_group;
     g_child = pid;
-    if (g_forwarded) kill(pid, g_forwarded);
+    if (g_forwarded) kill(own_group ? -pid : pid, g_forwarded);
     close(wfd);
 
     struct relay r;

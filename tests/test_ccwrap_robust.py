@@ -297,3 +297,36 @@ def test_closed_stderr_does_not_crash(impl_dir: Path, tmp_path: Path) -> None:
         [str(impl_dir / "ccwrap"), "-c", "error.c"], cwd=work, env=env, stderr=subprocess.DEVNULL, check=False
     )
     assert wrapped.returncode == plain.returncode == 1
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_nothing_of_the_compile_outlives_the_wrapper(impl_dir: Path, tmp_path: Path, sig: signal.Signals) -> None:
+    """`kill PID` of ccwrap alone: cc1plus and as stop with the driver, within 3 s (the driver alone
+    would leave cc1plus running); the exit status is the compiler's."""
+    work = cs.copy_sources(tmp_path / "w", "slow.cpp")
+    env = cs.base_env(impl_dir, WHETSTONE_DIR=str(tmp_path / "store"))
+    args = ["-DSPIN=3000000", *SLOW_FLAGS, "-c", "slow.cpp", "-o", "slow.o"]
+    proc = subprocess.Popen([str(impl_dir / "ccwrap++"), *args], cwd=work, env=env, stdin=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        drivers = _wait_for_cc1(proc.pid, wrapped=True)
+        inner = [child for d in drivers for child in _children(d)]
+        proc.send_signal(sig)
+        proc.wait(timeout=60)
+        deadline = time.monotonic() + 3.0
+        while any(_running(p) for p in inner) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_running(p) for p in inner), "the compiler proper outlived the wrapper"
+        assert proc.returncode == -sig
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except OSError:
+        return False
