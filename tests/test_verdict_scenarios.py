@@ -291,3 +291,33 @@ def test_agent_mode_prints_records_not_the_wall(ws: Path) -> None:
 def test_agent_mode_never_hides_an_unexplained_failure(ws: Path) -> None:
     proc = whetstone(["run", "--", "sh", "-c", "echo the disk is on fire; exit 4"], ws, AI_AGENT="some-agent")
     assert "the disk is on fire" in proc.stdout.split(BEGIN)[0]
+
+
+def test_sigterm_to_pytest_still_prints_the_verdict(ws: Path) -> None:
+    marker = ws / "started"
+    (ws / "test_slow.py").write_text(
+        f"import time\n\n\ndef test_slow():\n    open({str(marker)!r}, 'w').close()\n    time.sleep(60)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "whetstone", "-q", "-p", "no:cacheprovider"],
+                            cwd=ws, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not marker.exists():
+        assert proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    v = verdict_of(subprocess.CompletedProcess(proc.args, proc.returncode, out, err))
+    assert (v["status"], v["failure"], v["retry"]) == ("fail", "interrupted", "rerun"), v
+
+
+def test_pytest_agent_mode_gives_one_line_per_failure(ws: Path) -> None:
+    (ws / "mod.py").write_text("def double(x):\n    return x + x + 1\n")
+    (ws / "test_mod.py").write_text("from mod import double\n\n\ndef test_double():\n    assert double(2) == 4\n")
+    args = [sys.executable, "-m", "pytest", "-p", "whetstone", "-q", "-p", "no:cacheprovider"]
+    human = subprocess.run(args, cwd=ws, env=_env(), capture_output=True, text=True, timeout=120)
+    agent = subprocess.run([*args, "--whetstone-agent"], cwd=ws, env=_env(), capture_output=True, text=True,
+                           timeout=120)
+    assert "def test_double" in human.stdout and "def test_double" not in agent.stdout
+    assert any(line.startswith("fail assertion test_mod.py::test_double") and "expected" in line
+               for line in agent.stdout.splitlines()), agent.stdout
+    assert verdict_of(agent)["failure"] == verdict_of(human)["failure"] == "test-failure"

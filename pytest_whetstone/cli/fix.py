@@ -194,7 +194,7 @@ def cmd_fix(args: argparse.Namespace, store: Path) -> int:
     finally:
         signal.signal(signal.SIGTERM, previous)
         session = load_session(store, sid)
-        emit(final_verdict(loop_fold(session.events()), session), out)
+        emit(final_verdict(loop_fold(session.events()), session, interrupted=code == INTERRUPTED), out)
     return code
 
 

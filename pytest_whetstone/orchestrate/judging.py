@@ -36,10 +36,14 @@ def assess_progress(baseline: Check | None, check: Check, attempt: Attempt) -> t
     return "same", persisted
 
 
-def final_verdict(state: LoopState, session: Session) -> Verdict:
+def final_verdict(state: LoopState, session: Session, *, interrupted: bool = False) -> Verdict:
     """The verdict block of a loop: the judge's word on its last check, or on the environment probe."""
     report = _display_path(session.path)
     check = state.view or (state.checks[-1] if state.checks else None)
+    if interrupted:  # Ctrl-C or SIGTERM: the unchecked edit was reverted; a re-run resumes
+        stopped = judge(Evidence(facts=RunFacts(exit_code=130, interrupted="SIGINT"),
+                                 phase=check.phase if check else ""))
+        return make_verdict("whetstone fix", stopped, report=report, counts={"attempts": state.fix_attempts})
     if state.status == "escalated" and state.session.escalation is not None and (
         state.session.escalation.escalation_reason == "infra_gap"
     ):

@@ -53,6 +53,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "in a scratch copy (default 1; 0 = off)",
     )
     group.addoption(
+        "--whetstone-agent", action="store_true", default=None, dest="whetstone_agent",
+        help="an agent drives: one line per failure (class, place, expected/actual, suspect), the top "
+        "candidates and the verdict; pytest's own tracebacks shortened to a line (default: on when "
+        "$AGENT or $AI_AGENT is set)",
+    )
+    group.addoption(
         "--whetstone-search-budget", default=None, dest="whetstone_search_budget", type=float, metavar="S",
         help="seconds the validated search may spend per run (default 20)",
     )
@@ -133,6 +139,12 @@ def pytest_configure(config: pytest.Config) -> None:
     collector = WhetstoneCollector(config)
     config.stash[_KEY] = collector
     config.pluginmanager.register(collector, "whetstone-collector")
+    if not collector.is_worker:
+        from .rerun import interrupt_on_termination
+
+        collector.restore_signals = interrupt_on_termination()
+        if collector.agent:
+            config.option.tbstyle = "line"  # the record lines carry the rest
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -141,6 +153,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         del config.stash[_KEY]
         collector.close()
         config.pluginmanager.unregister(collector)
+        collector.restore_signals()
 
 
 _KEY: pytest.StashKey[Any] = pytest.StashKey()
@@ -165,8 +178,11 @@ class WhetstoneCollector:
         self.locate = locate if locate in LOCATE_MODES else "auto"
         self.max_n = max(1, _int(option(config, "whetstone_max_candidates"), 5))
         self.search_budget = search_budget(config)
+        self.agent = _agent_mode(config)
+        self.restore_signals: Any = lambda: None
         self.captured: list[Any] = []  # capture.Captured, in execution order
         self.records: list[Any] = []  # final TestFailureRecords (incl. those from workers)
+        self.candidates: list[Any] = []  # the FixCandidates written to the session
         self.collect_records: list[Any] = []
         self._collect_excinfo: dict[str, Any] = {}
         self.failed_reports: dict[str, Any] = {}
@@ -478,9 +494,9 @@ class WhetstoneCollector:
             "test_failures",
             {"origin": f"pytest:{self.workspace}", "records": [r.to_dict() for r in records], "replace": True},
         )
-        candidates = self._guard(
+        candidates = self.candidates = self._guard(
             self._candidates, [r for r in live if r.outcome != "error" or is_source_load_error(r)]
-        )
+        ) or []
         if candidates:
             ws_session.append("candidates", {"records": [c.to_dict() for c in candidates]})
         if self.search_stats is not None:
@@ -542,6 +558,10 @@ class WhetstoneCollector:
             terminalreporter.write_line(line)
 
     def _summary_lines(self) -> list[str]:
+        if self.agent:
+            from ..report.agent import agent_lines
+
+            return agent_lines([], self.records, self.candidates)
         lines = []
         for r in self.records:
             label = "FLAKY" if r.flaky else r.failure_type.upper()
@@ -593,6 +613,14 @@ class WhetstoneCollector:
                 sys.stdout.flush()
         except (OSError, ValueError, AttributeError):
             pass
+
+
+def _agent_mode(config: pytest.Config) -> bool:
+    if getattr(config.option, "whetstone_agent", None):
+        return True
+    from ..report.agent import is_agent_environment
+
+    return is_agent_environment()
 
 
 def _cause_name(exc: BaseException) -> str:

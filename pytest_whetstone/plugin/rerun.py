@@ -1,4 +1,5 @@
-"""Context managers that keep the plugin's re-run of a failing test invisible and bounded."""
+"""Signal handling of the plugin: the re-run of a failing test kept invisible and bounded, and termination
+signals turned into an interrupt so the verdict still prints."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import contextlib
 import logging
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -50,3 +51,26 @@ def alarm(seconds: float) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def interrupt_on_termination() -> Callable[[], None]:
+    """SIGTERM and SIGHUP end the run as Ctrl-C does, so pytest finishes its session and the verdict
+    still prints; only where the signal still has its default action (a handler of the suite's own
+    stays).  Returns what puts the old handlers back."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def interrupt(signum: int, _frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = {}
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) is signal.SIG_DFL:
+            previous[sig] = signal.signal(sig, interrupt)
+
+    def restore() -> None:
+        for sig, handler in previous.items():
+            if signal.getsignal(sig) is interrupt:
+                signal.signal(sig, handler)
+
+    return restore
