@@ -30,6 +30,7 @@ from .config import Config, load_config
 from .parse import ParseResult, normalize_paths, parse_file
 from .records import (
     AttemptRecord,
+    BuildErrorRecord,
     FixCandidate,
     GapModel,
     ObservationRecord,
@@ -387,10 +388,8 @@ def _analyse(log_path: Path, cwd: Path, session: Session, config: Config) -> Par
 
 def _ingest_ccwrap(session: Session) -> None:
     """Fold in what ccwrap captured during the run (deduplicated against our parse by the fold)."""
-    try:
-        from .store.spool import ingest_spool
-    except ImportError:
-        return
+    from .store.spool import ingest_spool  # imported when needed: a passing run stays light
+
     try:
         ingest_spool(session.store)
     except Exception as exc:  # noqa: BLE001
@@ -398,20 +397,37 @@ def _ingest_ccwrap(session: Session) -> None:
 
 
 def _locate(result: ParseResult, session: Session) -> None:
+    locate_records(result.build_errors, result.test_failures, session.workspace, store=session.store)
+
+
+def locate_records(
+    build_errors: list[BuildErrorRecord],
+    test_failures: list[TestFailureRecord],
+    workspace: Path,
+    *,
+    store: Path | None = None,
+) -> None:
+    """Place records in the source: C/C++ scopes, native (gtest, Jest) suspects, and static Python
+    suspects for failures read from a pytest text log.  Best effort: one warning line per failure."""
+    from .locate.cfamily import locate_build_errors
+    from .locate.native_tests import locate_native_failures
+    from .locate.python import locate_python_failure
+
     try:
-        from .locate.cfamily import locate_build_errors
-    except ImportError:
-        return
-    try:
-        locate_build_errors(result.build_errors, session.workspace)
+        locate_build_errors(build_errors, workspace)
     except Exception as exc:  # noqa: BLE001
         warn_line(f"could not locate errors in the source: {exc}")
     try:
-        from .locate.native_tests import locate_native_failures
-
-        locate_native_failures(result.test_failures, session.workspace, store=session.store)
+        locate_native_failures(test_failures, workspace, store=store)
     except Exception as exc:  # noqa: BLE001
         warn_line(f"could not locate test failures in the source: {exc}")
+    for failure in test_failures:
+        if failure.suspects or not failure.impl_file.endswith(".py"):
+            continue
+        try:
+            locate_python_failure(failure, workspace)
+        except Exception as exc:  # noqa: BLE001
+            warn_line(f"could not locate a suspect for {failure.test_name}: {exc}")
 
 
 def _native_test_report(
@@ -435,16 +451,21 @@ def _native_test_report(
 
 
 def _candidates(result: ParseResult, session: Session, config: Config, *, tests: bool = True) -> list[FixCandidate]:
-    if not (result.build_errors or (tests and result.test_failures)):
+    failing = [e for e in result.build_errors if e.is_failure]
+    live = [t for t in result.test_failures if not t.flaky] if tests else []
+    return generate_candidates(failing, live, session.workspace, config)
+
+
+def generate_candidates(
+    errors: list[BuildErrorRecord], failures: list[TestFailureRecord], workspace: Path, config: Config
+) -> list[FixCandidate]:
+    """Candidates for failing records; an error inside a generator is one warning line, not a crash."""
+    if not errors and not failures:
         return []
+    from .candidates import generate
+
     try:
-        from .candidates import generate
-    except ImportError:
-        return []
-    try:
-        failing = [e for e in result.build_errors if e.is_failure]
-        live = [t for t in result.test_failures if not t.flaky] if tests else []
-        return list(generate(failing, live, session.workspace, config))
+        return list(generate(errors, failures, workspace, config))
     except Exception as exc:  # noqa: BLE001
         warn_line(f"could not generate fix candidates: {exc}")
         return []

@@ -28,6 +28,7 @@ TOOL_NAMES = {
     "whetstone_run_feedback_loop": {"session_id"},
     "whetstone_apply_candidate": {"session_id", "candidate_id", "workspace"},
     "whetstone_report": {"workspace"},
+    "whetstone_run": {"command", "workspace"},
 }
 # Optional inputs of the seeds; each must be in the schema too.
 OPTIONAL_INPUTS = {
@@ -42,6 +43,7 @@ OPTIONAL_INPUTS = {
     "whetstone_run_feedback_loop": {"max_wall_seconds", "include_audit"},
     "whetstone_apply_candidate": {"dry_run"},
     "whetstone_report": {"session_id", "format"},
+    "whetstone_run": {"phase", "session_id", "timeout_s"},
 }
 
 BROKEN_C = """\

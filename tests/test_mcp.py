@@ -8,6 +8,7 @@ the tool's output schema, so a shape drift fails the call itself.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -50,6 +51,7 @@ from mcp_support import (  # noqa: E402
 )
 
 from pytest_whetstone.records import ERROR_TYPES, FAILURE_TYPES  # noqa: E402
+from pytest_whetstone.verdict import parse_last  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -265,6 +267,9 @@ def test_run_build_iteration_fail_then_converge(client: Client, tmp_path: Path) 
     assert first["session_status"] == "running"
     assert first["exit_code"] != 0 and first["timed_out"] is False
     assert first["failure"] == "compile-error"
+    assert (first["status"], first["phase"], first["retry"]) == ("fail", "build", "fix-source")
+    assert first["first_error"] == "main.c:" + first["first_error"].split(":")[-1]
+    assert [(p["name"], p["status"]) for p in first["phases"]] == [("build", "fail")]
     events = session_events(ws, sid)
     errors = [e for e in events if e["event"] == "build_errors"][-1]["data"]["records"]
     assert_candidates(first["candidates"], {e["error_id"] for e in errors if e["severity"] == "error"})
@@ -619,3 +624,18 @@ def test_run_feedback_loop_respects_wall_time(client: Client, tmp_path: Path) ->
     assert time.monotonic() - started < 15
     assert done["final_status"] in ("escalated", "running", "pending")
     assert done["final_status"] != "converged"
+
+
+@needs_parse
+def test_whetstone_run_returns_exactly_the_verdict_block(client: Client, tmp_path: Path) -> None:
+    ws = c_project(tmp_path / "proj")
+    out = client.ok("whetstone_run", {"command": "make", "workspace": str(ws), "phase": "build"})
+    proc = subprocess.run([sys.executable, "-m", "pytest_whetstone", "run", "--phase", "build", "--", "make"],
+                          cwd=ws, capture_output=True, text=True, timeout=120,
+                          env={k: v for k, v in os.environ.items() if not k.startswith("WHETSTONE_")})
+    block = parse_last(proc.stdout)
+    assert block is not None
+    keys = ("status", "failure", "phase", "first_error", "retry", "target")
+    assert {k: out["verdict"][k] for k in keys} == {k: getattr(block, k) for k in keys}
+    assert out["verdict"]["failure"] == "compile-error" and out["exit_code"] == proc.returncode != 0
+    assert out["build_errors"] and out["candidates"] and out["phases"][0]["name"] == "build"

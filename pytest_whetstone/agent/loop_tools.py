@@ -29,10 +29,8 @@ GOAL_TYPES = ("build", "test", "build_and_test")
 
 
 def _loop_module() -> Any:
-    try:
-        from ..orchestrate import loop
-    except ImportError as exc:
-        raise ToolError(f"the feedback loop is not available in this build: {exc}") from exc
+    from ..orchestrate import loop  # imported on first use: the parse tools start without it
+
     return loop
 
 

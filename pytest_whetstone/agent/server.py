@@ -68,6 +68,36 @@ class SuggestBuildFixResult(TypedDict):
     error_count: int
 
 
+class PhaseEntry(TypedDict):
+    name: str
+    status: str  # pass | fail | warn | skipped
+    counts: dict[str, int]
+    first_error: str | None
+    duration_ms: int
+
+
+class VerdictBlock(TypedDict):
+    schema_version: str
+    target: str
+    status: str
+    failure: str | None
+    phase: str
+    first_error: str | None
+    retry: str | None
+    counts: dict[str, int]
+    report: str | None
+
+
+class RunResult(TypedDict):
+    verdict: VerdictBlock
+    phases: list[PhaseEntry]
+    exit_code: int
+    session_id: str | None
+    build_errors: list[BuildErrorRecord]
+    test_failures: list[TestFailureRecord]
+    candidates: list[FixCandidate]
+
+
 class RunBuildIterationResult(TypedDict):
     attempt_id: str
     session_status: str
@@ -76,6 +106,12 @@ class RunBuildIterationResult(TypedDict):
     exit_code: NotRequired[int]
     timed_out: NotRequired[bool]
     failure: NotRequired[str | None]
+    status: NotRequired[str]
+    phase: NotRequired[str]
+    first_error: NotRequired[str | None]
+    retry: NotRequired[str | None]
+    phases: NotRequired[list[PhaseEntry]]
+    report_path: NotRequired[str | None]
 
 
 class ParseTestOutputResult(TypedDict):
@@ -97,6 +133,12 @@ class RunTestIterationResult(TypedDict):
     exit_code: NotRequired[int]
     timed_out: NotRequired[bool]
     failure: NotRequired[str | None]
+    status: NotRequired[str]
+    phase: NotRequired[str]
+    first_error: NotRequired[str | None]
+    retry: NotRequired[str | None]
+    phases: NotRequired[list[PhaseEntry]]
+    report_path: NotRequired[str | None]
 
 
 class StartFeedbackLoopResult(TypedDict):
@@ -251,6 +293,21 @@ def build_server() -> MCPServer:
         return _call(  # type: ignore[return-value]
             tools_api.run_test_iteration, session_id=session_id, test_command=test_command,
             workspace=workspace, timeout_s=timeout_s,
+        )
+
+    @server.tool(name="whetstone_run", annotations=_RUNS)
+    def run(
+        command: Annotated[str, Field(description="Any build or test command (run as given, through /bin/sh).")],
+        workspace: Workspace,
+        phase: Annotated[str | None, Field(description="Phase name for the verdict (build, tests, ...).")] = None,
+        session_id: Annotated[str | None, Field(description="Record into this session (default: a new one).")] = None,
+        timeout_s: Timeout = tools_api.DEFAULT_TIMEOUT_S,
+    ) -> RunResult:
+        """Run any command as `whetstone run` does: exactly its verdict block, the per-phase ledger, the
+        failing records and the fix candidates."""
+        return _call(  # type: ignore[return-value]
+            tools_api.run, command=command, workspace=workspace, phase=phase, session_id=session_id,
+            timeout_s=timeout_s,
         )
 
     @server.tool(name="whetstone_start_feedback_loop", annotations=_RECORDS)

@@ -16,10 +16,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..config import Config
-from ..parse import ParseResult, normalize_paths, parse_text
+from .. import core
+from ..edits import EditError, apply_candidate_by_id
+from ..parse import ParseResult
 from ..records import BuildErrorRecord, FixCandidate, TestFailureRecord, rank_candidates
-from ..store.sessions import Session, fold, warn_line
+from ..store.sessions import Session, fold
 from .checks import (
     BUILD_TOOL_CHOICES,
     DEFAULT_TIMEOUT_S,
@@ -54,6 +55,7 @@ __all__ = [
     "parse_test_output",
     "suggest_test_fix",
     "run_test_iteration",
+    "run",
     "start_feedback_loop",
     "step_feedback_loop",
     "run_feedback_loop",
@@ -62,63 +64,6 @@ __all__ = [
 ]
 
 # --------------------------------------------------------------------------- analysis helpers
-
-
-def _locate_build(errors: list[BuildErrorRecord], workspace: Path) -> None:
-    try:
-        from ..locate.cfamily import locate_build_errors
-    except ImportError:
-        return
-    try:
-        locate_build_errors(errors, workspace)
-    except Exception as exc:  # noqa: BLE001 - locating is best effort
-        warn_line(f"could not locate errors in the source: {exc}")
-
-
-def _locate_tests(failures: list[TestFailureRecord], workspace: Path) -> None:
-    """Cheap static suspects from the implementation frame a text log names (no re-run)."""
-    try:
-        from ..locate.python import Evidence, ast_node_id, rank_suspects
-    except ImportError:
-        return
-    for failure in failures:
-        if failure.suspects or not failure.impl_file or not failure.impl_file.endswith(".py"):
-            continue
-        impl = Path(failure.impl_file)
-        impl = impl if impl.is_absolute() else workspace / impl
-        if not impl.is_file():
-            continue
-        try:
-            evidence = Evidence(
-                test_file=str(workspace / failure.file_path) if failure.file_path else "",
-                test_line=failure.line,
-                test_name=failure.test_name,
-                frames=[(str(impl), failure.impl_line)],
-            )
-            failure.suspects = rank_suspects(evidence, str(workspace))
-            if failure.suspects and not failure.ast_node_id:
-                failure.ast_node_id = ast_node_id(failure.suspects[0])
-        except Exception as exc:  # noqa: BLE001
-            warn_line(f"could not locate a suspect for {failure.test_name}: {exc}")
-
-
-def _generate(
-    errors: list[BuildErrorRecord],
-    failures: list[TestFailureRecord],
-    workspace: Path | None,
-    config: Config,
-) -> list[FixCandidate]:
-    if not errors and not failures:
-        return []
-    try:
-        from ..candidates import generate
-    except ImportError:
-        return []
-    try:
-        return list(generate(errors, failures, workspace or Path.cwd(), config))
-    except Exception as exc:  # noqa: BLE001 - the manual fallback still gets the caller somewhere
-        warn_line(f"could not generate fix candidates: {exc}")
-        return []
 
 
 def _matches_file(record_path: str, wanted: str, workspace: Path | None) -> bool:
@@ -166,7 +111,7 @@ def parse_build_output(output: str, tool: str | None = None) -> dict[str, Any]:
     """whetstone_parse_build_output: {errors, warning_count, error_count}."""
     text = check_text("output", output)
     chosen = check_choice("tool", tool, BUILD_TOOL_CHOICES)
-    result = parse_text(text, chosen)
+    result = core.parse(text, chosen)
     return {
         "errors": as_dicts(result.build_errors),
         "warning_count": result.warning_count,
@@ -190,14 +135,12 @@ def suggest_build_fix(
     if ws is None and session is not None:
         ws = session.workspace
     config = workspace_config(ws)
-    result = parse_text(text, "auto", cwd=str(ws or ""), config=config)
-    if ws is not None:
-        normalize_paths(result, str(ws), str(ws))
+    result = core.parse(text, "auto", workspace=ws, config=config)
     failing = [e for e in result.build_errors if e.is_failure]
     focus = _focus(failing, file, line, col, ws)
     if ws is not None:
-        _locate_build(focus, ws)
-    candidates, _ = with_manual_fallbacks(_generate(focus, [], ws, config), focus)
+        core.locate(focus, [], ws)
+    candidates, _ = with_manual_fallbacks(core.candidates(focus, [], ws or Path.cwd(), config), focus)
     record_candidates(session, candidates)
     return {"candidates": as_dicts(candidates), "error_count": result.error_count}
 
@@ -214,7 +157,7 @@ def parse_test_output(output: str, runner: str | None = None) -> dict[str, Any]:
     """whetstone_parse_test_output: {failures, pass_count, fail_count}."""
     text = check_text("output", output)
     chosen = check_choice("runner", runner, TEST_RUNNER_CHOICES)
-    result = parse_text(text, chosen)
+    result = core.parse(text, chosen)
     return {
         "failures": as_dicts(result.test_failures),
         "pass_count": result.pass_count,
@@ -236,13 +179,11 @@ def suggest_test_fix(
     if ws is None and session is not None:
         ws = session.workspace
     config = workspace_config(ws)
-    result = parse_text(text, chosen, cwd=str(ws or ""), config=config)
-    if ws is not None:
-        normalize_paths(result, str(ws), str(ws))
+    result = core.parse(text, chosen, workspace=ws, config=config)
     failing = [f for f in result.test_failures if not f.flaky]
     if ws is not None:
-        _locate_tests(failing, ws)
-    candidates, _ = with_manual_fallbacks(_generate([], failing, ws, config), failing)
+        core.locate([], failing, ws)
+    candidates, _ = with_manual_fallbacks(core.candidates([], failing, ws or Path.cwd(), config), failing)
     record_candidates(session, candidates)
     return {"candidates": as_dicts(candidates), "fail_count": _fail_count(result)}
 
@@ -253,27 +194,21 @@ def suggest_test_fix(
 LOOP_EVENT = "loop_started"  # written by orchestrate when a feedback loop owns the session
 
 
-def is_loop_session(session: Session) -> bool:
-    """A session the orchestrator drives: its status is the loop's to set, not an iteration's."""
-    return any(event.get("event") == LOOP_EVENT for event in session.events())
-
-
 def _iteration(
     session_id: str,
     command: str,
     workspace: str,
     timeout_s: float | None,
     phase: str,
-) -> tuple[Any, Session, list[FixCandidate]]:
+) -> tuple[Any, Session, list[FixCandidate], str]:
+    """Run one command into the session; (outcome, session, candidates, the session's status after)."""
     sid = session_id_of(session_id)
     ws = workspace_path(workspace)
     seconds = check_timeout(timeout_s)
     store = store_for(ws)
-    from ..runner import run_command
-
     with session_lock(store, sid):
-        mark = _event_count(store / "sessions" / f"{sid}.jsonl")
-        outcome = run_command(
+        mark = Session(store, sid).size()
+        outcome = core.run(
             command,
             phase=phase,
             timeout=seconds,
@@ -283,59 +218,58 @@ def _iteration(
             shell=True,
             echo=False,  # stdout is the MCP channel: the child's output must not reach it
             emit_verdict=False,
+            agent=False,
         )
         session = outcome.session
         if session is None:
             raise ToolError(f"could not open session {sid!r} in {store}")
         remember(session)
-        candidates = _finish_iteration(session, outcome, command, seconds, mark)
-    return outcome, session, candidates
-
-
-def _event_count(path: Path) -> int:
-    try:
-        with open(path, "rb") as handle:
-            return sum(1 for line in handle if line.strip())
-    except OSError:
-        return 0
-
-
-def _candidates_since(session: Session, mark: int) -> list[FixCandidate]:
-    """Candidates recorded during this run by anyone: the runner, and the pytest plugin or
-    ccwrap reporting into the session from inside the command (with their validation)."""
-    events = session.events()
-    ids = {
-        str(raw.get("candidate_id", ""))
-        for event in events[mark:]
-        if event.get("event") == "candidates"
-        for raw in (event.get("data") or {}).get("records", [])
-        if isinstance(raw, dict)
-    }
-    if not ids:
-        return []
-    return [c for c in fold(events).candidates if c.candidate_id in ids]
+        candidates, status = _finish_iteration(session, outcome, command, seconds, mark)
+    return outcome, session, candidates, status
 
 
 def _finish_iteration(
     session: Session, outcome: Any, command: str, seconds: float, mark: int
-) -> list[FixCandidate]:
-    """Manual fallbacks for what the runner found, and the plain session's status."""
+) -> tuple[list[FixCandidate], str]:
+    """Manual fallbacks for what the runner found, and the plain session's status.
+
+    The log is read once: the whole of it folded for the status and the candidates' validation,
+    the part after ``mark`` for which candidates this run produced."""
     result: ParseResult = outcome.result
     # a test command may compile first (make check): its compile errors need a way out too
     targets: list[BuildErrorRecord | TestFailureRecord] = [e for e in result.build_errors if e.is_failure]
     targets += [f for f in result.test_failures if not f.flaky]
-    failed = outcome.timed_out or outcome.exit_code != 0 or bool(targets)
+    failed = outcome.timed_out or outcome.exit_code != 0 or outcome.verdict.status == "fail" or bool(targets)
+    events = session.events()
+    state = fold(events)
+    new = session.events_since(mark) if mark else events
     found = {c.candidate_id: c for c in outcome.candidates}
-    for cand in _candidates_since(session, mark):
-        found[cand.candidate_id] = cand  # the fold's copy carries `validated`
+    ids = {
+        str(raw.get("candidate_id", ""))
+        for event in new
+        if event.get("event") == "candidates"
+        for raw in (event.get("data") or {}).get("records", [])
+        if isinstance(raw, dict)
+    }
+    for cand in state.candidates:
+        if cand.candidate_id in ids:
+            found[cand.candidate_id] = cand  # the fold's copy carries `validated`
     candidates, added = with_manual_fallbacks(list(found.values()) if failed else [], targets)
     if failed and not targets:
         # the command failed but printed nothing we recognise: still give the caller a next step
         added.append(manual_candidate(outcome.attempt_id, _unrecognised(command, outcome, seconds)))
         candidates = rank_candidates(candidates + added[-1:])
     record_candidates(session, added)
-    _update_status(session, succeeded=not failed)
-    return candidates
+    status = state.status
+    if not any(event.get("event") == LOOP_EVENT for event in events):
+        # a plain iteration session converges on success and reopens when a later run fails
+        if not failed and status != "converged":
+            session.append("converged", {"by": "iteration"})
+            status = "converged"
+        elif failed and status in ("converged", "pending"):
+            session.append("status", {"status": "running"})
+            status = "running"
+    return candidates, status
 
 
 def _unrecognised(command: str, outcome: Any, seconds: float) -> str:
@@ -347,48 +281,87 @@ def _unrecognised(command: str, outcome: Any, seconds: float) -> str:
     )
 
 
-def _update_status(session: Session, *, succeeded: bool) -> None:
-    """A plain iteration session converges on success and reopens when a later run fails."""
-    if is_loop_session(session):
-        return
-    state = session.state()
-    if succeeded and state.status != "converged":
-        session.append("converged", {"by": "iteration"})
-    elif not succeeded and state.status in ("converged", "pending"):
-        session.append("status", {"status": "running"})
+def _verdict_fields(outcome: Any) -> dict[str, Any]:
+    """What the run's verdict block says, and the per-phase ledger: the tools never judge on their own."""
+    v = outcome.verdict
+    return {
+        "status": v.status,
+        "failure": v.failure,
+        "phase": v.phase,
+        "first_error": v.first_error,
+        "retry": v.retry,
+        "phases": outcome.phases,
+        "report_path": v.report,
+    }
 
 
 def run_build_iteration(
     session_id: str, build_command: str, workspace: str, timeout_s: float | None = DEFAULT_TIMEOUT_S
 ) -> dict[str, Any]:
-    """whetstone_run_build_iteration: {attempt_id, session_status, error_count, candidates}."""
+    """whetstone_run_build_iteration: {attempt_id, session_status, error_count, candidates} + the verdict."""
     command = check_command("build_command", build_command)
-    outcome, session, candidates = _iteration(session_id, command, workspace, timeout_s, "build")
+    outcome, _session, candidates, status = _iteration(session_id, command, workspace, timeout_s, "build")
     return {
         "attempt_id": outcome.attempt_id,
-        "session_status": session.state().status,
+        "session_status": status,
         "error_count": outcome.result.error_count,
         "candidates": as_dicts(candidates),
         "exit_code": outcome.exit_code,
         "timed_out": outcome.timed_out,
-        "failure": outcome.verdict.failure,
+        **_verdict_fields(outcome),
     }
 
 
 def run_test_iteration(
     session_id: str, test_command: str, workspace: str, timeout_s: float | None = DEFAULT_TIMEOUT_S
 ) -> dict[str, Any]:
-    """whetstone_run_test_iteration: {attempt_id, session_status, fail_count, candidates}."""
+    """whetstone_run_test_iteration: {attempt_id, session_status, fail_count, candidates} + the verdict."""
     command = check_command("test_command", test_command)
-    outcome, session, candidates = _iteration(session_id, command, workspace, timeout_s, "tests")
+    outcome, _session, candidates, status = _iteration(session_id, command, workspace, timeout_s, "tests")
     return {
         "attempt_id": outcome.attempt_id,
-        "session_status": session.state().status,
+        "session_status": status,
         "fail_count": _fail_count(outcome.result),
         "candidates": as_dicts(candidates),
         "exit_code": outcome.exit_code,
         "timed_out": outcome.timed_out,
-        "failure": outcome.verdict.failure,
+        **_verdict_fields(outcome),
+    }
+
+
+def run(
+    command: str,
+    workspace: str,
+    phase: str | None = None,
+    session_id: str | None = None,
+    timeout_s: float | None = DEFAULT_TIMEOUT_S,
+) -> dict[str, Any]:
+    """whetstone_run: any command, as ``whetstone run`` runs it: {verdict, phases, build_errors,
+    test_failures, candidates, exit_code, session_id}.  The verdict is exactly the block's."""
+    cmd = check_command("command", command)
+    ws = workspace_path(workspace)
+    seconds = check_timeout(timeout_s)
+    store = store_for(ws)
+    sid = session_id_of(session_id) if session_id else None
+    lock = session_lock(store, sid) if sid else None
+    if lock is not None:
+        lock.acquire()
+    try:
+        outcome = core.run(cmd, phase=check_text("phase", phase or ""), timeout=seconds, cwd=ws, store=store,
+                           session_id=sid, shell=True, echo=False, emit_verdict=False, agent=False)
+    finally:
+        if lock is not None:
+            lock.release()
+    if outcome.session is not None:
+        remember(outcome.session)
+    return {
+        "verdict": outcome.verdict.to_dict(),
+        "phases": outcome.phases,
+        "exit_code": outcome.exit_code,
+        "session_id": outcome.session.session_id if outcome.session else None,
+        "build_errors": as_dicts([e for e in outcome.result.build_errors if e.is_failure]),
+        "test_failures": as_dicts(outcome.result.test_failures),
+        "candidates": as_dicts(outcome.candidates),
     }
 
 
@@ -401,10 +374,6 @@ def apply_candidate(
     """whetstone_apply_candidate: {diff, applied, journal_id?} through the one edit engine."""
     session = find_tool_session(session_id, workspace)
     cid = check_text("candidate_id", candidate_id, allow_empty=False).strip()
-    try:
-        from ..edits import EditError, apply_candidate_by_id
-    except ImportError as exc:
-        raise ToolError(f"applying candidates is not available in this build: {exc}") from exc
     try:
         with session_lock(session.store, session.session_id):
             diff_text, journal = apply_candidate_by_id(session.store, session.session_id, cid, bool(dry_run))
@@ -429,11 +398,7 @@ def report(session_id: str | None = None, workspace: str = "", format: str | Non
     elif not (store / "sessions").is_dir():
         raise ToolError(f"no session in {ws}: run a build or test iteration first")
     try:
-        from ..report import run_report
-    except ImportError as exc:
-        raise ToolError(f"reports are not available in this build: {exc}") from exc
-    try:
-        text, code = run_report([store], sid, fmt, None)
+        text, code = core.report([store], sid, fmt, None)
     except (OSError, ValueError, KeyError) as exc:
         raise ToolError(f"could not build the report: {exc}") from exc
     if code != 0:  # run_report's usage errors: one "whetstone: error: ..." line

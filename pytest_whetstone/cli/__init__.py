@@ -126,7 +126,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from ..runner import run_command
+    from .. import core
 
     cmd = list(args.cmd)
     if cmd and cmd[0] == "--":
@@ -136,7 +136,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds")
     store = _store(args)
-    outcome = run_command(
+    outcome = core.run(
         " ".join(cmd) if args.shell else cmd,
         phase=args.phase,
         timeout=args.timeout,
@@ -176,15 +176,13 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    try:
-        from ..report import run_report
-    except ImportError as exc:
-        raise UsageError(f"reports are not available: {exc}") from exc
+    from .. import core
+
     store = _store(args)
     if not args.paths:
         _ingest_captures(store)
     sources = [Path(p) for p in args.paths] if args.paths else [store]
-    text, code = run_report(sources, args.session, args.format, args.output, exit_code=args.exit_code)
+    text, code = core.report(sources, args.session, args.format, args.output, exit_code=args.exit_code)
     if text:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return code
@@ -192,10 +190,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 def _ingest_captures(store: Path) -> None:
     """Fold in what ccwrap captured since the last run, so the report shows the build now."""
-    try:
-        from ..store.spool import ingest_spool
-    except ImportError:
-        return
+    from ..store.spool import ingest_spool
+
     try:
         ingest_spool(store)
     except Exception as exc:  # noqa: BLE001 - a bad capture must not block the report
@@ -203,11 +199,12 @@ def _ingest_captures(store: Path) -> None:
 
 
 def _cmd_apply(args: argparse.Namespace) -> int:
-    from ..edits import EditError, apply_candidate_by_id
+    from .. import core
+    from ..edits import EditError
 
     store = _store(args)
     try:
-        diff_text, _journal = apply_candidate_by_id(store, args.session, args.candidate_id, args.dry_run)
+        diff_text = core.apply(store, args.session, args.candidate_id, args.dry_run)
     except (FileNotFoundError, KeyError) as exc:
         raise UsageError(str(exc).strip("'\"")) from exc
     except EditError as exc:  # refused: outside the workspace, file changed, overlap, manual
@@ -218,11 +215,12 @@ def _cmd_apply(args: argparse.Namespace) -> int:
 
 
 def _cmd_undo(args: argparse.Namespace) -> int:
-    from ..edits import EditError, undo_last
+    from .. import core
+    from ..edits import EditError
 
     store = _store(args)
     try:
-        message = undo_last(store, args.session, force=args.force)
+        message = core.undo(store, args.session, force=args.force)
     except FileNotFoundError as exc:
         raise UsageError(str(exc)) from exc
     except EditError as exc:
@@ -251,37 +249,28 @@ def _cmd_status(args: argparse.Namespace) -> int:
         "candidates": len(state.current_candidates()),
         "unchecked_files": state.unchecked_files,
     }
-    try:
-        from .fix import loop_status
+    from .fix import loop_status
 
-        summary.update(loop_status(store, session.session_id))
-    except ImportError:
-        pass
+    summary.update(loop_status(store, session.session_id))
     sys.stdout.write(json.dumps(summary, indent=2, sort_keys=True) + "\n")
     return 0
 
 
 def _cmd_fix(args: argparse.Namespace) -> int:
-    try:
-        from .fix import cmd_fix
-    except ImportError as exc:
-        raise UsageError(f"the fix loop is not available in this build: {exc}") from exc
+    from .fix import cmd_fix
+
     return cmd_fix(args, _store(args))
 
 
 def _cmd_start(args: argparse.Namespace) -> int:
-    try:
-        from .fix import cmd_start
-    except ImportError as exc:
-        raise UsageError(f"the fix loop is not available in this build: {exc}") from exc
+    from .fix import cmd_start
+
     return cmd_start(args, _store(args))
 
 
 def _cmd_step(args: argparse.Namespace) -> int:
-    try:
-        from .fix import cmd_step
-    except ImportError as exc:
-        raise UsageError(f"the fix loop is not available in this build: {exc}") from exc
+    from .fix import cmd_step
+
     return cmd_step(args, _store(args))
 
 

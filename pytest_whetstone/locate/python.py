@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..records import Suspect
+from ..records import Suspect, TestFailureRecord
 from .pysource import FuncSpan, count_innermost, source_file
 
 MODULE_QUALNAME = "<module>"
@@ -435,3 +435,20 @@ def ochiai(failed: int, passed: int, total_failed: int) -> float:
 
 def ast_node_id(suspect: Suspect | None) -> str | None:
     return f"{suspect.file_path}::{suspect.qualname}" if suspect else None
+
+
+def locate_python_failure(failure: TestFailureRecord, workspace: Path) -> None:
+    """Static suspects for a failure read from a text log (no re-run): from the implementation frame."""
+    impl = Path(failure.impl_file)
+    impl = impl if impl.is_absolute() else workspace / impl
+    if not impl.is_file():
+        return
+    evidence = Evidence(
+        test_file=str(workspace / failure.file_path) if failure.file_path else "",
+        test_line=failure.line,
+        test_name=failure.test_name,
+        frames=[(str(impl), failure.impl_line)],
+    )
+    failure.suspects = rank_suspects(evidence, str(workspace))
+    if failure.suspects and not failure.ast_node_id:
+        failure.ast_node_id = ast_node_id(failure.suspects[0])
