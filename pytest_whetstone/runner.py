@@ -28,6 +28,7 @@ from typing import IO, Any
 from . import verdict as verdict_mod
 from .config import Config, load_config
 from .parse import ParseResult, normalize_paths, parse_file
+from .paths import display_path
 from .records import (
     AttemptRecord,
     BuildErrorRecord,
@@ -155,7 +156,7 @@ def _load_config_quietly(cwd: Path) -> Config:
 
 def _aborted(cmd: Sequence[str] | str, phase: str, session: Session | None, code: int, facts: RunFacts) -> RunOutcome:
     judgement = verdict_mod.judge(Evidence(facts=facts, phase=phase or "run"))
-    verdict = verdict_mod.make_verdict(_target(cmd), judgement, report=_shown(session.path) if session else None)
+    verdict = verdict_mod.make_verdict(_target(cmd), judgement, report=display_path(session.path) if session else None)
     if session is not None:
         try:
             session.append("verdict", {**verdict.to_dict(), "facts": facts.to_dict()})
@@ -167,13 +168,6 @@ def _aborted(cmd: Sequence[str] | str, phase: str, session: Session | None, code
 def _target(cmd: Sequence[str] | str) -> str:
     text = _command_text(cmd)
     return text if len(text) <= 120 else text[:117] + "..."
-
-
-def _shown(path: Path) -> str:
-    try:
-        return os.path.relpath(path)
-    except ValueError:
-        return str(path)
 
 
 def child_env(session: Session) -> dict[str, str]:
@@ -237,17 +231,17 @@ def _run_and_record(
         "skipped": result.skip_count,
     }
     target = _target(cmd)
-    verdict = verdict_mod.make_verdict(target, judgement, counts=counts, report=_shown(session.path))
+    verdict = verdict_mod.make_verdict(target, judgement, counts=counts, report=display_path(session.path))
     own = {**verdict.to_dict(), "facts": facts.to_dict(), "attempt_id": attempt_id, "duration_ms": duration_ms}
     configured = [p.name for p in config.phases] if nested else []
     phases = verdict_mod.phase_ledger([*nested, own] if not nested else nested, configured)
     written = write_agent_report(
-        session.store, verdict, session_id=session.session_id, session_path=_shown(session.path),
+        session.store, verdict, session_id=session.session_id, session_path=display_path(session.path),
         phases=phases, duration_ms=duration_ms, build_errors=result.build_errors,
         test_failures=result.test_failures, candidates=candidates,
     )
     if written is not None:
-        verdict.report = _shown(written)
+        verdict.report = display_path(written)
         own["report"] = verdict.report
     session.append("verdict", own)
     if agent:

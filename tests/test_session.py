@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from pytest_whetstone.agent.checks import store_for
 from pytest_whetstone.records import AttemptRecord, BuildErrorRecord, FixCandidate, GapModel
+from pytest_whetstone.store.location import resolve_store
 from pytest_whetstone.store.sessions import (
     SessionWarning,
     find_store,
@@ -40,6 +42,25 @@ def test_find_store_creates_at_project_root(tmp_path: Path, monkeypatch: pytest.
     deep = tmp_path / "src"
     deep.mkdir()
     assert find_store(deep) == (tmp_path / ".whetstone").resolve()
+
+
+def test_config_store_key_is_honoured_by_every_face(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("WHETSTONE_DIR", raising=False)
+    (tmp_path / "whetstone.json5").write_text('{store: "build/ws-store"}')
+    (tmp_path / "src").mkdir()
+    expected = (tmp_path / "build" / "ws-store").resolve()
+    assert find_store(tmp_path / "src") == expected  # runs, ccwrap ingestion
+    assert store_for(tmp_path) == expected  # the MCP tools
+    assert resolve_store("../elsewhere", start=tmp_path / "src") == (tmp_path / "elsewhere").resolve()  # --dir
+
+
+def test_dir_option_does_not_touch_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("WHETSTONE_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    from pytest_whetstone.cli import main
+
+    assert main(["--dir", str(tmp_path / "s"), "run", "--", "true"]) == 0
+    assert "WHETSTONE_DIR" not in os.environ and (tmp_path / "s" / "sessions").is_dir()
 
 
 def test_join_session_from_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,7 +14,8 @@ from typing import Any
 
 from ..config import Config, ConfigError, load_config
 from ..records import BuildErrorRecord, FixCandidate, TestFailureRecord, rank_candidates
-from ..store.sessions import ENV_DIR, STORE_DIRNAME, Session, open_session
+from ..store.location import ENV_DIR, STORE_DIRNAME, check_session_id, resolve_store
+from ..store.sessions import Session, open_session
 
 BUILD_TOOL_CHOICES = ("auto", "gcc", "clang", "cmake", "linker", "make")
 TEST_RUNNER_CHOICES = ("auto", "gtest", "pytest", "jest", "tap", "junit", "ctest")
@@ -93,23 +94,18 @@ def workspace_path(workspace: object) -> Path:
 def session_id_of(value: object) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ToolError("session_id is required")
-    sid = value.strip()
-    if "/" in sid or "\\" in sid or sid.startswith(".") or len(sid) > 128 or "\x00" in sid:
-        raise ToolError(f"invalid session id {sid!r}")
-    return sid
+    try:
+        return check_session_id(value.strip())
+    except ValueError as exc:
+        raise ToolError(str(exc)) from None
 
 
 # --------------------------------------------------------------------------- stores and sessions
 
 
 def store_for(workspace: Path, *, create: bool = True) -> Path:
-    """The workspace's own store (``<workspace>/.whetstone``), or ``$WHETSTONE_DIR``."""
-    env = os.environ.get(ENV_DIR)
-    root = Path(env).expanduser().resolve() if env else workspace / STORE_DIRNAME
-    if create:
-        for sub in ("sessions", "audits", "spool"):
-            (root / sub).mkdir(parents=True, exist_ok=True)
-    return root
+    """The named workspace's store (``$WHETSTONE_DIR`` and the config's ``store`` first)."""
+    return resolve_store(workspace=workspace, create=create)
 
 
 _LOCKS: dict[str, threading.Lock] = {}

@@ -109,13 +109,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _store(args: argparse.Namespace) -> Path:
-    from ..store.sessions import find_store
+    from ..store.location import resolve_store
 
-    if args.dir:
-        import os
-
-        os.environ["WHETSTONE_DIR"] = str(Path(args.dir).resolve())
-    return find_store()
+    return resolve_store(args.dir)
 
 
 def _dispatch(args: argparse.Namespace) -> int:
@@ -276,7 +272,10 @@ def _cmd_step(args: argparse.Namespace) -> int:
 
 def _cmd_mcp(args: argparse.Namespace) -> int:
     if args.dir:
-        _store(args)  # exports WHETSTONE_DIR before the server starts
+        import os
+
+        # the server's tools resolve every workspace's store; --dir names one for all of them
+        os.environ["WHETSTONE_DIR"] = str(_store(args))
     try:
         from ..agent.server import main as mcp_main
     except ImportError as exc:

@@ -23,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from .. import paths
 from ..records import BuildErrorRecord
 from .filecache import ParseCache
 
@@ -31,7 +32,7 @@ CPP_EXTS = {".cc", ".cpp", ".cxx", ".c++", ".C", ".hpp", ".hh", ".hxx", ".ipp", 
 HEADER_EXTS = {".h"}
 SOURCE_EXTS = C_EXTS | CPP_EXTS | HEADER_EXTS
 # Directories never worth indexing for function definitions.
-SKIP_DIRS = {".git", ".whetstone", "node_modules", "__pycache__", ".venv", "venv", ".tox", "CMakeFiles"}
+SKIP_DIRS = paths.SKIP_DIRS  # generated headers under build/ are still found
 MAX_FILE_BYTES = 2_000_000
 MAX_INDEX_FILES = 4000
 

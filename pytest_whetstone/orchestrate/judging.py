@@ -3,9 +3,7 @@ phase got, and the loop's verdict block."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
+from ..paths import display_path
 from ..records import BuildErrorRecord, TestFailureRecord, Verdict
 from ..store.sessions import Session
 from ..verdict import Evidence, Judgement, RunFacts, judge, make_verdict
@@ -38,7 +36,7 @@ def assess_progress(baseline: Check | None, check: Check, attempt: Attempt) -> t
 
 def final_verdict(state: LoopState, session: Session, *, interrupted: bool = False) -> Verdict:
     """The verdict block of a loop: the judge's word on its last check, or on the environment probe."""
-    report = _display_path(session.path)
+    report = display_path(session.path)
     check = state.view or (state.checks[-1] if state.checks else None)
     if interrupted:  # Ctrl-C or SIGTERM: the unchecked edit was reverted; a re-run resumes
         stopped = judge(Evidence(facts=RunFacts(exit_code=130, interrupted="SIGINT"),
@@ -78,10 +76,3 @@ def _stage(errors: list[BuildErrorRecord], tests: list[TestFailureRecord], outco
 
 def _metric(kind: str) -> str:
     return "test_failure_count" if kind == "test" else "error_count"
-
-
-def _display_path(path: Path) -> str:
-    try:
-        return os.path.relpath(path)
-    except ValueError:
-        return str(path)

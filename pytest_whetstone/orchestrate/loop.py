@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import edits
+from ..paths import display_path
 from ..records import (
     AuditEntry,
     FixCandidate,
@@ -47,7 +48,7 @@ from .env import (
     requirements_gap,
 )
 from .escalate import compose, write_setup_script
-from .judging import _display_path, _metric, _stage, assess_progress, final_verdict
+from .judging import _metric, _stage, assess_progress, final_verdict
 from .ledger import failure_of_build, failure_of_test, file_ledger
 from .phases import LoopError, PhaseOutcome, PhaseRunner, plan_phases, run_phase, start_loop
 from .policy import OrchestratorPolicy, PolicyInput
@@ -231,7 +232,7 @@ class FeedbackLoopOrchestrator:
         setup = ""
         if reason == "infra_gap":
             path = write_setup_script(session.store, session.session_id, state.requirements_gap)
-            setup = _display_path(path)
+            setup = display_path(path)
         report = compose(state, reason, self._live_candidates(state), setup)
         session.append("escalated", {"report": report.to_dict(), "rationale": rationale, "ledger": file_ledger(state)})
         result.escalation = report

@@ -8,6 +8,7 @@ from typing import Protocol
 
 from ..config import Config, ConfigError, load_config
 from ..records import Verdict
+from ..store.location import ensure_layout
 from ..store.sessions import Session, new_session_id, open_session, workspace_of
 from .state import LoopConfig, PhaseSpec, loop_fold
 
@@ -107,8 +108,7 @@ def start_loop(
         cwd=str(cwd),
         dry_run=dry_run,
     )
-    for sub in ("sessions", "audits"):
-        (store / sub).mkdir(parents=True, exist_ok=True)
+    ensure_layout(store)
     session = open_session(
         store, session_id or new_session_id(), meta={"command": "whetstone fix", "cwd": str(cwd)}
     )

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..classify import classify_build, classify_result, classify_test
 from ..config import Config
+from ..paths import workspace_relative
 from ..records import BuildErrorRecord, TestFailureRecord
 from .base import (
     ANSI_RE,
@@ -47,7 +48,6 @@ __all__ = [
     "ParseContext",
     "TOOLS",
     "decode",
-    "relativize",
     "normalize_paths",
 ]
 
@@ -559,33 +559,18 @@ def _prepend(first: str, rest: Iterable[str]) -> Iterable[str]:
     yield from rest
 
 
-def relativize(path: str, cwd: str, workspace: str) -> str:
-    """A printed path made absolute against cwd, then relative to the workspace if inside it."""
-    import os
-
-    if not path or path.startswith("<"):
-        return path
-    full = path if os.path.isabs(path) or not cwd else os.path.join(cwd, path)
-    full = os.path.normpath(full)
-    if workspace and os.path.isabs(full):
-        ws = os.path.normpath(workspace)
-        if full == ws or full.startswith(ws + os.sep):
-            return os.path.relpath(full, ws)
-    return full if os.path.isabs(path) or cwd else path
-
-
 def normalize_paths(result: ParseResult, cwd: str, workspace: str) -> ParseResult:
     """Make every record's file_path workspace-relative (the shape reports use)."""
     for record in result.build_errors:
-        record.file_path = relativize(record.file_path, cwd, workspace)
+        record.file_path = workspace_relative(record.file_path, cwd, workspace)
         if record.translation_unit:
-            record.translation_unit = relativize(record.translation_unit, cwd, workspace)
+            record.translation_unit = workspace_relative(record.translation_unit, cwd, workspace)
         for edit in record.fixits:
-            edit.file_path = relativize(edit.file_path, cwd, workspace)
+            edit.file_path = workspace_relative(edit.file_path, cwd, workspace)
         record.error_id = ""
         record.ensure_id()
     for failure in result.test_failures:
-        failure.file_path = relativize(failure.file_path, cwd, workspace)
+        failure.file_path = workspace_relative(failure.file_path, cwd, workspace)
         if failure.impl_file:
-            failure.impl_file = relativize(failure.impl_file, cwd, workspace)
+            failure.impl_file = workspace_relative(failure.impl_file, cwd, workspace)
     return result

@@ -466,10 +466,11 @@ class WhetstoneCollector:
     def _write_session(self, session: pytest.Session) -> None:
         import time
 
+        from ..paths import display_path
         from ..report.agent import write_agent_report
         from ..store.sessions import open_session
         from ..verdict import Evidence, is_source_load_error, judge, make_verdict, phase_ledger
-        from .run_records import resolve_store, run_facts, run_records, shown_path
+        from .run_records import resolve_store, run_facts, run_records
 
         records = self._all_records()
         self.records = records
@@ -507,7 +508,7 @@ class WhetstoneCollector:
             if self.candidates_ms is not None:
                 stats["candidates_ms"] = self.candidates_ms
             ws_session.append("plugin_stats", stats)
-        report = self.session_path = shown_path(ws_session.path, self.workspace)
+        report = self.session_path = display_path(ws_session.path, self.workspace)
         self.verdict = make_verdict("pytest", judgement, counts=counts, report=report)
         duration_ms = int((time.time() - self.started) * 1000)
         own = {**self.verdict.to_dict(), "facts": facts.to_dict(), "attempt_id": attempt.attempt_id,
@@ -518,7 +519,7 @@ class WhetstoneCollector:
             candidates=candidates or [],
         )
         if written is not None:
-            self.verdict.report = own["report"] = shown_path(written, self.workspace)
+            self.verdict.report = own["report"] = display_path(written, self.workspace)
         ws_session.append("verdict", own)
 
     def _candidates(self, failures: list[Any]) -> list[Any]:

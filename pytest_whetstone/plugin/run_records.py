@@ -11,20 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from ..records import AttemptRecord, GapModel, ObservationRecord, TestFailureRecord, stable_id
-from ..store.sessions import find_store, now_iso
+from ..store import location
+from ..store.sessions import now_iso
 from ..verdict import RunFacts
 
 
 def resolve_store(store_opt: str | None, invocation_dir: Path) -> Path:
-    """``--whetstone-dir`` (relative to where pytest was invoked, created on demand), else discovery."""
-    if store_opt:
-        store = Path(store_opt)
-        if not store.is_absolute():
-            store = invocation_dir / store
-        for sub in ("sessions", "audits", "spool"):
-            (store / sub).mkdir(parents=True, exist_ok=True)
-        return store
-    return find_store(invocation_dir)
+    """``--whetstone-dir`` (relative to where pytest was invoked), else the one resolver's order."""
+    return location.resolve_store(store_opt or None, start=invocation_dir)
 
 
 def run_records(
@@ -62,15 +56,6 @@ def run_records(
         failure=failure,
     )
     return attempt, observation
-
-
-def shown_path(path: Path | str, workspace: str) -> str:
-    """The session file as the terminal shows it: relative to the workspace when inside it."""
-    try:
-        shown = os.path.relpath(path, workspace)
-    except ValueError:
-        return str(path)
-    return str(path) if shown.startswith("..") else shown
 
 
 # pytest's exit codes (pytest.ExitCode): 2 is an interrupted run, unless collection errors stopped it.

@@ -14,8 +14,10 @@ import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from ..paths import display_path
+from ..store.location import STORE_DIRNAME, check_session_id, resolve_store, workspace_of
 from ..store.merge import merge_sessions
-from ..store.sessions import STORE_DIRNAME, SessionState, SessionWarning, latest_session_id, workspace_of
+from ..store.sessions import SessionState, SessionWarning, latest_session_id
 from ..store.shards import MergeError, audit_path_for, read_audit
 from . import github, html, json_report, sarif, text
 from .model import ReportModel, build_model
@@ -58,13 +60,15 @@ def _resolve_sources(
         sid = session_id or latest_session_id(store)
         if not sid:
             raise MergeError(f"no session in {store} (run a build or tests with whetstone first)")
-        if "/" in sid or "\\" in sid or sid.startswith("."):
-            raise MergeError(f"invalid session id {sid!r}")
+        try:
+            check_session_id(sid)
+        except ValueError as exc:
+            raise MergeError(str(exc)) from None
         path = store / "sessions" / f"{sid}.jsonl"
         if not path.is_file():
             raise MergeError(f"unknown session {sid!r} in {store}")
         workspace = workspace_of(store)
-        return [path], workspace, _display(path, workspace)
+        return [path], workspace, display_path(path, workspace)
     if not paths:
         raise MergeError("no session given")
     from ..store.shards import collect_session_files
@@ -76,25 +80,12 @@ def _resolve_sources(
             raise MergeError(f"unknown session {session_id!r} in the files given")
     if not files:
         raise MergeError("no session files found in " + ", ".join(str(p) for p in paths))
-    return files, _guess_workspace(), _display(files[0], _guess_workspace()) if len(files) == 1 else None
+    return files, _guess_workspace(), display_path(files[0], _guess_workspace()) if len(files) == 1 else None
 
 
 def _guess_workspace() -> Path:
     """Merged shards are reported against the project the user is in."""
-    here = Path.cwd()
-    for directory in (here, *here.parents):
-        if (directory / STORE_DIRNAME).is_dir():
-            return directory
-    return here
-
-
-def _display(path: Path, workspace: Path | None) -> str:
-    if workspace is not None:
-        try:
-            return path.resolve().relative_to(workspace.resolve()).as_posix()
-        except ValueError:
-            pass
-    return str(path)
+    return workspace_of(resolve_store(create=False))
 
 
 def load_model(sources: Sequence[Path], session_id: str | None = None) -> ReportModel:

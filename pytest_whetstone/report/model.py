@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..paths import relative_to_roots
 from ..records import (
     AttemptRecord,
     AuditEntry,
@@ -22,7 +23,6 @@ from ..records import (
     TestFailureRecord,
     Verdict,
 )
-from ..store.merge import relativize
 from ..store.sessions import SessionState
 from ..verdict import Evidence, Judgement, RunFacts, judge, make_verdict, phase_ledger, worst_facts
 
@@ -202,10 +202,10 @@ def _rel_error(record: BuildErrorRecord, roots: list[str]) -> BuildErrorRecord:
     if not roots or not _any_abs(record.file_path, record.translation_unit, *(f.file_path for f in record.fixits)):
         return record
     out: BuildErrorRecord = _copy(record)
-    out.file_path = relativize(out.file_path, roots)
-    out.translation_unit = relativize(out.translation_unit, roots)
+    out.file_path = relative_to_roots(out.file_path, roots)
+    out.translation_unit = relative_to_roots(out.translation_unit, roots)
     for edit in out.fixits:
-        edit.file_path = relativize(edit.file_path, roots)
+        edit.file_path = relative_to_roots(edit.file_path, roots)
     return out
 
 
@@ -214,10 +214,10 @@ def _rel_failure(record: TestFailureRecord, roots: list[str]) -> TestFailureReco
     if not roots or not _any_abs(*paths):
         return record
     out: TestFailureRecord = _copy(record)
-    out.file_path = relativize(out.file_path, roots)
-    out.impl_file = relativize(out.impl_file, roots)
+    out.file_path = relative_to_roots(out.file_path, roots)
+    out.impl_file = relative_to_roots(out.impl_file, roots)
     for suspect in out.suspects:
-        suspect.file_path = relativize(suspect.file_path, roots)
+        suspect.file_path = relative_to_roots(suspect.file_path, roots)
     return out
 
 
@@ -226,7 +226,7 @@ def _rel_candidate(record: FixCandidate, roots: list[str]) -> FixCandidate:
         return record
     out: FixCandidate = _copy(record)
     for edit in out.edits:
-        edit.file_path = relativize(edit.file_path, roots)
+        edit.file_path = relative_to_roots(edit.file_path, roots)
     return out
 
 

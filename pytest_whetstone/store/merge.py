@@ -32,6 +32,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ..paths import relative_to_roots
 from ..records import (
     BuildErrorRecord,
     FixCandidate,
@@ -56,7 +57,6 @@ __all__ = [
     "merge_sessions",
     "read_audit",
     "audit_path_for",
-    "relativize",
     "sanitize",
 ]
 
@@ -65,22 +65,6 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- paths
-
-
-def relativize(path: str, roots: Iterable[str]) -> str:
-    """A path relative to the first root it lies inside (POSIX separators), else as given."""
-    if not path or not os.path.isabs(path):
-        return path
-    norm = os.path.normpath(path)
-    for root in roots:
-        if not root:
-            continue
-        base = os.path.normpath(root)
-        if norm == base:
-            return path
-        if norm.startswith(base.rstrip(os.sep) + os.sep):
-            return Path(os.path.relpath(norm, base)).as_posix()
-    return path
 
 
 def _workspace_roots(state: SessionState, workspace: Path | None) -> list[str]:
@@ -233,7 +217,7 @@ class _Shard:
 
 
 class _PathCache:
-    """relativize() memoised: shards repeat the same few paths thousands of times."""
+    """relative_to_roots() memoised: shards repeat the same few paths thousands of times."""
 
     def __init__(self, roots: list[str]) -> None:
         self.roots = roots
@@ -244,7 +228,7 @@ class _PathCache:
             return path
         rel = self.cache.get(path)
         if rel is None:
-            rel = self.cache[path] = relativize(path, self.roots)
+            rel = self.cache[path] = relative_to_roots(path, self.roots)
         return rel
 
 

@@ -40,12 +40,9 @@ from ..records import (
     dumps,
     rank_candidates,
 )
+from .location import ENV_DIR, ENV_SESSION, STORE_DIRNAME, check_session_id, resolve_store, workspace_of
 
-STORE_DIRNAME = ".whetstone"
-ENV_DIR = "WHETSTONE_DIR"
-ENV_SESSION = "WHETSTONE_SESSION"
-# Markers that say "this directory is a project root" when no store exists yet.
-_ROOT_MARKERS = ("whetstone.json5", ".git", "pyproject.toml", "setup.py", "CMakeLists.txt")
+__all__ = ["ENV_DIR", "ENV_SESSION", "STORE_DIRNAME", "workspace_of"]
 
 
 class SessionWarning(UserWarning):
@@ -62,42 +59,8 @@ def new_session_id() -> str:
 
 
 def find_store(start: Path | None = None, *, create: bool = True) -> Path:
-    """The store directory: $WHETSTONE_DIR, else the nearest .whetstone/ upwards.
-
-    With no store anywhere, one is created at the nearest project root (a
-    directory holding whetstone.json5, .git, pyproject.toml, ...) or, failing
-    that, in the starting directory.
-    """
-    env = os.environ.get(ENV_DIR)
-    if env:
-        root = Path(env).expanduser().resolve()
-    else:
-        here = (start or Path.cwd()).resolve()
-        root = _nearest(here, STORE_DIRNAME) or _default_root(here) / STORE_DIRNAME
-    if create:
-        for sub in ("sessions", "audits", "spool"):
-            (root / sub).mkdir(parents=True, exist_ok=True)
-    return root
-
-
-def _nearest(here: Path, name: str) -> Path | None:
-    for directory in (here, *here.parents):
-        candidate = directory / name
-        if candidate.is_dir():
-            return candidate
-    return None
-
-
-def _default_root(here: Path) -> Path:
-    for directory in (here, *here.parents):
-        if any((directory / marker).exists() for marker in _ROOT_MARKERS):
-            return directory
-    return here
-
-
-def workspace_of(store: Path) -> Path:
-    """The workspace a store belongs to: the directory that holds it."""
-    return store.parent if store.name == STORE_DIRNAME else Path.cwd()
+    """The store for a run started in ``start`` (see :func:`.location.resolve_store`)."""
+    return resolve_store(start=start, create=create)
 
 
 def append_line(path: Path, line: str) -> None:
@@ -211,17 +174,12 @@ def open_session(
     """Join $WHETSTONE_SESSION (or session_id) or start a new session."""
     store = store or find_store()
     sid = session_id or os.environ.get(ENV_SESSION) or new_session_id()
-    _check_session_id(sid)
+    check_session_id(sid)
     session = Session(store, sid)
     if not session.path.exists():
         session.append("session_started", dict(meta or {}))
         _write_latest(store, sid)
     return session
-
-
-def _check_session_id(sid: str) -> None:
-    if not sid or "/" in sid or "\\" in sid or sid.startswith(".") or len(sid) > 128:
-        raise ValueError(f"invalid session id {sid!r}")
 
 
 def latest_session_id(store: Path) -> str | None:
@@ -240,7 +198,7 @@ def load_session(store: Path, session_id: str | None = None) -> Session:
     sid = session_id or latest_session_id(store)
     if not sid:
         raise FileNotFoundError(f"no session in {store}")
-    _check_session_id(sid)
+    check_session_id(sid)
     session = Session(store, sid)
     if not session.path.exists():
         raise FileNotFoundError(f"unknown session {sid!r} in {store}")

@@ -24,6 +24,7 @@ import signal as _signal
 from pathlib import Path
 from typing import Any
 
+from ..paths import workspace_relative
 from ..records import BuildErrorRecord
 from .sessions import Session, latest_session_id, open_session, warn_line
 
@@ -206,12 +207,10 @@ def _inside(path: str, root: str) -> bool:
 
 
 def _normalize(records: list[BuildErrorRecord], cwd: str, workspace: str) -> None:
-    from ..parse import relativize
-
     for record in records:
-        record.file_path = relativize(record.file_path, cwd, workspace)
+        record.file_path = workspace_relative(record.file_path, workspace, cwd)
         for edit in record.fixits:
-            edit.file_path = relativize(edit.file_path, cwd, workspace)
+            edit.file_path = workspace_relative(edit.file_path, workspace, cwd)
         record.error_id = ""
         record.ensure_id()
 
