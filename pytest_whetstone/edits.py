@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .records import FixCandidate, TextEdit, rank_candidates, stable_id
+from .store import events
 from .store.sessions import Session, load_session, now_iso
 
 __all__ = [
@@ -373,7 +374,7 @@ def apply(
     )
     if session is not None:
         try:
-            session.append("applied", entry.to_dict())
+            session.append(events.APPLIED, entry.to_dict())
         except BaseException:
             # An application nobody can undo is worse than none: put the files back.
             for p in reversed(plans):

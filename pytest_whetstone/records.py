@@ -263,6 +263,9 @@ class TestFailureRecord(Record):
 # --------------------------------------------------------------------------- candidates
 
 
+MANUAL_CONFIDENCE = 0.05  # a manual fallback ranks below every concrete candidate
+
+
 @dataclass
 class FixCandidate(Record):
     candidate_id: str = ""
@@ -279,6 +282,37 @@ class FixCandidate(Record):
 
     _nested_lists: ClassVar[dict[str, type[Record]]] = {"edits": TextEdit}
 
+    @classmethod
+    def manual(
+        cls, target_id: str, description: str, *, confidence: float = MANUAL_CONFIDENCE, source: str = "rule",
+        details: dict[str, Any] | None = None,
+    ) -> FixCandidate:
+        """Advice a person (or agent) carries out: no edits, never applied automatically."""
+        return cls(
+            target_id=target_id, description=description, confidence=round(confidence, 3), mutation_type="manual",
+            mutation=_details(details), source=source,
+        ).ensure_id()
+
+    @classmethod
+    def edit(
+        cls, target_id: str, description: str, edits: list[TextEdit], *, mutation_type: str, confidence: float,
+        source: str, validated: bool = False, details: dict[str, Any] | None = None,
+    ) -> FixCandidate:
+        """Concrete text edits the engine can apply (and the loop may apply on its own)."""
+        return cls(
+            target_id=target_id, description=description, confidence=round(confidence, 3),
+            mutation_type=mutation_type, mutation=_details(details), edits=edits, source=source,
+            validated=validated,
+        ).ensure_id()
+
+    @property
+    def applicability(self) -> str:
+        """What may be done with it (ruff's applicability): ``validated`` (a re-run proved it),
+        ``automatic`` (the loop may apply it and check), ``display-only`` (advice, no edits)."""
+        if self.mutation_type == "manual" or not self.edits:
+            return "display-only"
+        return "validated" if self.validated else "automatic"
+
     def edits_fingerprint(self) -> str:
         """Identity of what applying this would do: a hash of its edits."""
         if not self.edits:
@@ -291,6 +325,13 @@ class FixCandidate(Record):
                 self.target_id, self.mutation_type, self.description, self.edits_fingerprint()
             )
         return self
+
+
+APPLICABILITY = ("validated", "automatic", "display-only")
+
+
+def _details(details: dict[str, Any] | None) -> dict[str, Any]:
+    return {k: v for k, v in (details or {}).items() if v not in (None, "")}
 
 
 def rank_candidates(candidates: list[FixCandidate]) -> list[FixCandidate]:

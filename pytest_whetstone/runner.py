@@ -40,6 +40,8 @@ from .records import (
     stable_id,
 )
 from .report.agent import is_agent_environment, write_agent_report
+from .store import events
+from .store.events import RunWriter
 from .store.sessions import ENV_DIR, ENV_SESSION, Session, find_store, now_iso, open_session, warn_line
 from .verdict import Evidence, RunFacts
 
@@ -159,7 +161,7 @@ def _aborted(cmd: Sequence[str] | str, phase: str, session: Session | None, code
     verdict = verdict_mod.make_verdict(_target(cmd), judgement, report=display_path(session.path) if session else None)
     if session is not None:
         try:
-            session.append("verdict", {**verdict.to_dict(), "facts": facts.to_dict()})
+            session.append(events.VERDICT, {**verdict.to_dict(), "facts": facts.to_dict()})
         except OSError:
             pass
     return RunOutcome(exit_code=code, verdict=verdict, session=session, facts=facts)
@@ -193,7 +195,7 @@ def _run_and_record(
 ) -> RunOutcome:
     attempt_id = "A" + stable_id(session.session_id, time.time_ns(), os.getpid())
     mark = session.size()
-    session.append("run_started", {"attempt_id": attempt_id, "pid": os.getpid(), "phase": phase,
+    session.append(events.RUN_STARTED, {"attempt_id": attempt_id, "pid": os.getpid(), "phase": phase,
                                    "command": _command_text(cmd)})
     with tempfile.NamedTemporaryFile(prefix="whetstone-run-", suffix=".log", delete=False) as log:
         log_path = Path(log.name)
@@ -221,7 +223,8 @@ def _run_and_record(
     candidates = native[1] if native is not None else []
     candidates += _candidates(result, session, config, tests=native is None)
     duration_ms = int((time.monotonic() - started) * 1000)
-    _record(session, attempt_id, cmd, phase, facts, result, gap, judgement.failure, raw_text, truncated,
+    writer = RunWriter(session)
+    _record(session, writer, attempt_id, cmd, phase, facts, result, gap, judgement.failure, raw_text, truncated,
             candidates, duration_ms, record_tests=native is None)
     counts = {
         "errors": result.error_count,
@@ -243,7 +246,8 @@ def _run_and_record(
     if written is not None:
         verdict.report = display_path(written)
         own["report"] = verdict.report
-    session.append("verdict", own)
+    writer.add(events.VERDICT, own)
+    writer.write()
     if agent:
         _print_agent_lines(result, candidates, raw_text, verdict, out)
     elif echo:
@@ -485,6 +489,7 @@ def _gap(result: ParseResult) -> GapModel:
 
 def _record(
     session: Session,
+    writer: RunWriter,
     attempt_id: str,
     cmd: Sequence[str] | str,
     phase: str,
@@ -514,21 +519,21 @@ def _record(
         duration_ms=duration_ms,
     )
     origin = f"run:{phase}"
-    session.append("build_errors", {
+    writer.add(events.BUILD_ERRORS, {
         "origin": origin,
         "records": [e.to_dict() for e in result.build_errors],
         "clean_tus": result.clean_tus,
     })
     if record_tests and (result.test_failures or action == "test"):
-        session.append("test_failures", {
+        writer.add(events.TEST_FAILURES, {
             "origin": origin, "records": [t.to_dict() for t in result.test_failures], "replace": True,
         })
     if candidates and record_tests:
-        session.append("candidates", {"records": [c.to_dict() for c in candidates]})
+        writer.add(events.CANDIDATES, {"records": [c.to_dict() for c in candidates]})
     elif candidates:
         own = [c for c in candidates if c.target_id not in {t.failure_id for t in result.test_failures}]
         if own:
-            session.append("candidates", {"records": [c.to_dict() for c in own]})
+            writer.add(events.CANDIDATES, {"records": [c.to_dict() for c in own]})
     observation = ObservationRecord(
         observation_id="O" + attempt_id[1:],
         attempt_id=attempt_id,
@@ -542,9 +547,9 @@ def _record(
         gap=gap,
         failure=failure,
     )
-    session.append("observation", {"observation": observation.to_dict()})
-    session.append("attempt", {"attempt": attempt.to_dict()})
-    session.append("counts", {
+    writer.add(events.OBSERVATION, {"observation": observation.to_dict()})
+    writer.add(events.ATTEMPT, {"attempt": attempt.to_dict()})
+    writer.add(events.COUNTS, {
         "errors": result.error_count, "warnings": result.warning_count,
         "passed": result.pass_count, "failed": result.fail_count, "skipped": result.skip_count,
     })

@@ -127,3 +127,18 @@ def test_edits_fingerprint_ignores_description() -> None:
 def test_round_trip_any_text(message: str, line: int, notes: list[str]) -> None:
     record = BuildErrorRecord(message=message, line=line, notes=notes).ensure_id()
     assert BuildErrorRecord.from_json(record.to_json()) == record
+
+
+def test_candidates_speak_one_applicability() -> None:
+    from pytest_whetstone.records import FixCandidate, Position, TextEdit
+
+    advice = FixCandidate.manual("E1", "check the wiring")
+    assert (advice.applicability, advice.mutation_type, advice.edits) == ("display-only", "manual", [])
+    edit = TextEdit("a.c", Position(1, 1), Position(1, 1), "#include <stdio.h>\n")
+    fix = FixCandidate.edit("E1", "add the include", [edit], mutation_type="addImport", confidence=0.9,
+                            source="compiler-fixit", details={"header": "<stdio.h>", "empty": ""})
+    assert fix.applicability == "automatic" and fix.mutation == {"header": "<stdio.h>"}
+    proved = FixCandidate.edit("E1", "add the include", [edit], mutation_type="addImport", confidence=0.9,
+                               source="search", validated=True)
+    assert proved.applicability == "validated"
+    assert FixCandidate.from_dict(fix.to_dict()) == fix and fix.candidate_id.startswith("C")

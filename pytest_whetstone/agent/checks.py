@@ -14,6 +14,7 @@ from typing import Any
 
 from ..config import Config, ConfigError, load_config
 from ..records import BuildErrorRecord, FixCandidate, TestFailureRecord, rank_candidates
+from ..store import events
 from ..store.location import ENV_DIR, STORE_DIRNAME, check_session_id, resolve_store
 from ..store.sessions import Session, open_session
 
@@ -24,7 +25,6 @@ DEFAULT_TIMEOUT_S = 120.0
 MAX_TIMEOUT_S = 24 * 3600.0
 MAX_OUTPUT_CHARS = 64 * 1024 * 1024  # a pasted log larger than this is a mistake, not a log
 # Confidence of the manual fallback we add when a generator left an error without one.
-MANUAL_CONFIDENCE = 0.05
 
 # session id -> store, for tools that take only a session id (step / run loop).
 _KNOWN_STORES: dict[str, Path] = {}
@@ -184,13 +184,7 @@ def _where(record: BuildErrorRecord | TestFailureRecord) -> str:
 
 
 def manual_candidate(target_id: str, description: str) -> FixCandidate:
-    return FixCandidate(
-        target_id=target_id,
-        description=description,
-        confidence=MANUAL_CONFIDENCE,
-        mutation_type="manual",
-        source="rule",
-    ).ensure_id()
+    return FixCandidate.manual(target_id, description)
 
 
 def with_manual_fallbacks(
@@ -221,4 +215,4 @@ def as_dicts(records: Sequence[Any]) -> list[dict[str, Any]]:
 
 def record_candidates(session: Session | None, candidates: list[FixCandidate]) -> None:
     if session is not None and candidates:
-        session.append("candidates", {"records": as_dicts(candidates)})
+        session.append(events.CANDIDATES, {"records": as_dicts(candidates)})

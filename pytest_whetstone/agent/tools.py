@@ -20,6 +20,7 @@ from .. import core
 from ..edits import EditError, apply_candidate_by_id
 from ..parse import ParseResult
 from ..records import BuildErrorRecord, FixCandidate, TestFailureRecord, rank_candidates
+from ..store import events
 from ..store.sessions import Session, fold
 from .checks import (
     BUILD_TOOL_CHOICES,
@@ -191,7 +192,7 @@ def suggest_test_fix(
 # --------------------------------------------------------------------------- iterations
 
 
-LOOP_EVENT = "loop_started"  # written by orchestrate when a feedback loop owns the session
+LOOP_EVENT = events.LOOP_STARTED  # written by orchestrate when a feedback loop owns the session
 
 
 def _iteration(
@@ -240,14 +241,14 @@ def _finish_iteration(
     targets: list[BuildErrorRecord | TestFailureRecord] = [e for e in result.build_errors if e.is_failure]
     targets += [f for f in result.test_failures if not f.flaky]
     failed = outcome.timed_out or outcome.exit_code != 0 or outcome.verdict.status == "fail" or bool(targets)
-    events = session.events()
-    state = fold(events)
-    new = session.events_since(mark) if mark else events
+    log = session.events()
+    state = fold(log)
+    new = session.events_since(mark) if mark else log
     found = {c.candidate_id: c for c in outcome.candidates}
     ids = {
         str(raw.get("candidate_id", ""))
         for event in new
-        if event.get("event") == "candidates"
+        if event.get("event") == events.CANDIDATES
         for raw in (event.get("data") or {}).get("records", [])
         if isinstance(raw, dict)
     }
@@ -261,13 +262,13 @@ def _finish_iteration(
         candidates = rank_candidates(candidates + added[-1:])
     record_candidates(session, added)
     status = state.status
-    if not any(event.get("event") == LOOP_EVENT for event in events):
+    if not any(event.get("event") == LOOP_EVENT for event in log):
         # a plain iteration session converges on success and reopens when a later run fails
         if not failed and status != "converged":
-            session.append("converged", {"by": "iteration"})
+            session.append(events.CONVERGED, {"by": "iteration"})
             status = "converged"
         elif failed and status in ("converged", "pending"):
-            session.append("status", {"status": "running"})
+            session.append(events.STATUS, {"status": "running"})
             status = "running"
     return candidates, status
 

@@ -22,15 +22,10 @@ def new_candidate(
 ) -> FixCandidate:
     """A candidate tied to its error or failure, with a deterministic id."""
     target_id = target.error_id if isinstance(target, BuildErrorRecord) else target.failure_id
-    return FixCandidate(
-        target_id=target_id,
-        description=description,
-        confidence=round(confidence, 3),
-        mutation_type=mutation_type,
-        mutation={k: v for k, v in mutation.items() if v not in (None, "")},
-        edits=edits,
-        source=source,
-    ).ensure_id()
+    if mutation_type == "manual":
+        return FixCandidate.manual(target_id, description, confidence=confidence, source=source, details=mutation)
+    return FixCandidate.edit(target_id, description, edits, mutation_type=mutation_type, confidence=confidence,
+                             source=source, details=mutation)
 
 
 def per_failure(

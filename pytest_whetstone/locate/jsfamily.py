@@ -20,12 +20,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from .. import paths
 from .filecache import ParseCache
 
 JS_EXTS = {".js", ".mjs", ".cjs", ".jsx"}
 TS_EXTS = {".ts", ".mts", ".cts", ".tsx"}
 SOURCE_EXTS = JS_EXTS | TS_EXTS
-SKIP_DIRS = {".git", ".whetstone", "node_modules", "dist", "build", "coverage", "__pycache__", ".next"}
+SKIP_DIRS = paths.SKIP_DIRS | paths.GENERATED_DIRS  # bundles and coverage output are not sources
 MAX_FILE_BYTES = 1_000_000
 MAX_INDEX_FILES = 3000
 TEST_CALLEES = {"test", "it", "specify", "xit", "xtest", "fit"}

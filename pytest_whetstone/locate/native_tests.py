@@ -31,13 +31,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import paths
 from ..records import Suspect, TestFailureRecord
 from . import cfamily, jsfamily
 
 NATIVE_RUNNERS = {"gtest", "ctest", "jest", "tap", "junit"}
 C_EXTS = cfamily.SOURCE_EXTS | {e.lower() for e in cfamily.CPP_EXTS}
 HEADER_EXTS = {".h", ".hh", ".hpp", ".hxx", ".inl", ".ipp", ".tpp"}
-SKIP_DIRS = {".git", ".whetstone", "node_modules", "CMakeFiles", "_deps", "__pycache__", ".venv", "venv", ".tox"}
+SKIP_DIRS = paths.SKIP_DIRS
 MAX_FILES = 6000
 MAX_SUSPECTS = 5
 

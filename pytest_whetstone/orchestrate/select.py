@@ -27,7 +27,7 @@ from ..store.sessions import Session
 
 
 def is_automatic(candidate: FixCandidate) -> bool:
-    return candidate.mutation_type != "manual" and bool(candidate.edits)
+    return candidate.applicability != "display-only"
 
 
 @dataclass

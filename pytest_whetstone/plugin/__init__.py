@@ -468,6 +468,8 @@ class WhetstoneCollector:
 
         from ..paths import display_path
         from ..report.agent import write_agent_report
+        from ..store import events
+        from ..store.events import RunWriter
         from ..store.sessions import open_session
         from ..verdict import Evidence, is_source_load_error, judge, make_verdict, phase_ledger
         from .run_records import resolve_store, run_facts, run_records
@@ -489,25 +491,26 @@ class WhetstoneCollector:
             ws_session.session_id, self.started, invoked.args, self.exitstatus, failure, records,
             counts.get("passed", 0), int((time.time() - self.started) * 1000),
         )
-        ws_session.append("attempt", {"attempt": attempt.to_dict()})
-        ws_session.append("observation", {"observation": observation.to_dict()})
-        ws_session.append(
-            "test_failures",
+        writer = RunWriter(ws_session)
+        writer.add(events.ATTEMPT, {"attempt": attempt.to_dict()})
+        writer.add(events.OBSERVATION, {"observation": observation.to_dict()})
+        writer.add(
+            events.TEST_FAILURES,
             {"origin": f"pytest:{self.workspace}", "records": [r.to_dict() for r in records], "replace": True},
         )
         candidates = self.candidates = self._guard(
             self._candidates, [r for r in live if r.outcome != "error" or is_source_load_error(r)]
         ) or []
         if candidates:
-            ws_session.append("candidates", {"records": [c.to_dict() for c in candidates]})
+            writer.add(events.CANDIDATES, {"records": [c.to_dict() for c in candidates]})
         if self.search_stats is not None:
-            ws_session.append("search", self.search_stats)
-        ws_session.append("counts", counts)
+            writer.add(events.SEARCH, self.search_stats)
+        writer.add(events.COUNTS, counts)
         if self.analysis_ms or self.rerun_skipped:
             stats: dict[str, Any] = {"analysis_ms": self.analysis_ms, "rerun_skipped": self.rerun_skipped}
             if self.candidates_ms is not None:
                 stats["candidates_ms"] = self.candidates_ms
-            ws_session.append("plugin_stats", stats)
+            writer.add(events.PLUGIN_STATS, stats)
         report = self.session_path = display_path(ws_session.path, self.workspace)
         self.verdict = make_verdict("pytest", judgement, counts=counts, report=report)
         duration_ms = int((time.time() - self.started) * 1000)
@@ -520,7 +523,8 @@ class WhetstoneCollector:
         )
         if written is not None:
             self.verdict.report = own["report"] = display_path(written, self.workspace)
-        ws_session.append("verdict", own)
+        writer.add(events.VERDICT, own)
+        writer.write()
 
     def _candidates(self, failures: list[Any]) -> list[Any]:
         if not failures or not _int(option(self.config, "whetstone_candidates"), 1):

@@ -102,7 +102,8 @@ def _failure(t: TestFailureRecord) -> dict[str, Any]:
 def _candidate(c: FixCandidate) -> dict[str, Any]:
     return {
         "candidate_id": c.candidate_id, "target_id": c.target_id, "description": c.description[:300],
-        "confidence": c.confidence, "validated": c.validated, "mutation_type": c.mutation_type,
+        "confidence": c.confidence, "validated": c.validated, "applicability": c.applicability,
+        "mutation_type": c.mutation_type,
         "edits": len(c.edits),
     }
 

@@ -40,6 +40,7 @@ from ..records import (
     dumps,
     rank_candidates,
 )
+from . import events
 from .location import ENV_DIR, ENV_SESSION, STORE_DIRNAME, check_session_id, resolve_store, workspace_of
 
 __all__ = ["ENV_DIR", "ENV_SESSION", "STORE_DIRNAME", "workspace_of"]
@@ -65,7 +66,12 @@ def find_store(start: Path | None = None, *, create: bool = True) -> Path:
 
 def append_line(path: Path, line: str) -> None:
     """Append one whole line atomically with respect to other writers."""
-    data = (line.rstrip("\n") + "\n").encode("utf-8", "surrogateescape")
+    append_lines(path, [line])
+
+
+def append_lines(path: Path, lines: list[str]) -> None:
+    """Append whole lines under one lock: other writers never interleave with them."""
+    data = "".join(line.rstrip("\n") + "\n" for line in lines).encode("utf-8", "surrogateescape")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -125,7 +131,17 @@ class Session:
         return workspace_of(self.store)
 
     def append(self, event: str, data: dict[str, Any] | None = None) -> dict[str, Any]:
-        entry = {
+        entry = self._entry(event, data)
+        append_line(self.path, dumps(entry))
+        return entry
+
+    def append_many(self, events: list[tuple[str, dict[str, Any]]]) -> None:
+        """Several events in one locked write (a run's events, see events.RunWriter)."""
+        if events:
+            append_lines(self.path, [dumps(self._entry(event, data)) for event, data in events])
+
+    def _entry(self, event: str, data: dict[str, Any] | None) -> dict[str, Any]:
+        return {
             "schema_version": SCHEMA_VERSION,
             "event": event,
             "session_id": self.session_id,
@@ -133,8 +149,6 @@ class Session:
             "pid": os.getpid(),
             "data": data or {},
         }
-        append_line(self.path, dumps(entry))
-        return entry
 
     def events(self) -> list[dict[str, Any]]:
         if not self.path.exists():
@@ -177,7 +191,7 @@ def open_session(
     check_session_id(sid)
     session = Session(store, sid)
     if not session.path.exists():
-        session.append("session_started", dict(meta or {}))
+        session.append(events.SESSION_STARTED, dict(meta or {}))
         _write_latest(store, sid)
     return session
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from ..paths import workspace_relative
 from ..records import BuildErrorRecord
+from . import events
 from .sessions import Session, latest_session_id, open_session, warn_line
 
 SCHEMA_VERSION = "whetstone/1"
@@ -87,7 +88,7 @@ def _ingest_one(store: Path, path: Path, sessions: dict[str, Session]) -> str | 
     try:
         session = _session_for(store, str(entry.get("session") or ""), sessions)
         for data in entry_events(entry, str(session.workspace)):
-            session.append("build_errors", data)
+            session.append(events.BUILD_ERRORS, data)
     except OSError as exc:
         warn_line(f"cannot record spool file {path.name}: {exc}")
         try:
