@@ -172,7 +172,7 @@ class FeedbackLoopOrchestrator:
                     break
                 if time.monotonic() >= deadline:
                     if escalate_on_wall:
-                        steps.append(self.step(session_id, force=("wall_time", f"wall time of {wall:g}s spent")))
+                        steps.append(self.step(session_id, force=("max_wall", wall_spent(wall, state))))
                     break
                 result = self.step(session_id, dry_run=dry_run, deadline=deadline)
                 steps.append(result)
@@ -252,6 +252,15 @@ class FeedbackLoopOrchestrator:
         check_data = self._run_phases(session, config, step_index, result, deadline)
         session.append("loop_check", check_data)
         state = loop_fold(session.events())
+        if check_data.get("cut_by_wall"):
+            # nothing was measured: the pending edit (if any) is put back by the escalation, unjudged
+            why = wall_spent(config.max_wall_s, state, check_data.get("phase"))
+            self._log_decision(session, OrchestratorDecision("escalate", why, 1.0, escalation_reason="max_wall"),
+                               step_index, "post_check")
+            self._escalate(session, state, "max_wall", why, result)
+            result.rationale = why
+            result.description = f"{check_data.get('phase')} cut short by the wall-time budget; escalated (max_wall)"
+            return
         check = state.checks[-1]
         notes = [f"{check.phase} {'passed' if check.passed else 'failed'}" + ("" if check.passed else f" ({check.count})")]
         if pending is not None:
@@ -284,8 +293,9 @@ class FeedbackLoopOrchestrator:
         index = 0
         for index, phase in enumerate(config.phases):
             timeout = config.timeout_s
-            if deadline is not None:
-                timeout = max(1.0, min(timeout, deadline - time.monotonic()))
+            capped = False
+            if deadline is not None and deadline - time.monotonic() < timeout:
+                timeout, capped = max(1.0, deadline - time.monotonic()), True
             self.report("phase_start", {"phase": phase.name, "command": phase.command, "step": step_index})
             t0 = time.monotonic()
             mark = len(session.events())
@@ -298,6 +308,10 @@ class FeedbackLoopOrchestrator:
                 "passed": not failed, "duration_ms": int((time.monotonic() - t0) * 1000),
             })
             self.report("phase_end", {"phase": phase.name, "outcome": outcome, "failed": failed, "step": step_index})
+            if outcome.timed_out and capped:
+                # the wall-time budget ran out, not the phase: this measured nothing about the code
+                return {"step_index": step_index, "phase": phase.name, "phase_index": index, "cut_by_wall": True,
+                        "passed": False, "timed_out": True, "exit_code": outcome.exit_code}
             if failed:
                 data = self._check_data(session, config, step_index, index, phase, outcome, cwd)
                 # the candidates made from *this* run: older ones may carry stale positions and hashes
@@ -333,7 +347,7 @@ class FeedbackLoopOrchestrator:
             count, stage = TIMEOUT_COUNT, 0
         requirements = build_requirements_gap(errors, workspace) + import_requirements_gap(tests, workspace)
         if outcome.exit_code in (126, 127) and not failures:
-            requirements += executables_gap([phase.command], cwd)
+            requirements += executables_gap([phase.command], cwd, workspace)
         return {
             "step_index": step_index, "passed": False, "phase": phase.name, "phase_index": index,
             "stage": stage, "metric": _metric(phase.kind), "count": count, "failure": outcome.verdict.failure,
@@ -525,6 +539,14 @@ class FeedbackLoopOrchestrator:
             verdict=final_verdict(state, session),
             steps=steps,
         )
+
+
+def wall_spent(wall: float, state: LoopState, phase: object = None) -> str:
+    """The rationale of a max_wall escalation: the budget, where it ran out, the gap as last measured."""
+    gap = state.current_gap
+    where = f" while {phase!s} ran" if phase else ""
+    measured = f"gap {gap.current} ({gap.metric_type})" if state.checks else "nothing measured yet"
+    return f"wall time of {wall:g}s spent{where}; {measured}, {state.fix_attempts} fix attempt(s) made"
 
 
 def _replace_all(rel: str, current: bytes, new_text: str) -> FixCandidate:
