@@ -49,6 +49,7 @@ from .env import (
 from .escalate import compose, write_setup_script
 from .judging import _display_path, _metric, _stage, final_verdict, judge
 from .ledger import failure_of_build, failure_of_test, file_ledger
+from .memory import Recall, RepositoryMemory
 from .phases import LoopError, PhaseOutcome, PhaseRunner, plan_phases, run_phase, start_loop
 from .policy import OrchestratorPolicy, PolicyInput
 from .results import LoopResult, Reporter, StepResult
@@ -87,6 +88,7 @@ class FeedbackLoopOrchestrator:
         policy: OrchestratorPolicy | None = None,
         selector: CandidateAutoSelector | None = None,
         reporter: Reporter = _quiet,
+        memory: RepositoryMemory | None | bool = True,
     ) -> None:
         self.store = store
         self.runner = runner
@@ -94,6 +96,15 @@ class FeedbackLoopOrchestrator:
         self.policy = policy or OrchestratorPolicy()
         self.selector = selector or CandidateAutoSelector()
         self.report = reporter
+        # what earlier sessions in this workspace learned (True: the store's own, made on first use)
+        self._memory: RepositoryMemory | None = None if memory is True or memory is False else memory
+        self._use_memory = memory is not False
+
+    @property
+    def memory(self) -> RepositoryMemory | None:
+        if self._memory is None and self._use_memory:
+            self._memory = RepositoryMemory(self.store)
+        return self._memory
 
     # -- public API ------------------------------------------------------------
     def state(self, session_id: str) -> LoopState:
@@ -378,10 +389,12 @@ class FeedbackLoopOrchestrator:
         view = state.view
         assert view is not None
         candidates = self._live_candidates(state)
+        recall = self._recall(session, view, candidates, step_index)
+        candidates += recall.replay
         tried = set(state.tried_fingerprints)
         by_id = {c.candidate_id: c for c in candidates}
         for _ in range(len(candidates) + 1):
-            selection = self.selector.select(candidates, tried)
+            selection = self.selector.select(candidates, tried, prefer=recall.preferred, avoid=recall.avoided)
             log_selection(session, selection, step_index)
             if selection.action != "apply":
                 self._escalate(session, loop_fold(session.events()), selection.escalation_reason,
@@ -404,8 +417,29 @@ class FeedbackLoopOrchestrator:
                 continue
             result.candidate_applied = candidate.candidate_id
             self.report("applied", {"candidate": candidate, "step": step_index})
-            return f"applied {candidate.candidate_id}"
+            note = f"; {recall.describe()}" if recall else ""
+            return f"applied {candidate.candidate_id}{note}"
         return "no applicable candidate"
+
+    def _recall(self, session: Session, view: Check, live: list[FixCandidate], step_index: int) -> Recall:
+        """What earlier sessions learned about the failing records; written to the session when anything."""
+        memory = self.memory
+        if memory is None or not view.failures:
+            return Recall()
+        try:
+            memory.refresh()
+            recall = memory.recall(view.failures, session.session_id)
+        except Exception as exc:  # noqa: BLE001 - memory is advice: the loop goes on without it
+            warn_line(f"memory: not used this step: {exc}")
+            return Recall()
+        fresh = {c.edits_fingerprint() for c in live}
+        recall.replay = [c for c in recall.replay if c.edits_fingerprint() not in fresh]
+        if recall.replay:
+            session.append("candidates", {"origin": "memory", "records": [c.to_dict() for c in recall.replay]})
+        if recall:
+            session.append("memory_recalled", {"step_index": step_index, **recall.to_dict()})
+            self.report("recalled", {"step": step_index, "recall": recall})
+        return recall
 
     def _apply(self, session: Session, state: LoopState, candidate: FixCandidate, view: Check, step_index: int) -> None:
         workspace = session.workspace
@@ -421,6 +455,7 @@ class FeedbackLoopOrchestrator:
             "pre_images": {p.rel: None if p.before is None else p.before.decode("utf-8") for p in plans},
             "check_index": view.index, "gap_before": view.gap.to_dict(),
             "description": candidate.description[:300],
+            "candidate": candidate.to_dict(),  # what repository memory can offer again
         })
         try:
             entry = edits.apply(candidate, workspace, session)
