@@ -235,3 +235,37 @@ def test_wall_time_spent_escalates_max_wall_with_the_measured_gap(tmp_path: Path
     assert gap.strip() in ("gap left: 1 (error_count)", "gap left: 0 (error_count)", "gap left: 2 (error_count)"), out
     nxt = next(line for line in out.splitlines() if line.strip().startswith("next:"))
     assert f"`whetstone fix --build 'make CC={CC}' --test 'make test' --max-wall 60`" in nxt, nxt
+
+
+def _session_attempts(root: Path, out: str) -> tuple[str, list[tuple[str, str]]]:
+    from pytest_whetstone.orchestrate.state import loop_fold
+    from pytest_whetstone.store.sessions import load_session
+
+    sid = next(line.split()[-1] for line in out.splitlines() if line.startswith("whetstone fix: session "))
+    state = loop_fold(load_session(root / ".whetstone", sid).events())
+    return sid, [(a.fingerprint, a.status) for a in state.attempts]
+
+
+def test_the_same_fault_twice_starts_from_what_the_first_run_kept(tmp_path: Path) -> None:
+    """Real make + gcc: the second `whetstone fix` applies first what the first kept, and shows the memory."""
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / ".git").mkdir()
+    (root / "t.c").write_text(LINT_ONLY)
+    (root / "Makefile").write_text(WERROR_MAKEFILE)
+    first = _fix(root, "--build", "make CC=gcc", "--test", "./t")
+    assert first.returncode == 0, first.stdout
+    _, tried_first = _session_attempts(root, first.stdout)
+    kept = [f for f, status in tried_first if status == "kept"]
+    reverted = {f for f, status in tried_first if status != "kept"}
+    (root / "t.c").write_text(LINT_ONLY)  # the same fault, seeded again
+    second = _fix(root, "--build", "make CC=gcc", "--test", "./t")
+    assert second.returncode == 0, second.stdout
+    sid, tried_second = _session_attempts(root, second.stdout)
+    assert tried_second[0][0] == kept[0]  # the first application is the fix that worked first
+    assert not reverted & {f for f, _ in tried_second}
+    assert "fix(es) that worked before (earlier sessions in this workspace)" in second.stdout
+    status = subprocess.run([sys.executable, "-m", "pytest_whetstone", "status", sid], cwd=root, env=_env(),
+                            capture_output=True, text=True, timeout=60)
+    memory = json.loads(status.stdout)["loop"]["memory"]
+    assert memory["fixes_that_worked"] >= 3 and memory["carried_over"]

@@ -153,3 +153,23 @@ def test_a_deleted_or_garbled_index_is_rebuilt_from_the_logs(tmp_path: Path) -> 
     memory = RepositoryMemory(store)
     memory.refresh()
     assert memory.summary()["fixes_that_worked"] == 1 and memory.summary()["reverted"] == 2
+
+
+def test_the_index_stays_small_however_many_sessions_repeat_the_same_facts(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path, PROG)
+    _run(ws, Toy(rules=RULES))
+    store = find_store(ws)
+    template = load_session(store)
+    text = template.path.read_text()
+    for i in range(300):
+        sid = f"20260101T000000Z-{i:06d}"
+        (store / "sessions" / f"{sid}.jsonl").write_text(text.replace(template.session_id, sid))
+    memory = RepositoryMemory(store)
+    memory.refresh()
+    lines = (store / MEMORY_DIR / INDEX).read_text().splitlines()
+    assert len(lines) <= 2 * len(memory.entries) + 256
+    worked = [o for o in memory.entries.values() if o.kept]
+    assert len(worked) == 1 and worked[0].kept == 301 and len(worked[0].sessions) <= 4
+    again = RepositoryMemory(store)
+    again.refresh()
+    assert {k: v.to_dict() for k, v in again.entries.items()} == {k: v.to_dict() for k, v in memory.entries.items()}

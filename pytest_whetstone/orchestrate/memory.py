@@ -45,6 +45,7 @@ INDEX = "index.jsonl"
 STATE = "state.json"
 MAX_PENDING = 64  # applied-but-unjudged attempts remembered per session file
 MAX_SESSIONS_PER_ENTRY = 4
+COMPACT_SLACK = 256  # index lines beyond two per (failure, edit set) before it is rewritten compacted
 MAX_FILE_BYTES = 16 * 1024 * 1024  # a larger session file is folded in chunks of this size
 JUDGED = ("progress", "same", "worse")
 
@@ -136,6 +137,7 @@ class RepositoryMemory:
         self.entries: dict[tuple[str, str], Outcome] = {}
         self.by_target: dict[str, dict[str, Outcome]] = {}  # failure fingerprint -> edit set -> outcome
         self._index_pos = 0  # bytes of index.jsonl already in self.entries
+        self._index_lines = 0  # lines of index.jsonl read or written (compaction trigger)
         self._index_id: tuple[int, int] | None = None  # (inode, device) of the index read
         self.folded_events = 0  # events folded by the last refresh (the bench's O(new) figure)
         self._warned: set[str] = set()
@@ -149,7 +151,7 @@ class RepositoryMemory:
                 if not [s for s in outcome.sessions if s != current_session]:
                     continue
                 out.outcomes.append(outcome)
-                if outcome.kept:
+                if outcome.kept and (outcome.worked or outcome.kept > outcome.reverted):
                     out.preferred.add(outcome.edits)
                     candidate = self._replayable(outcome, failure.record_id)
                     if candidate is not None:
@@ -236,7 +238,7 @@ class RepositoryMemory:
     def _forget(self) -> None:
         self.entries.clear()
         self.by_target.clear()
-        self._index_pos, self._index_id = 0, None
+        self._index_pos, self._index_id, self._index_lines = 0, None, 0
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
@@ -293,6 +295,7 @@ class RepositoryMemory:
                 continue
             if isinstance(fact, dict):
                 self._take(fact)
+                self._index_lines += 1
         self._index_pos += end
 
     def _take(self, fact: dict[str, Any]) -> None:
@@ -367,6 +370,7 @@ class RepositoryMemory:
         for fact in facts:
             append_line(self.dir / INDEX, json.dumps(fact, sort_keys=True, separators=(",", ":")))
             self._take(fact)
+            self._index_lines += 1
         if facts:
             try:
                 self._index_pos = (self.dir / INDEX).stat().st_size
@@ -417,8 +421,7 @@ class RepositoryMemory:
     def _maybe_compact(self) -> None:
         """Rewrite the index with one line per (failure, edit set) once it is mostly repetition."""
         path = self.dir / INDEX
-        lines = sum(1 for _ in open(path, "rb")) if path.exists() and self._index_pos > 1 << 20 else 0
-        if lines <= 4 * len(self.entries) + 1000:
+        if self._index_lines <= 2 * len(self.entries) + COMPACT_SLACK:
             return
         tmp = path.with_name(f".{INDEX}.{os.getpid()}.tmp")
         with open(tmp, "w", encoding="utf-8") as handle:
@@ -427,6 +430,7 @@ class RepositoryMemory:
         os.replace(tmp, path)
         st = path.stat()
         self._index_pos, self._index_id = st.st_size, (st.st_ino, st.st_dev)
+        self._index_lines = len(self.entries)
 
     def _warn_file(self, path: Path, cursor: dict[str, Any], what: str) -> None:
         if cursor.get("warned"):
