@@ -173,3 +173,16 @@ def test_the_index_stays_small_however_many_sessions_repeat_the_same_facts(tmp_p
     again = RepositoryMemory(store)
     again.refresh()
     assert {k: v.to_dict() for k, v in again.entries.items()} == {k: v.to_dict() for k, v in memory.entries.items()}
+
+
+def test_an_edit_reverted_on_the_very_same_files_is_not_applied_again(tmp_path: Path) -> None:
+    """Nothing else left: a candidate reverted on identical content would measure the same; it is not retried."""
+    ws = make_workspace(tmp_path, PROG)
+    only_wrong = {"totl": [("aa", 0.9, "rename"), ("fix by hand", 0.2, "MANUAL")], "aa": []}
+    status, first = _run(ws, Toy(rules=only_wrong))
+    assert status == "escalated" and [o for _, o in first] == ["reverted"]
+    status, second = _run(ws, Toy(rules=only_wrong))  # the files are as the first run left them
+    assert status == "escalated" and second == []
+    (ws / "prog.txt").write_text("# changed\n" + PROG)  # other content: worth one more try, last
+    status, third = _run(ws, Toy(rules=only_wrong))
+    assert [o for _, o in third] == ["reverted"]

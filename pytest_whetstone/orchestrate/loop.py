@@ -391,7 +391,7 @@ class FeedbackLoopOrchestrator:
         candidates = self._live_candidates(state)
         recall = self._recall(session, view, candidates, step_index)
         candidates += recall.replay
-        tried = set(state.tried_fingerprints)
+        tried = set(state.tried_fingerprints) | recall.exhausted
         by_id = {c.candidate_id: c for c in candidates}
         for _ in range(len(candidates) + 1):
             selection = self.selector.select(candidates, tried, prefer=recall.preferred, avoid=recall.avoided)

@@ -109,6 +109,8 @@ class Recall:
 
     preferred: set[str] = field(default_factory=set)  # edit fingerprints that were kept for them
     avoided: set[str] = field(default_factory=set)  # edit fingerprints that were reverted (and never kept)
+    # reverted on exactly the content the files have now: applying it again would measure the same
+    exhausted: set[str] = field(default_factory=set)
     replay: list[FixCandidate] = field(default_factory=list)  # kept fixes offered again, re-targeted
     outcomes: list[Outcome] = field(default_factory=list)
 
@@ -119,12 +121,15 @@ class Recall:
         parts = []
         if self.preferred:
             parts.append(f"{len(self.preferred)} fix(es) that worked before")
-        if self.avoided:
-            parts.append(f"{len(self.avoided)} reverted before (tried last)")
+        if self.exhausted:
+            parts.append(f"{len(self.exhausted)} reverted before on these very files (not tried again)")
+        if self.avoided - self.exhausted:
+            parts.append(f"{len(self.avoided - self.exhausted)} reverted before (tried last)")
         return "memory: " + ", ".join(parts) if parts else ""
 
     def to_dict(self) -> dict[str, Any]:
         return {"preferred": sorted(self.preferred), "avoided": sorted(self.avoided),
+                "exhausted": sorted(self.exhausted),
                 "replayed": [c.candidate_id for c in self.replay],
                 "outcomes": [o.to_dict() for o in self.outcomes]}
 
@@ -158,8 +163,24 @@ class RepositoryMemory:
                         out.replay.append(candidate)
                 elif outcome.reverted:
                     out.avoided.add(outcome.edits)
+                    if self._unchanged(outcome):
+                        out.exhausted.add(outcome.edits)
         out.avoided -= out.preferred
+        out.exhausted -= out.preferred
         return out
+
+    def _unchanged(self, outcome: Outcome) -> bool:
+        """Do the files the edit set touched still hold the content it was reverted on?"""
+        if not outcome.files:
+            return False
+        for rel, want in outcome.files.items():
+            try:
+                path, _ = edits.resolve_in_workspace(rel, self.workspace)
+                if not path.is_file() or hashlib.sha256(path.read_bytes()).hexdigest() != want:
+                    return False
+            except (edits.EditError, OSError):
+                return False
+        return True
 
     def summary(self, limit: int = 20) -> dict[str, Any]:
         worked = [o for o in self.entries.values() if o.kept]

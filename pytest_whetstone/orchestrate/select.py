@@ -81,7 +81,7 @@ class CandidateAutoSelector:
             )
         if not untried:
             return Selection(
-                rationale=f"all {len(ranked)} candidates were already tried in this session",
+                rationale=f"all {len(ranked)} candidates were already tried (in this session, or reverted before on these very files)",
                 escalation_reason="all_auto_tried",
                 considered=considered,
                 skipped_tried=skipped,
