@@ -145,6 +145,8 @@ class RepositoryMemory:
         self._index_lines = 0  # lines of index.jsonl read or written (compaction trigger)
         self._index_id: tuple[int, int] | None = None  # (inode, device) of the index read
         self.folded_events = 0  # events folded by the last refresh (the bench's O(new) figure)
+        self._dirty = False  # did this refresh move a cursor (then state.json is written)
+        self._state_cache: tuple[tuple[int, int, int], dict[str, Any]] | None = None
         self._warned: set[str] = set()
 
     # -- queries -----------------------------------------------------------------
@@ -232,8 +234,10 @@ class RepositoryMemory:
                     self._reset_files()
                     state = _empty_state()
                 self._read_index()
+                self._dirty = False
                 self._fold_sessions(state)
-                self._write_state(state)
+                if self._dirty:
+                    self._write_state(state)
                 self._maybe_compact()
         except OSError as exc:
             warn_line(f"memory: cannot update {self.dir}: {exc}")
@@ -255,6 +259,7 @@ class RepositoryMemory:
             except FileNotFoundError:
                 pass
         self._forget()
+        self._state_cache = None
 
     def _forget(self) -> None:
         self.entries.clear()
@@ -273,8 +278,14 @@ class RepositoryMemory:
 
     def _read_state(self) -> dict[str, Any] | None:
         path = self.dir / STATE
-        if not path.exists():
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            self._state_cache = None
             return None if (self.dir / INDEX).exists() else _empty_state()
+        key = (st.st_ino, st.st_mtime_ns, st.st_size)
+        if self._state_cache is not None and self._state_cache[0] == key:
+            return self._state_cache[1]  # nobody wrote it since this process did: no re-read
         try:
             state = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -282,6 +293,7 @@ class RepositoryMemory:
             return None
         if not isinstance(state, dict) or state.get("version") != VERSION or not isinstance(state.get("files"), dict):
             return None
+        self._state_cache = (key, state)
         return state
 
     def _write_state(self, state: dict[str, Any]) -> None:
@@ -289,6 +301,8 @@ class RepositoryMemory:
         tmp = path.with_name(f".{STATE}.{os.getpid()}.tmp")
         tmp.write_text(json.dumps(state, sort_keys=True, separators=(",", ":")), encoding="utf-8")
         os.replace(tmp, path)
+        st = path.stat()
+        self._state_cache = ((st.st_ino, st.st_mtime_ns, st.st_size), state)
 
     def _read_index(self) -> None:
         """Take in the index lines this process has not seen (other processes append too)."""
@@ -346,6 +360,7 @@ class RepositoryMemory:
                 continue
             if isinstance(cursor, dict) and cursor.get("offset") == size:
                 continue  # nothing new: one stat, no read
+            self._dirty = True
             if not isinstance(cursor, dict):
                 cursor = files[name] = {"offset": 0, "head": "", "pending": {}}
             elif size < int(cursor.get("offset", 0)) or not self._same_head(path, str(cursor.get("head", ""))):
