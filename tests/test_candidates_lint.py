@@ -1,4 +1,4 @@
-"""Candidates for lint that -Werror turned into build errors, against the real gcc/g++ (12).
+"""Candidates for lint that -Werror turned into build errors, against the real gcc/g++ (12) and clang (14).
 
 Each class is compiled for real; the top candidate is applied to a copy and the
 copy recompiled: its diagnostic must be gone and nothing new may appear.
@@ -55,6 +55,7 @@ int main() { return count({1, 2}, 0) == 3 ? 0 : 1; }
 """
 
 FLAGS = ["-Wall", "-Wextra", "-Werror"]
+_needs_clang = pytest.mark.skipif(shutil.which("clang") is None, reason="needs clang (14)")
 NO_RECORDED_COMMAND = TuCheck()
 
 
@@ -62,7 +63,8 @@ def _compile(ws: Path, name: str, compiler: str, extra: list[str] | None = None)
     # -c, not -fsyntax-only: gcc reports an unused function only when it compiles
     proc = subprocess.run([compiler, *FLAGS, *(extra or []), "-c", name, "-o", "/dev/null"], cwd=ws,
                           capture_output=True, text=True)
-    return [e for e in parse_text(proc.stderr, tool="gcc").build_errors if e.is_failure]
+    tool = "clang" if compiler.startswith("clang") else "gcc"
+    return [e for e in parse_text(proc.stderr, tool=tool).build_errors if e.is_failure]
 
 
 def _no_gate(*_: object) -> TuCheck:
@@ -91,6 +93,9 @@ def _recompiles_clean_of(ws: Path, name: str, compiler: str, record: BuildErrorR
         ("unused-variable", "t.cc", "g++", CPP_SOURCE, ["-std=c++17"]),
         ("unused-parameter", "t.cc", "g++", CPP_SOURCE, ["-std=c++17"]),
         ("sign-compare", "t.cc", "g++", CPP_SOURCE, ["-std=c++17"]),
+        pytest.param("unused-parameter", "t.c", "clang", C_SOURCE, None, marks=_needs_clang),
+        pytest.param("sign-compare", "t.c", "clang", C_SOURCE, None, marks=_needs_clang),
+        pytest.param("unused-variable", "t.cc", "clang++", CPP_SOURCE, ["-std=c++17"], marks=_needs_clang),
     ],
 )
 def test_every_candidate_of_a_class_is_one_the_compiler_accepts(
