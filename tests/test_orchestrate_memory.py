@@ -45,6 +45,8 @@ def test_the_second_session_applies_what_worked_first_and_skips_what_was_reverte
     assert recalled and recalled[0]["preferred"] and len(recalled[0]["avoided"]) == 2
     audit = (store / "audits" / f"{sid}.jsonl").read_text()
     assert "memory: 1 fix(es) that worked before, 2 reverted before" in audit
+    steps = [json.loads(line) for line in audit.splitlines()]
+    assert any("memory:" in s["action_description"] for s in steps)
 
 
 def test_a_fix_that_worked_is_offered_again_even_when_no_generator_proposes_it(tmp_path: Path) -> None:
@@ -186,3 +188,16 @@ def test_an_edit_reverted_on_the_very_same_files_is_not_applied_again(tmp_path: 
     (ws / "prog.txt").write_text("# changed\n" + PROG)  # other content: worth one more try, last
     status, third = _run(ws, Toy(rules=only_wrong))
     assert [o for _, o in third] == ["reverted"]
+
+
+def test_the_step_result_says_what_memory_carried_over(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path, PROG)
+    _run(ws, Toy(rules=RULES))
+    (ws / "prog.txt").write_text(PROG)
+    store = find_store(ws)
+    sid = start_loop(store, build="make", test="make test", cwd=ws, config=Config()).session_id
+    orch = FeedbackLoopOrchestrator(store, runner=Toy(rules=RULES), probe=dict)
+    orch.step(sid)  # probe
+    result = orch.step(sid).to_dict()
+    assert result["memory"] is not None and len(result["memory"]["preferred"]) == 1
+    assert result["memory"]["outcomes"][0]["failure"].startswith("F")

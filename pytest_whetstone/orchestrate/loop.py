@@ -390,6 +390,8 @@ class FeedbackLoopOrchestrator:
         assert view is not None
         candidates = self._live_candidates(state)
         recall = self._recall(session, view, candidates, step_index)
+        if recall:
+            result.memory = recall.to_dict()
         candidates += recall.replay
         tried = set(state.tried_fingerprints) | recall.exhausted
         by_id = {c.candidate_id: c for c in candidates}
