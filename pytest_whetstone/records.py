@@ -70,7 +70,8 @@ ESCALATION_REASONS = (
     "manual_required",
     "infra_gap",
     "repeated_failure",
-    "wall_time",
+    "max_wall",  # the wall-time budget (--max-wall / budgets.max_wall_s) was spent
+    "wall_time",  # the same, as older sessions name it
 )
 
 R = TypeVar("R", bound="Record")
@@ -206,8 +207,9 @@ class BuildErrorRecord(Record):
 
     @property
     def is_failure(self) -> bool:
-        """Only a non-lint error fails a gate (classify by tag, not severity)."""
-        return self.severity == "error" and not self.is_lint
+        """A non-lint error fails a gate (classify by tag, not severity); so does lint the
+        compiler itself turned into an error (``[-Werror=unused-variable]``): it failed the build."""
+        return self.severity == "error" and (not self.is_lint or self.error_code.startswith("-Werror"))
 
 
 # --------------------------------------------------------------------------- tests

@@ -96,7 +96,9 @@ def test_lint_flags_by_tag_not_severity() -> None:
     err = _one("w.c:6:9: error: unused variable ‘u’ [-Werror=unused-variable]\n")
     clang_err = _one("w.c:6:9: error: unused variable 'u' [-Werror,-Wunused-variable]\n")
     for rec in (warn, err, clang_err):
-        assert rec.is_lint and not rec.is_failure
+        assert rec.is_lint
+    # lint stays a warning unless the compiler itself made it an error: then the build failed on it
+    assert not warn.is_failure and err.is_failure and clang_err.is_failure
     real = _one("w.c:9:9: error: ‘x’ undeclared (first use in this function)\n")
     assert not real.is_lint and real.is_failure
     # -Werror alone, or a non-lint -Werror= flag, is not lint.
@@ -104,13 +106,14 @@ def test_lint_flags_by_tag_not_severity() -> None:
     assert not is_lint(BuildErrorRecord(severity="error", error_code="-Werror"))
 
 
-def test_parse_result_counts_exclude_lint() -> None:
+def test_parse_result_counts_exclude_lint_warnings() -> None:
     text = (
         "w.c:6:9: error: unused variable ‘u’ [-Werror=unused-variable]\n"
         "w.c:7:1: error: ‘y’ undeclared (first use in this function)\n"
     )
     result = parse_text(text)
-    assert result.error_count == 1
+    assert result.error_count == 2  # -Werror made the unused variable fail the build too
+    assert parse_text("w.c:6:9: warning: unused variable ‘u’ [-Wunused-variable]\n").error_count == 0
 
 
 def test_user_rule_wins() -> None:

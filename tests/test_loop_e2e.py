@@ -180,3 +180,92 @@ def test_worsening_edits_are_reverted_and_escalate(tmp_path: Path) -> None:
     assert result.escalation is not None and result.escalation.escalation_reason == "worsening_trend"
     assert [s.outcome for s in result.escalation.attempts_summary] == ["reverted_worse", "reverted_worse"]
     assert _sha(ws / "calc.c") == original
+
+
+LINT_ONLY = """#include <stdio.h>
+
+static int add(int a, int b, int unused_param) {
+    int tmp = 3;
+    return a + b;
+}
+
+int main(void) {
+    unsigned n = 3;
+    int i;
+    for (i = 0; i < n; i++)
+        printf("%d\\n", add(i, 1, 0));
+    return 0;
+}
+"""
+WERROR_MAKEFILE = "t: t.c\n\t$(CC) -Wall -Wextra -Werror -o t t.c\n"
+
+
+@pytest.mark.parametrize("compiler", sorted({"gcc", CC}))
+def test_werror_lint_only_build_converges_and_runs_the_binary_it_builds(tmp_path: Path, compiler: str) -> None:
+    """Only -Werror'd lint fails the build; `--test ./t` names a binary the build makes (not a gap)."""
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / ".git").mkdir()
+    (root / "t.c").write_text(LINT_ONLY)
+    (root / "Makefile").write_text(WERROR_MAKEFILE)
+    proc = _fix(root, "--build", f"make CC={compiler}", "--test", "./t", "--max-wall", "120")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "without a diagnostic" not in proc.stdout and "infra_gap" not in proc.stdout
+    assert parse_last(proc.stdout).status == "pass"
+    fixed = (root / "t.c").read_text()
+    assert "(void)unused_param;" in fixed or "__attribute__((unused))" in fixed
+    assert "int tmp = 3;" not in fixed or "(void)tmp;" in fixed
+    clean = subprocess.run(["gcc", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "t.c"], cwd=root,
+                           capture_output=True, text=True)
+    assert clean.returncode == 0, clean.stderr
+    if compiler == "ccwrap":  # the command is recorded: every kept fix was checked by the compiler first
+        assert proc.stdout.count("validated") >= 3, proc.stdout
+
+
+def test_wall_time_spent_escalates_max_wall_with_the_measured_gap(tmp_path: Path) -> None:
+    """A phase the wall-time budget cuts short measured nothing: max_wall, the last real gap, a pasteable next."""
+    root = _c_project(tmp_path / "p", CALC)
+    (root / "Makefile").write_text(MAKEFILE.replace("\t@sleep $${SLOW:-0}\n", "\t@sleep 60\n"))
+    proc = _fix(root, "--build", f"make CC={CC}", "--test", "make test", "--max-wall", "8")
+    out = proc.stdout
+    assert proc.returncode == 1, out + proc.stderr
+    assert "escalated (max_wall)" in out, out
+    assert "all_auto_tried" not in out and "1000000" not in out
+    gap = next(line for line in out.splitlines() if line.strip().startswith("gap left:"))
+    assert gap.strip() in ("gap left: 1 (error_count)", "gap left: 0 (error_count)", "gap left: 2 (error_count)"), out
+    nxt = next(line for line in out.splitlines() if line.strip().startswith("next:"))
+    assert f"`whetstone fix --build 'make CC={CC}' --test 'make test' --max-wall 60`" in nxt, nxt
+
+
+def _session_attempts(root: Path, out: str) -> tuple[str, list[tuple[str, str]]]:
+    from pytest_whetstone.orchestrate.state import loop_fold
+    from pytest_whetstone.store.sessions import load_session
+
+    sid = next(line.split()[-1] for line in out.splitlines() if line.startswith("whetstone fix: session "))
+    state = loop_fold(load_session(root / ".whetstone", sid).events())
+    return sid, [(a.fingerprint, a.status) for a in state.attempts]
+
+
+def test_the_same_fault_twice_starts_from_what_the_first_run_kept(tmp_path: Path) -> None:
+    """Real make + gcc: the second `whetstone fix` applies first what the first kept, and shows the memory."""
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / ".git").mkdir()
+    (root / "t.c").write_text(LINT_ONLY)
+    (root / "Makefile").write_text(WERROR_MAKEFILE)
+    first = _fix(root, "--build", "make CC=gcc", "--test", "./t")
+    assert first.returncode == 0, first.stdout
+    _, tried_first = _session_attempts(root, first.stdout)
+    kept = [f for f, status in tried_first if status == "kept"]
+    reverted = {f for f, status in tried_first if status != "kept"}
+    (root / "t.c").write_text(LINT_ONLY)  # the same fault, seeded again
+    second = _fix(root, "--build", "make CC=gcc", "--test", "./t")
+    assert second.returncode == 0, second.stdout
+    sid, tried_second = _session_attempts(root, second.stdout)
+    assert tried_second[0][0] == kept[0]  # the first application is the fix that worked first
+    assert not reverted & {f for f, _ in tried_second}
+    assert "fix(es) that worked before (earlier sessions in this workspace)" in second.stdout
+    status = subprocess.run([sys.executable, "-m", "pytest_whetstone", "status", sid], cwd=root, env=_env(),
+                            capture_output=True, text=True, timeout=60)
+    memory = json.loads(status.stdout)["loop"]["memory"]
+    assert memory["fixes_that_worked"] >= 3 and memory["carried_over"]

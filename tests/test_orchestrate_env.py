@@ -50,6 +50,16 @@ def test_missing_executables_of_commands(tmp_path: Path) -> None:
     assert next(g for g in gaps if g["name"] == "zz-no-cc")["detail"].startswith("'zz-no-cc'")
 
 
+def test_an_executable_the_build_produces_is_not_a_gap(tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    workspace = tmp_path / "ws"
+    (workspace / "sub").mkdir(parents=True)
+    commands = ["./t", "cd sub && ./build/app --run", f"{outside}/tool", "../elsewhere/helper"]
+    gaps = executables_gap(commands, workspace, workspace)
+    assert sorted(g["name"] for g in gaps) == ["helper", "tool"]  # only what lies outside the workspace
+    assert {g["name"] for g in executables_gap(["./t"], workspace)} == {"t"}  # no workspace given: as before
+
+
 def test_python_requirements_missing_and_wrong_version(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(
         '[project]\nname = "demo"\nversion = "0"\ndependencies = ["pytest>=1", "zz-not-installed-xyz", '

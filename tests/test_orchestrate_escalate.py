@@ -175,3 +175,20 @@ def test_audit_deterministic_shape(tmp_path: Path) -> None:
         return [(a.step_index, a.action_type, a.session_status_after) for a in audit.read_audit(store, sid)]
 
     assert trail("a") == trail("b")
+
+
+def test_next_step_repeats_what_was_typed_not_the_configured_phases(tmp_path: Path) -> None:
+    """Phases from whetstone.json5 are read again by `whetstone fix`; the hint must not spell them as flags."""
+    from pytest_whetstone.config import Phase
+
+    ws = make_workspace(tmp_path, "x = totl\n")
+    store = find_store(ws)
+    config = Config(phases=[Phase("build", "make -j2", "build"), Phase("check", "make check", "test")])
+    orch = FeedbackLoopOrchestrator(store, runner=Toy(rules=BAD), probe=dict)
+    only_config = start_loop(store, cwd=ws, config=config).session_id
+    report = orch.run_to_completion(only_config, 30).escalation
+    assert report is not None and report.recommended_next_step.endswith("re-run `whetstone fix`.")
+    typed = start_loop(store, test="make check", cwd=ws, config=config).session_id
+    report = orch.run_to_completion(typed, 30).escalation
+    assert report is not None and "re-run `whetstone fix --test 'make check'`" in report.recommended_next_step
+    assert "--build" not in report.recommended_next_step

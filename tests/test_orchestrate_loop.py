@@ -177,7 +177,7 @@ def test_run_respects_wall_time(tmp_path: Path) -> None:
     result = orch.run_to_completion(sid, 1.0)
     assert time.monotonic() - t0 < 5
     assert result.final_status == "escalated"
-    assert result.escalation is not None and result.escalation.escalation_reason in ("wall_time", "no_progress")
+    assert result.escalation is not None and result.escalation.escalation_reason in ("max_wall", "no_progress")
 
 
 def test_audit_log_one_entry_per_step(tmp_path: Path) -> None:

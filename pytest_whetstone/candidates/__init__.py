@@ -1,7 +1,8 @@
 """Fix candidates for build errors and test failures.
 
 ``generate(build_errors, test_failures, workspace, config)`` is the one entry
-point: C/C++/CMake/linker candidates from :mod:`.build`, Python and generic
+point: C/C++/CMake/linker candidates from :mod:`.build` (and :mod:`.lint` for
+lint that ``-Werror`` turned into a build failure), Python and generic
 test candidates from :mod:`.test`; the validated search (:mod:`.search`) runs
 only when a budget is given, since it executes the project's tests.
 Candidates come back ranked (validated first, then confidence, then id).
@@ -31,12 +32,14 @@ def generate(
     search_stats: SearchStats | None = None,
 ) -> list[FixCandidate]:
     from .build import generate_build_candidates
+    from .lint import generate_lint_candidates
     from .python_tests import generate_test_candidates
 
     workspace = Path(workspace)
     out: list[FixCandidate] = []
     if build_errors:
         out.extend(generate_build_candidates(build_errors, workspace, config))
+        out.extend(generate_lint_candidates(build_errors, workspace))  # lint that -Werror made fail
     if test_failures:
         from .native_tests import generate_native_candidates, split_native
 

@@ -117,6 +117,9 @@ class Progress:
         why = {"worse": "it made the gap worse", "same": "no progress"}.get(data["why"], data["why"])
         self.line(f"whetstone fix: reverted {data['candidate_id']} ({why})")
 
+    def _on_recalled(self, data: dict[str, Any]) -> None:
+        self.line(f"whetstone fix: step {data['step']}: {data['recall'].describe()} (earlier sessions in this workspace)")
+
     def _on_skipped(self, data: dict[str, Any]) -> None:
         self.line(f"whetstone fix: skipped {data['candidate_id']}: {data['reason']}")
 
@@ -294,5 +297,19 @@ def loop_status(store: Path, session_id: str | None) -> dict[str, Any]:
             "unchecked_files": state.unchecked_files,
             "ledger": file_ledger(state),
             "requirements_gap": state.requirements_gap,
+            "memory": memory_status(store, session.session_id, state),
         }
     }
+
+
+def memory_status(store: Path, session_id: str, state: Any) -> dict[str, Any]:
+    """Repository memory as `whetstone status` shows it: totals, and what it knows of the failures now."""
+    from ..orchestrate.memory import RepositoryMemory
+
+    memory = RepositoryMemory(store)
+    memory.refresh()
+    view = state.view or (state.checks[-1] if state.checks else None)
+    recall = memory.recall(view.failures if view else [], session_id)
+    carried = [e.get("data", {}) for e in load_session(store, session_id).events()
+               if e.get("event") == "memory_recalled"]
+    return {**memory.summary(limit=5), "for_current_failures": recall.to_dict(), "carried_over": carried}

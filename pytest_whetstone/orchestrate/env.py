@@ -225,7 +225,14 @@ def _first_programs(command: str) -> list[str]:
     return programs
 
 
-def executables_gap(commands: Iterable[str], cwd: Path) -> list[dict[str, Any]]:
+def executables_gap(commands: Iterable[str], cwd: Path, workspace: Path | None = None) -> list[dict[str, Any]]:
+    """Programs the commands start that are not there.
+
+    A path inside ``workspace`` (``./t``, ``build/app``) is something the build is
+    expected to produce, never a requirement a setup script could install: it is
+    not a gap, before the build or after it (a build that did not produce it fails
+    as a phase, not as an environment).
+    """
     gaps: list[dict[str, Any]] = []
     seen: set[str] = set()
     for command in commands:
@@ -235,7 +242,7 @@ def executables_gap(commands: Iterable[str], cwd: Path) -> list[dict[str, Any]]:
             seen.add(program)
             if "/" in program:
                 target = (cwd / program) if not os.path.isabs(program) else Path(program)
-                if target.is_file():
+                if target.is_file() or (workspace is not None and _inside(target, workspace)):
                     continue
             elif shutil.which(program):
                 continue
@@ -243,6 +250,14 @@ def executables_gap(commands: Iterable[str], cwd: Path) -> list[dict[str, Any]]:
             gaps.append(_gap("executable", base, f"{program!r} (from {command!r}) is not on PATH",
                              apt=_EXEC_APT.get(base, ""), pip=_EXEC_PIP.get(base, "")))
     return gaps
+
+
+def _inside(path: Path, workspace: Path) -> bool:
+    try:
+        Path(os.path.abspath(path)).relative_to(Path(os.path.abspath(workspace)))
+    except ValueError:
+        return False
+    return True
 
 
 def _apt_for_cmake(package: str) -> str:
@@ -373,5 +388,5 @@ def _provided_by_workspace(module: str, workspace: Path) -> bool:
 
 
 def requirements_gap(workspace: Path, commands: Iterable[str], cwd: Path | None = None) -> list[dict[str, Any]]:
-    """What the probe can tell before any build: Python dependencies and executables."""
-    return python_requirements_gap(workspace) + executables_gap(commands, cwd or workspace)
+    """What the probe can tell before any build: Python dependencies and executables from outside the workspace."""
+    return python_requirements_gap(workspace) + executables_gap(commands, cwd or workspace, workspace)

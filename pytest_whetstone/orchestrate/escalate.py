@@ -72,7 +72,12 @@ def recommended_next_step(
     setup_script: str = "",
 ) -> str:
     config = state.config
-    rerun = _rerun_hint(state)
+    rerun = _rerun_hint(state, reason)
+    if reason in ("max_wall", "wall_time") and config is not None:
+        failure = first_failure(state)
+        where = f" while {_where(failure)} still fails ({failure.failure_class})" if failure else ""
+        return (f"The wall-time budget of {config.max_wall_s:g}s ran out{where} after {state.fix_attempts} fix "
+                f"attempt(s); the files keep the fixes kept so far: {rerun} to continue with more time.")
     if reason == "infra_gap":
         gaps = state.requirements_gap
         names = ", ".join(f"{g.get('kind')} {g.get('name')}" for g in gaps[:6]) or "the missing pieces"
@@ -104,17 +109,29 @@ def recommended_next_step(
     return " ".join(parts) + f"; then {rerun}."
 
 
-def _rerun_hint(state: LoopState) -> str:
+def rerun_command(state: LoopState, reason: str = "") -> str:
+    """The command a person can paste to run the loop again: what was typed, not what the config adds."""
     config = state.config
     if config is None:
-        return "re-run `whetstone fix`"
+        return "whetstone fix"
     words = ["whetstone", "fix"]
     for phase in config.phases:
+        if phase.origin == "config":
+            continue  # `whetstone fix` reads whetstone.json5's phases again by itself
         if phase.kind == "build" and "--build" not in words:
             words += ["--build", phase.command]
         elif phase.kind == "test" and "--test" not in words:
             words += ["--test", phase.command]
-    return f"re-run `{shlex.join(words)}`"
+    if reason in ("max_wall", "wall_time"):
+        words += ["--max-wall", f"{max(config.max_wall_s * 2, 60):g}"]
+    command = shlex.join(words)
+    if config.cwd and config.workspace and os.path.normpath(config.cwd) != os.path.normpath(config.workspace):
+        command = f"cd {shlex.quote(config.cwd)} && {command}"
+    return command
+
+
+def _rerun_hint(state: LoopState, reason: str = "") -> str:
+    return f"re-run `{rerun_command(state, reason)}`"
 
 
 def compose(

@@ -50,6 +50,7 @@ from .env import (
 from .escalate import compose, write_setup_script
 from .judging import _metric, _stage, assess_progress, final_verdict
 from .ledger import failure_of_build, failure_of_test, file_ledger
+from .memory import Recall, RepositoryMemory
 from .phases import LoopError, PhaseOutcome, PhaseRunner, plan_phases, run_phase, start_loop
 from .policy import OrchestratorPolicy, PolicyInput
 from .results import LoopResult, Reporter, StepResult
@@ -88,6 +89,7 @@ class FeedbackLoopOrchestrator:
         policy: OrchestratorPolicy | None = None,
         selector: CandidateAutoSelector | None = None,
         reporter: Reporter = _quiet,
+        memory: RepositoryMemory | None | bool = True,
     ) -> None:
         self.store = store
         self.runner = runner
@@ -95,6 +97,15 @@ class FeedbackLoopOrchestrator:
         self.policy = policy or OrchestratorPolicy()
         self.selector = selector or CandidateAutoSelector()
         self.report = reporter
+        # what earlier sessions in this workspace learned (True: the store's own, made on first use)
+        self._memory: RepositoryMemory | None = None if memory is True or memory is False else memory
+        self._use_memory = memory is not False
+
+    @property
+    def memory(self) -> RepositoryMemory | None:
+        if self._memory is None and self._use_memory:
+            self._memory = RepositoryMemory(self.store)
+        return self._memory
 
     # -- public API ------------------------------------------------------------
     def state(self, session_id: str) -> LoopState:
@@ -173,7 +184,7 @@ class FeedbackLoopOrchestrator:
                     break
                 if time.monotonic() >= deadline:
                     if escalate_on_wall:
-                        steps.append(self.step(session_id, force=("wall_time", f"wall time of {wall:g}s spent")))
+                        steps.append(self.step(session_id, force=("max_wall", wall_spent(wall, state))))
                     break
                 result = self.step(session_id, dry_run=dry_run, deadline=deadline)
                 steps.append(result)
@@ -253,6 +264,15 @@ class FeedbackLoopOrchestrator:
         check_data = self._run_phases(session, config, step_index, result, deadline)
         session.append("loop_check", check_data)
         state = loop_fold(session.events())
+        if check_data.get("cut_by_wall"):
+            # nothing was measured: the pending edit (if any) is put back by the escalation, unjudged
+            why = wall_spent(config.max_wall_s, state, check_data.get("phase"))
+            self._log_decision(session, OrchestratorDecision("escalate", why, 1.0, escalation_reason="max_wall"),
+                               step_index, "post_check")
+            self._escalate(session, state, "max_wall", why, result)
+            result.rationale = why
+            result.description = f"{check_data.get('phase')} cut short by the wall-time budget; escalated (max_wall)"
+            return
         check = state.checks[-1]
         notes = [f"{check.phase} {'passed' if check.passed else 'failed'}" + ("" if check.passed else f" ({check.count})")]
         if pending is not None:
@@ -285,8 +305,9 @@ class FeedbackLoopOrchestrator:
         index = 0
         for index, phase in enumerate(config.phases):
             timeout = config.timeout_s
-            if deadline is not None:
-                timeout = max(1.0, min(timeout, deadline - time.monotonic()))
+            capped = False
+            if deadline is not None and deadline - time.monotonic() < timeout:
+                timeout, capped = max(1.0, deadline - time.monotonic()), True
             self.report("phase_start", {"phase": phase.name, "command": phase.command, "step": step_index})
             t0 = time.monotonic()
             mark = len(session.events())
@@ -299,6 +320,10 @@ class FeedbackLoopOrchestrator:
                 "passed": not failed, "duration_ms": int((time.monotonic() - t0) * 1000),
             })
             self.report("phase_end", {"phase": phase.name, "outcome": outcome, "failed": failed, "step": step_index})
+            if outcome.timed_out and capped:
+                # the wall-time budget ran out, not the phase: this measured nothing about the code
+                return {"step_index": step_index, "phase": phase.name, "phase_index": index, "cut_by_wall": True,
+                        "passed": False, "timed_out": True, "exit_code": outcome.exit_code}
             if failed:
                 data = self._check_data(session, config, step_index, index, phase, outcome, cwd)
                 # the candidates made from *this* run: older ones may carry stale positions and hashes
@@ -334,7 +359,7 @@ class FeedbackLoopOrchestrator:
             count, stage = TIMEOUT_COUNT, 0
         requirements = build_requirements_gap(errors, workspace) + import_requirements_gap(tests, workspace)
         if outcome.exit_code in (126, 127) and not failures:
-            requirements += executables_gap([phase.command], cwd)
+            requirements += executables_gap([phase.command], cwd, workspace)
         return {
             "step_index": step_index, "passed": False, "phase": phase.name, "phase_index": index,
             "stage": stage, "metric": _metric(phase.kind), "count": count, "failure": outcome.verdict.failure,
@@ -365,10 +390,14 @@ class FeedbackLoopOrchestrator:
         view = state.view
         assert view is not None
         candidates = self._live_candidates(state)
-        tried = set(state.tried_fingerprints)
+        recall = self._recall(session, view, candidates, step_index)
+        if recall:
+            result.memory = recall.to_dict()
+        candidates += recall.replay
+        tried = set(state.tried_fingerprints) | recall.exhausted
         by_id = {c.candidate_id: c for c in candidates}
         for _ in range(len(candidates) + 1):
-            selection = self.selector.select(candidates, tried)
+            selection = self.selector.select(candidates, tried, prefer=recall.preferred, avoid=recall.avoided)
             log_selection(session, selection, step_index)
             if selection.action != "apply":
                 self._escalate(session, loop_fold(session.events()), selection.escalation_reason,
@@ -391,8 +420,29 @@ class FeedbackLoopOrchestrator:
                 continue
             result.candidate_applied = candidate.candidate_id
             self.report("applied", {"candidate": candidate, "step": step_index})
-            return f"applied {candidate.candidate_id}"
+            note = f"; {recall.describe()}" if recall else ""
+            return f"applied {candidate.candidate_id}{note}"
         return "no applicable candidate"
+
+    def _recall(self, session: Session, view: Check, live: list[FixCandidate], step_index: int) -> Recall:
+        """What earlier sessions learned about the failing records; written to the session when anything."""
+        memory = self.memory
+        if memory is None or not view.failures:
+            return Recall()
+        try:
+            memory.refresh()
+            recall = memory.recall(view.failures, session.session_id)
+        except Exception as exc:  # noqa: BLE001 - memory is advice: the loop goes on without it
+            warn_line(f"memory: not used this step: {exc}")
+            return Recall()
+        fresh = {c.edits_fingerprint() for c in live}
+        recall.replay = [c for c in recall.replay if c.edits_fingerprint() not in fresh]
+        if recall.replay:
+            session.append("candidates", {"origin": "memory", "records": [c.to_dict() for c in recall.replay]})
+        if recall:
+            session.append("memory_recalled", {"step_index": step_index, **recall.to_dict()})
+            self.report("recalled", {"step": step_index, "recall": recall})
+        return recall
 
     def _apply(self, session: Session, state: LoopState, candidate: FixCandidate, view: Check, step_index: int) -> None:
         workspace = session.workspace
@@ -408,6 +458,7 @@ class FeedbackLoopOrchestrator:
             "pre_images": {p.rel: None if p.before is None else p.before.decode("utf-8") for p in plans},
             "check_index": view.index, "gap_before": view.gap.to_dict(),
             "description": candidate.description[:300],
+            "candidate": candidate.to_dict(),  # what repository memory can offer again
         })
         try:
             entry = edits.apply(candidate, workspace, session)
@@ -526,6 +577,14 @@ class FeedbackLoopOrchestrator:
             verdict=final_verdict(state, session),
             steps=steps,
         )
+
+
+def wall_spent(wall: float, state: LoopState, phase: object = None) -> str:
+    """The rationale of a max_wall escalation: the budget, where it ran out, the gap as last measured."""
+    gap = state.current_gap
+    where = f" while {phase!s} ran" if phase else ""
+    measured = f"gap {gap.current} ({gap.metric_type})" if state.checks else "nothing measured yet"
+    return f"wall time of {wall:g}s spent{where}; {measured}, {state.fix_attempts} fix attempt(s) made"
 
 
 def _replace_all(rel: str, current: bytes, new_text: str) -> FixCandidate:

@@ -54,13 +54,13 @@ def run_phase(phase: PhaseSpec, session: Session, timeout: float | None, cwd: Pa
 def plan_phases(build: str | None, test: str | None, config: Config) -> list[PhaseSpec]:
     """Build, then tests, with the config file's extra phases in between / after (by kind)."""
     if not build and not test:
-        return [PhaseSpec(p.name, p.command, p.kind) for p in config.phases]
+        return [PhaseSpec(p.name, p.command, p.kind, "config") for p in config.phases]
     taken = {"build"} if build else set()
     taken |= {"tests", "test"} if test else set()
-    extra = [PhaseSpec(p.name, p.command, p.kind) for p in config.phases if p.name not in taken]
-    phases: list[PhaseSpec] = [PhaseSpec("build", build, "build")] if build else []
+    extra = [PhaseSpec(p.name, p.command, p.kind, "config") for p in config.phases if p.name not in taken]
+    phases: list[PhaseSpec] = [PhaseSpec("build", build, "build", "cli")] if build else []
     phases += [p for p in extra if p.kind == "build"]
-    phases += [PhaseSpec("tests", test, "test")] if test else []
+    phases += [PhaseSpec("tests", test, "test", "cli")] if test else []
     phases += [p for p in extra if p.kind == "test"]
     phases += [p for p in extra if p.kind not in ("build", "test")]
     return phases

@@ -28,6 +28,7 @@ class StepResult:
     duration_ms: int = 0
     description: str = ""
     gap_before_measured: bool = True  # False on the step that measures the gap the first time
+    memory: dict[str, Any] | None = None  # what repository memory carried over this step (Recall.to_dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -48,6 +49,7 @@ class StepResult:
             "phases": self.phases,
             "duration_ms": self.duration_ms,
             "description": self.description,
+            "memory": self.memory,
         }
 
 

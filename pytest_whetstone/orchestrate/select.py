@@ -4,6 +4,9 @@ Rules, in order:
 
 * rank: validated first, then confidence, then the candidate id (``records.rank_candidates``),
   so ties are broken the same way on every machine;
+* repository memory (``memory.py``): an edit set kept for the same failure in an
+  earlier session goes first; one reverted for it goes after the other automatic
+  candidates (tried only when nothing else is left);
 * never re-apply what this session already tried, by the hash of its *edits*
   (``FixCandidate.edits_fingerprint``) -- two candidates with different
   descriptions but the same edits are one candidate;
@@ -56,9 +59,17 @@ class Selection(Record):
 
 
 class CandidateAutoSelector:
-    def select(self, candidates: Iterable[FixCandidate], tried: Iterable[str] = ()) -> Selection:
+    def select(
+        self,
+        candidates: Iterable[FixCandidate],
+        tried: Iterable[str] = (),
+        *,
+        prefer: Iterable[str] = (),
+        avoid: Iterable[str] = (),
+    ) -> Selection:
+        """``prefer`` / ``avoid``: edit fingerprints that earlier sessions kept / reverted for these failures."""
         tried_set = set(tried)
-        ranked = _unique(rank_candidates([c.ensure_id() for c in candidates]))
+        ranked = remembered_order(_unique(rank_candidates([c.ensure_id() for c in candidates])), set(prefer), set(avoid))
         considered = [c.candidate_id for c in ranked]
         untried = [c for c in ranked if c.edits_fingerprint() not in tried_set]
         skipped = [c.candidate_id for c in ranked if c.edits_fingerprint() in tried_set]
@@ -70,7 +81,7 @@ class CandidateAutoSelector:
             )
         if not untried:
             return Selection(
-                rationale=f"all {len(ranked)} candidates were already tried in this session",
+                rationale=f"all {len(ranked)} candidates were already tried (in this session, or reverted before on these very files)",
                 escalation_reason="all_auto_tried",
                 considered=considered,
                 skipped_tried=skipped,
@@ -95,6 +106,8 @@ class CandidateAutoSelector:
                 skipped_tried=skipped,
             )
         rank_note = "validated, " if top.validated else ""
+        if top.edits_fingerprint() in set(prefer):
+            rank_note = "worked before for this failure, " + rank_note
         return Selection(
             action="apply",
             candidate_id=top.candidate_id,
@@ -109,6 +122,19 @@ class CandidateAutoSelector:
             considered=considered,
             skipped_tried=skipped,
         )
+
+
+def remembered_order(ranked: list[FixCandidate], prefer: set[str], avoid: set[str]) -> list[FixCandidate]:
+    """Repository memory on top of the rank: what worked before first; what was reverted
+    before last among the automatic candidates (still before a manual one, so it is tried
+    when nothing else is left rather than never)."""
+    if not prefer and not avoid:
+        return ranked
+    first = [c for c in ranked if is_automatic(c) and c.edits_fingerprint() in prefer]
+    last = [c for c in ranked if is_automatic(c) and c.edits_fingerprint() in avoid and c not in first]
+    rest = [c for c in ranked if c not in first and c not in last]
+    cut = next((i for i, c in enumerate(rest) if not is_automatic(c)), len(rest))
+    return first + rest[:cut] + last + rest[cut:]
 
 
 def _unique(ranked: list[FixCandidate]) -> list[FixCandidate]:

@@ -6,6 +6,7 @@ this fold adds what only the orchestrator writes:
 ``loop_started``   the loop's configuration (phases, budgets, goal)
 ``environment``    the environment snapshot and the requirements it misses
 ``loop_check``     one iteration: the phases run in order up to the first failure
+                   (``cut_by_wall``: the wall-time budget cut a phase short -- not a measurement)
 ``loop_intent``    written *before* an edit is applied (pre-images, hashes): a
                    write-ahead record so a killed process can roll a torn edit back
 ``applied``        (edit engine) the application's journal entry
@@ -35,9 +36,13 @@ class PhaseSpec:
     name: str
     command: str
     kind: str = "build"  # build | test | other
+    origin: str = ""  # cli (--build / --test) | config (whetstone.json5); "" in older sessions
 
     def to_dict(self) -> dict[str, str]:
-        return {"name": self.name, "command": self.command, "kind": self.kind}
+        out = {"name": self.name, "command": self.command, "kind": self.kind}
+        if self.origin:
+            out["origin"] = self.origin
+        return out
 
 
 @dataclass
@@ -55,7 +60,8 @@ class LoopConfig:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LoopConfig:
         phases = [
-            PhaseSpec(str(p.get("name", "")), str(p.get("command", "")), str(p.get("kind", "build")))
+            PhaseSpec(str(p.get("name", "")), str(p.get("command", "")), str(p.get("kind", "build")),
+                      str(p.get("origin", "")))
             for p in data.get("phases", []) or []
             if isinstance(p, dict)
         ]
@@ -331,6 +337,8 @@ class _LoopFolder:
 
     def _on_loop_check(self, data: dict[str, Any]) -> None:
         st = self.state
+        if data.get("cut_by_wall"):
+            return  # the wall-time budget cut a phase short: it measured nothing
         check = Check(
             index=len(st.checks),
             step_index=int(data.get("step_index", 0)),

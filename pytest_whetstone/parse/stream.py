@@ -42,7 +42,7 @@ class ParseStream:
                 for record in batch:
                     if isinstance(record, BuildErrorRecord):
                         # ParseResult.error_count / warning_count, one record at a time
-                        if record.severity == "error" and not record.is_lint:
+                        if record.is_failure:
                             self.error_count += 1
                         if record.severity == "warning" or record.is_lint:
                             self.warning_count += 1
