@@ -91,6 +91,8 @@ def step_feedback_loop(session_id: str, workspace: str | None = None) -> dict[st
         out["candidates"] = as_dicts(rank_candidates(list(result.candidates)))
     if result.escalation is not None:
         out["escalation"] = result.escalation.to_dict()
+    if result.memory:
+        out["memory"] = result.memory  # what earlier sessions in this workspace carried over
     return out
 
 

@@ -152,6 +152,7 @@ class StepFeedbackLoopResult(TypedDict):
     gap: GapModel
     candidates: NotRequired[list[FixCandidate]]
     escalation: NotRequired[EscalationReport]
+    memory: NotRequired[dict[str, Any]]
 
 
 class RunFeedbackLoopResult(TypedDict):

@@ -37,6 +37,7 @@ from ..records import (
     rank_candidates,
     stable_id,
 )
+from ..store import events
 from ..store.sessions import Session, load_session, warn_line
 from . import audit
 from .env import (
@@ -206,7 +207,7 @@ class FeedbackLoopOrchestrator:
         pending = state.pending
         if pending is None:
             return None
-        session.append("loop_judged", {
+        session.append(events.LOOP_JUDGED, {
             "intent_id": pending.intent_id, "journal_id": pending.journal_id, "verdict": why,
             "action": "revert", "persisted": None, "gap_after": None, "check_index": -1,
         })
@@ -222,7 +223,7 @@ class FeedbackLoopOrchestrator:
         snapshot = self.probe()
         commands = [p.command for p in config.phases]
         missing = requirements_gap(workspace, commands, Path(config.cwd or workspace))
-        session.append("environment", {
+        session.append(events.ENVIRONMENT, {
             "snapshot": snapshot, "missing": missing, "requires": {"find_package": find_packages(workspace)},
         })
         result.description = (
@@ -231,7 +232,7 @@ class FeedbackLoopOrchestrator:
 
     def _converge(self, session: Session, state: LoopState, result: StepResult) -> None:
         kept = [a.candidate_id for a in state.attempts if a.status == "kept"]
-        session.append("converged", {"gap": state.current_gap.to_dict(), "kept": kept})
+        session.append(events.CONVERGED, {"gap": state.current_gap.to_dict(), "kept": kept})
         result.description = f"converged with {len(kept)} fix(es) kept"
 
     def _escalate(
@@ -245,7 +246,7 @@ class FeedbackLoopOrchestrator:
             path = write_setup_script(session.store, session.session_id, state.requirements_gap)
             setup = display_path(path)
         report = compose(state, reason, self._live_candidates(state), setup)
-        session.append("escalated", {"report": report.to_dict(), "rationale": rationale, "ledger": file_ledger(state)})
+        session.append(events.ESCALATED, {"report": report.to_dict(), "rationale": rationale, "ledger": file_ledger(state)})
         result.escalation = report
         result.description = f"escalated: {reason}"
 
@@ -262,7 +263,7 @@ class FeedbackLoopOrchestrator:
         assert config is not None
         pending = state.pending
         check_data = self._run_phases(session, config, step_index, result, deadline)
-        session.append("loop_check", check_data)
+        session.append(events.LOOP_CHECK, check_data)
         state = loop_fold(session.events())
         if check_data.get("cut_by_wall"):
             # nothing was measured: the pending edit (if any) is put back by the escalation, unjudged
@@ -287,7 +288,7 @@ class FeedbackLoopOrchestrator:
         self._log_decision(session, post, step_index, "post_check")
         if post.action_type == "converge":
             self._converge(session, state, result)
-            notes.append("converged")
+            notes.append(events.CONVERGED)
         elif post.action_type == "escalate":
             self._escalate(session, state, post.escalation_reason, post.rationale, result)
             result.rationale = post.rationale
@@ -373,7 +374,7 @@ class FeedbackLoopOrchestrator:
         baseline = state.checks[attempt.check_index] if 0 <= attempt.check_index < len(state.checks) else None
         verdict, persisted = assess_progress(baseline, check, attempt)
         action = "keep" if verdict == "progress" else "revert"
-        session.append("loop_judged", {
+        session.append(events.LOOP_JUDGED, {
             "intent_id": attempt.intent_id, "journal_id": attempt.journal_id, "verdict": verdict,
             "action": action, "persisted": persisted, "gap_after": check.gap.to_dict(), "check_index": check.index,
         })
@@ -411,7 +412,7 @@ class FeedbackLoopOrchestrator:
             try:
                 self._apply(session, state, candidate, view, step_index)
             except edits.EditError as exc:
-                session.append("loop_skipped", {
+                session.append(events.LOOP_SKIPPED, {
                     "candidate_id": candidate.candidate_id, "fingerprint": candidate.edits_fingerprint(),
                     "reason": str(exc),
                 })
@@ -438,9 +439,9 @@ class FeedbackLoopOrchestrator:
         fresh = {c.edits_fingerprint() for c in live}
         recall.replay = [c for c in recall.replay if c.edits_fingerprint() not in fresh]
         if recall.replay:
-            session.append("candidates", {"origin": "memory", "records": [c.to_dict() for c in recall.replay]})
+            session.append(events.CANDIDATES, {"origin": "memory", "records": [c.to_dict() for c in recall.replay]})
         if recall:
-            session.append("memory_recalled", {"step_index": step_index, **recall.to_dict()})
+            session.append(events.MEMORY_RECALLED, {"step_index": step_index, **recall.to_dict()})
             self.report("recalled", {"step": step_index, "recall": recall})
         return recall
 
@@ -449,7 +450,7 @@ class FeedbackLoopOrchestrator:
         plans = edits.plan(candidate.edits, workspace)  # validates; EditError before any intent
         target = next((f for f in view.failures if f.record_id == candidate.target_id), None)
         intent_id = "I" + stable_id(session.session_id, candidate.candidate_id, step_index, secrets.token_hex(4))
-        session.append("loop_intent", {
+        session.append(events.LOOP_INTENT, {
             "intent_id": intent_id, "step_index": step_index, "candidate_id": candidate.candidate_id,
             "fingerprint": candidate.edits_fingerprint(), "target_id": candidate.target_id,
             "target_fingerprint": target.fingerprint if target else "",
@@ -464,9 +465,9 @@ class FeedbackLoopOrchestrator:
             entry = edits.apply(candidate, workspace, session)
         except BaseException as exc:
             # the engine wrote nothing (or put it back): close the intent so it is not "torn"
-            session.append("loop_recovered", {"intent_id": intent_id, "files": [], "reason": f"refused: {exc}"})
+            session.append(events.LOOP_RECOVERED, {"intent_id": intent_id, "files": [], "reason": f"refused: {exc}"})
             raise
-        session.append("loop_applied", {"intent_id": intent_id, "journal_id": entry.journal_id})
+        session.append(events.LOOP_APPLIED, {"intent_id": intent_id, "journal_id": entry.journal_id})
 
     # -- recovery --------------------------------------------------------------
     def _recover(self, session: Session, state: LoopState) -> bool:
@@ -474,7 +475,7 @@ class FeedbackLoopOrchestrator:
         changed = False
         for attempt in state.torn:
             restored = self._roll_back_torn(session, attempt)
-            session.append("loop_recovered", {"intent_id": attempt.intent_id, "files": restored,
+            session.append(events.LOOP_RECOVERED, {"intent_id": attempt.intent_id, "files": restored,
                                               "reason": "application interrupted"})
             self.report("recovered", {"candidate_id": attempt.candidate_id, "files": restored})
             changed = True
@@ -518,7 +519,7 @@ class FeedbackLoopOrchestrator:
         except edits.EditError as exc:
             warn_line(f"cannot revert {attempt.candidate_id}: {exc}")
             # mark it handled so later steps do not retry forever; the ledger shows it
-            session.append("loop_recovered", {"intent_id": attempt.intent_id, "files": [],
+            session.append(events.LOOP_RECOVERED, {"intent_id": attempt.intent_id, "files": [],
                                               "reason": f"revert failed: {exc}"})
 
     # -- helpers ---------------------------------------------------------------
@@ -537,7 +538,7 @@ class FeedbackLoopOrchestrator:
         return [c for c in state.session.candidates if c.target_id in targets and c.candidate_id in fresh]
 
     def _log_decision(self, session: Session, decision: OrchestratorDecision, step_index: int, kind: str) -> None:
-        session.append("decision", {"kind": kind, "step_index": step_index, **decision.to_dict()})
+        session.append(events.DECISION, {"kind": kind, "step_index": step_index, **decision.to_dict()})
 
     def _finish_step(self, session: Session, result: StepResult, started: float, error: BaseException | None) -> None:
         state = loop_fold(session.events())
@@ -560,7 +561,7 @@ class FeedbackLoopOrchestrator:
         )
         try:
             audit.append_entry(session.store, session.session_id, entry)
-            session.append("loop_step", entry.to_dict())
+            session.append(events.LOOP_STEP, entry.to_dict())
         except OSError as exc:
             warn_line(f"could not write the audit trail: {exc}")
         self.report("step", {"result": result})

@@ -37,6 +37,7 @@ from typing import Any
 
 from .. import edits
 from ..records import FixCandidate, stable_id
+from ..store import events
 from ..store.sessions import append_line, warn_line, workspace_of
 
 VERSION = 1
@@ -416,7 +417,7 @@ class RepositoryMemory:
 
     def _fold_event(self, path: Path, cursor: dict[str, Any], event: dict[str, Any]) -> dict[str, Any] | None:
         kind, data = event.get("event"), event["data"]
-        if kind == "loop_started":
+        if kind == events.LOOP_STARTED:
             ran_in = str(data.get("workspace") or "")
             if ran_in and os.path.normpath(ran_in) != str(self.workspace):
                 cursor["foreign"] = True
@@ -424,14 +425,14 @@ class RepositoryMemory:
                 self._warn_file(path, cursor, f"a session from another checkout ({ran_in[:200]})")
             return None
         pending: dict[str, Any] = cursor.setdefault("pending", {})
-        if kind == "loop_intent":
+        if kind == events.LOOP_INTENT:
             intent = _intent_of(data)
             if intent is not None:
                 pending[intent["intent_id"]] = intent
                 while len(pending) > MAX_PENDING:
                     pending.pop(next(iter(pending)))
             return None
-        if kind != "loop_judged":
+        if kind != events.LOOP_JUDGED:
             return None
         intent = pending.pop(str(data.get("intent_id", "")), None)
         verdict = str(data.get("verdict", ""))

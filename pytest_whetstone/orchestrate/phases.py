@@ -8,6 +8,7 @@ from typing import Protocol
 
 from ..config import Config, ConfigError, load_config
 from ..records import Verdict
+from ..store import events
 from ..store.location import ensure_layout
 from ..store.sessions import Session, new_session_id, open_session, workspace_of
 from .state import LoopConfig, PhaseSpec, loop_fold
@@ -114,5 +115,5 @@ def start_loop(
     )
     if loop_fold(session.events()).started:
         raise LoopError(f"session {session.session_id} already has a loop")
-    session.append("loop_started", loop.to_dict())
+    session.append(events.LOOP_STARTED, loop.to_dict())
     return session

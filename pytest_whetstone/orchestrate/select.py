@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from ..records import FixCandidate, OrchestratorDecision, Record, rank_candidates
+from ..store import events
 from ..store.sessions import Session
 
 
@@ -152,8 +153,7 @@ def _unique(ranked: list[FixCandidate]) -> list[FixCandidate]:
 
 def log_selection(session: Session, selection: Selection, step_index: int) -> None:
     """Every selection is in the session log (seed: "selection logged to session")."""
-    session.append(
-        "decision",
+    session.append(events.DECISION,
         {"kind": "selection", "step_index": step_index, **selection.decision().to_dict(),
          "selection": selection.to_dict()},
     )

@@ -32,7 +32,16 @@ APPLIED = "applied"
 REVERTED = "reverted"
 DECISION = "decision"
 ENVIRONMENT = "environment"
+MEMORY_RECALLED = "memory_recalled"  # what repository memory carried into a loop step
+# The loop's own events (orchestrate/state.py folds them).
 LOOP_STARTED = "loop_started"
+LOOP_STEP = "loop_step"
+LOOP_INTENT = "loop_intent"
+LOOP_APPLIED = "loop_applied"
+LOOP_CHECK = "loop_check"
+LOOP_JUDGED = "loop_judged"
+LOOP_SKIPPED = "loop_skipped"
+LOOP_RECOVERED = "loop_recovered"
 
 # The order a run's events are written in: records before the candidates that target them, the
 # verdict last (a reader that sees the verdict sees the whole run).
