@@ -503,7 +503,7 @@ def _record(
     duration_ms: int,
     record_tests: bool = True,
 ) -> None:
-    previous = session.state().gaps
+    previous = _last_gap(session)
     action = "test" if gap.metric_type == "test_failure_count" else "build"
     attempt = AttemptRecord(
         attempt_id=attempt_id,
@@ -513,7 +513,7 @@ def _record(
         command=_command_text(cmd),
         exit_code=facts.exit_code or 0,
         outcome=_attempt_outcome(facts, failure),
-        gap_before=previous[-1] if previous else None,
+        gap_before=previous,
         gap_after=gap,
         started_at=now_iso(),
         duration_ms=duration_ms,
@@ -553,6 +553,16 @@ def _record(
         "errors": result.error_count, "warnings": result.warning_count,
         "passed": result.pass_count, "failed": result.fail_count, "skipped": result.skip_count,
     })
+
+
+def _last_gap(session: Session) -> GapModel | None:
+    """The gap the previous attempt measured (read from the end of the log, not by folding it)."""
+    last = session.last_event(events.ATTEMPT)
+    gap = ((last or {}).get("data") or {}).get("attempt", {}).get("gap_after")
+    try:
+        return GapModel.from_dict(gap) if isinstance(gap, dict) else None
+    except (TypeError, ValueError):
+        return None
 
 
 def _attempt_outcome(facts: RunFacts, failure: str | None) -> str:

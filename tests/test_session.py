@@ -175,3 +175,14 @@ def test_malformed_event_data_is_skipped() -> None:
     with pytest.warns(SessionWarning):
         state = fold([_event("attempt", {"attempt": {"gap_after": "not a gap"}})])
     assert state.attempts == []
+
+
+def test_last_event_reads_backwards_across_blocks(tmp_path: Path) -> None:
+    session = open_session(find_store(tmp_path), "s1")
+    session.append("attempt", {"n": 1})
+    session.append("observation", {"raw": "x" * 200_000})  # larger than a block
+    session.append("attempt", {"n": 2})
+    session.append("observation", {"raw": "y" * 70_000})
+    last = session.last_event("attempt", block=4096)
+    assert last is not None and last["data"] == {"n": 2}
+    assert session.last_event("verdict") is None

@@ -321,3 +321,47 @@ def test_pytest_agent_mode_gives_one_line_per_failure(ws: Path) -> None:
     assert any(line.startswith("fail assertion test_mod.py::test_double") and "expected" in line
                for line in agent.stdout.splitlines()), agent.stdout
     assert verdict_of(agent)["failure"] == verdict_of(human)["failure"] == "test-failure"
+
+
+# --------------------------------------------------------------------------- more everyday runs
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake")
+def test_cmake_missing_source_is_a_source_error_in_cmakelists(ws: Path) -> None:
+    (ws / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.13)\nproject(p C)\nadd_library(core core.c gone.c)\n"
+    )
+    (ws / "core.c").write_text("int core(void) { return 1; }\n")
+    v = verdict_of(whetstone(["run", "--", "cmake", "-S", ".", "-B", "build"], ws))
+    assert v["status"] == "fail" and v["failure"] in ("compile-error", "setup-error"), v
+    assert v["first_error"] and v["first_error"].startswith("CMakeLists.txt"), v
+    agrees_with_reports(ws, v)
+
+
+def _pytest_project(ws: Path) -> None:
+    (ws / "mod.py").write_text("def double(x):\n    return x + x + 1\n\n\ndef half(x):\n    return x / 2\n")
+    (ws / "test_mod.py").write_text(
+        "from mod import double, half\n\n\ndef test_double():\n    assert double(2) == 4\n\n\n"
+        "def test_half():\n    assert half(4) == 2\n\n\ndef test_double_zero():\n    assert double(0) == 0\n"
+    )
+
+
+@pytest.mark.parametrize("extra", [["-x"], ["-n", "2"]], ids=["stop-at-first", "xdist"])
+def test_pytest_variants_through_whetstone_run(ws: Path, extra: list[str]) -> None:
+    _pytest_project(ws)
+    proc = whetstone(["run", "--", sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "whetstone",
+                      *extra], ws)
+    v = verdict_of(proc)
+    assert proc.stdout.count(BEGIN) == 1
+    assert (v["failure"], v["phase"], v["retry"]) == ("test-failure", "tests", "fix-source"), v
+    assert v["first_error"] and v["first_error"].startswith("mod.py"), v
+    agrees_with_reports(ws, v)
+
+
+def test_a_100_mb_output_still_ends_with_the_verdict(ws: Path) -> None:
+    script = "import sys\nline = b'x' * 99 + b'\\n'\nfor _ in range(1_000_000): sys.stdout.buffer.write(line)\n"
+    proc = subprocess.run([*WHETSTONE, "run", "--", sys.executable, "-c", script], cwd=ws, env=_env(),
+                          capture_output=True, timeout=300)
+    assert len(proc.stdout) > 100_000_000
+    tail = proc.stdout[-2000:].decode()
+    v = parse_last(tail)
+    assert v is not None and v.status == "pass" and tail.rstrip("\n").endswith(END)

@@ -155,6 +155,34 @@ class Session:
             return []
         return list(read_jsonl(self.path))
 
+    def last_event(self, event: str, *, block: int = 1 << 16) -> dict[str, Any] | None:
+        """The newest event of a kind, read backwards from the end of the log: the cost is the distance
+        to it (about one run), not the length of the log."""
+        try:
+            handle = open(self.path, "rb")
+        except OSError:
+            return None
+        needle = f'"event":"{event}"'.encode()
+        with handle:
+            end = handle.seek(0, os.SEEK_END)
+            tail = b""
+            while end > 0:
+                start = max(0, end - block)
+                handle.seek(start)
+                chunk = handle.read(end - start) + tail
+                lines = chunk.split(b"\n")
+                tail = lines[0] if start > 0 else b""  # may be cut: joined with the next block
+                for raw in reversed(lines[1:] if start > 0 else lines):
+                    if needle in raw:
+                        try:
+                            value = json.loads(raw)
+                        except ValueError:
+                            continue
+                        if isinstance(value, dict) and value.get("event") == event:
+                            return value
+                end = start
+        return None
+
     def size(self) -> int:
         """The log's length in bytes: a mark to read only what was appended after it."""
         try:
