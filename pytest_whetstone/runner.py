@@ -377,7 +377,13 @@ def _candidates(result: ParseResult, session: Session, config: Config, *, tests:
     try:
         failing = [e for e in result.build_errors if e.is_failure]
         live = [t for t in result.test_failures if not t.flaky] if tests else []
-        return list(generate(failing, live, session.workspace, config))
+        from .candidates.validate import ValidationStats
+
+        stats = ValidationStats()
+        out = list(generate(failing, live, session.workspace, config, build_stats=stats))
+        if stats.errors:
+            session.append("build_validation", stats.to_dict())  # what the gate checked, for the record
+        return out
     except Exception as exc:  # noqa: BLE001
         warn_line(f"could not generate fix candidates: {exc}")
         return []

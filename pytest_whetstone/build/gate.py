@@ -167,7 +167,7 @@ class Gate:
         args = syntax_only_args(command, source, scratch, self.workspace)
         env = dict(os.environ, LC_ALL="C.UTF-8")
         env.pop("WHETSTONE_CCWRAP_DEPTH", None)
-        if command.family != "clang":
+        if command.family != "clang" and "-fdiagnostics-parseable-fixits" not in args:
             env["GCC_EXTRA_DIAGNOSTIC_OUTPUT"] = "fixits-v1"
         unit = UnitCheck(source=source, command=args, directory=command.directory, exit_code=-1)
         try:
@@ -250,7 +250,8 @@ class Gate:
         replaced: dict[str, str] = {}
         extra: list[str] = []
         units = [(str(p), self.db.for_source(p)) for p in texts]
-        units += [(str(self._abs(s)), self.db.for_source(self._abs(s))) for s in added_sources]
+        units += [(str(self._abs(s)), self.db.for_source(self._abs(s)) or self._sibling_command(self._abs(s)))
+                  for s in added_sources]
         added = {str(self._abs(s)) for s in added_sources}
         for source, found in units:
             if not found:
@@ -303,6 +304,17 @@ class Gate:
         result.units.append(unit)
         result.seconds = time.monotonic() - started
         return result
+
+    def _sibling_command(self, source: Path) -> list[Command]:
+        """A source with no command of its own compiles like its neighbours: a sibling's command,
+        the source swapped in (the output goes to a scratch object anyway)."""
+        for other in self.db.sources():
+            if Path(other).parent == source.parent and Path(other).suffix == source.suffix:
+                command = self.db.for_source(other)[0]
+                swapped = [str(source) if os.path.realpath(os.path.join(command.directory, a)) == other else a
+                           for a in command.arguments]
+                return [Command(command.directory, swapped, command.compiler, command.family, [str(source)], None, False)]
+        return []
 
     def _compile_object(self, source: str, command: Command, edited: Mapping[Path, str], obj: Path) -> UnitCheck:
         started = time.monotonic()
@@ -405,7 +417,9 @@ def syntax_only_args(command: Command, source: str, scratch: Path | None, worksp
         out.append("-fsyntax-only")
     out.append("-fno-diagnostics-color" if family != "clang" else "-fno-color-diagnostics")
     if family == "clang":
-        out += ["-fdiagnostics-parseable-fixits", f"-ferror-limit={MAX_ERRORS}"]
+        if "-fdiagnostics-parseable-fixits" not in out:
+            out.append("-fdiagnostics-parseable-fixits")
+        out.append(f"-ferror-limit={MAX_ERRORS}")
     else:
         out.append(f"-fmax-errors={MAX_ERRORS}")
     return out

@@ -3,7 +3,8 @@
 ``generate(build_errors, test_failures, workspace, config)`` is the one entry
 point: C/C++/CMake/linker candidates from :mod:`.build`, Python and generic
 test candidates from :mod:`.test`; the validated search (:mod:`.search`) runs
-only when a budget is given, since it executes the project's tests.
+only when a budget is given, since it executes the project's tests.  Build candidates are
+checked with the per-file gate when ccwrap recorded the compile commands (``.validate``).
 Candidates come back ranked (validated first, then confidence, then id).
 """
 
@@ -17,6 +18,7 @@ from ..records import BuildErrorRecord, FixCandidate, TestFailureRecord, rank_ca
 if TYPE_CHECKING:
     from ..config import Config
     from .search import SearchStats
+    from .validate import ValidationStats
 
 __all__ = ["generate"]
 
@@ -29,6 +31,7 @@ def generate(
     *,
     search_budget_s: float = 0.0,
     search_stats: SearchStats | None = None,
+    build_stats: ValidationStats | None = None,
 ) -> list[FixCandidate]:
     from .build import generate_build_candidates
     from .python_tests import generate_test_candidates
@@ -36,7 +39,7 @@ def generate(
     workspace = Path(workspace)
     out: list[FixCandidate] = []
     if build_errors:
-        out.extend(generate_build_candidates(build_errors, workspace, config))
+        out.extend(generate_build_candidates(build_errors, workspace, config, stats=build_stats))
     if test_failures:
         from .native_tests import generate_native_candidates, split_native
 
