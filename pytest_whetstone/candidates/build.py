@@ -40,7 +40,14 @@ from .headerfix import corrected_include, declaring_header
 from .includes import add_include_edit, find_headers
 from .linkfix import add_source, restore_definition
 from .linking import link_library_edit
-from .siteops import address_or_deref, aggregate_semicolon, argument_count, closing_brace, near_identifier
+from .siteops import (
+    address_or_deref,
+    aggregate_semicolon,
+    argument_count,
+    closing_brace,
+    near_identifier,
+    unknown_callee,
+)
 from .typefix import type_change
 
 if TYPE_CHECKING:
@@ -517,13 +524,13 @@ _BY_TYPE: dict[str, list[Generator]] = {
     "missing_include": [from_fixits, missing_include, missing_header_file, corrected_include, declaring_header, did_you_mean],
     "undefined_symbol": [from_fixits, did_you_mean, missing_include, declaring_header, near_identifier, linker_library,
                          undefined_function_rename, restore_definition, add_source, aggregate_semicolon],
-    "type_mismatch": [from_fixits, did_you_mean, type_change, address_or_deref, argument_count, declaring_header,
-                      aggregate_semicolon],
+    "type_mismatch": [from_fixits, did_you_mean, type_change, address_or_deref, argument_count, unknown_callee,
+                      declaring_header, aggregate_semicolon],
     "missing_dependency": [from_fixits, missing_package, linker_library],
     "syntax_error": [from_fixits, syntax_token, aggregate_semicolon, closing_brace, did_you_mean, missing_include],
     "resource_limit": [],
     "unknown": [from_fixits, did_you_mean, missing_include, linker_library, missing_package, syntax_token,
-                aggregate_semicolon, closing_brace, address_or_deref, argument_count, declaring_header],
+                aggregate_semicolon, closing_brace, address_or_deref, argument_count, unknown_callee, declaring_header],
 }
 
 
@@ -569,6 +576,7 @@ def generate_build_candidates(
     wanted = [r for r in errors if wants_candidates(r, include_warnings)]
     for record in wanted:
         out.extend(candidates_for(ctx, record))
+        out.extend(_from_warnings_on_the_line(ctx, record, errors))
     for cand in out:
         record_hashes(cand, ctx.workspace)
     store = _recorded_store(ctx.workspace) if validate else None
@@ -577,6 +585,28 @@ def generate_build_candidates(
 
         return validate_build_candidates(wanted, out, ctx.workspace, store, stats=stats)
     return rank_candidates(out)
+
+
+_CAUSE_WARNING = re.compile(r"implicit declaration|undeclared function|implicitly declaring")
+
+
+def _from_warnings_on_the_line(ctx: _Ctx, record: BuildErrorRecord, errors: list[BuildErrorRecord]) -> list[FixCandidate]:
+    """An error caused by what a warning on the same line says (a call to an undeclared
+    function, whose implicit `int` then mismatches): that warning's fixes, aimed at the error."""
+    out: list[FixCandidate] = []
+    for warning in errors:
+        if (warning is record or warning.is_failure or warning.file_path != record.file_path
+                or warning.line != record.line or not _CAUSE_WARNING.search(warning.message)):
+            continue
+        warning.ensure_id()
+        for cand in candidates_for(ctx, warning):
+            if not cand.edits:
+                continue
+            cand.target_id = record.error_id
+            cand.candidate_id = ""
+            cand.mutation["via_warning"] = warning.message[:200]
+            out.append(cand.ensure_id())
+    return out
 
 
 def _recorded_store(workspace: Path) -> Path | None:

@@ -461,3 +461,30 @@ def near_identifier(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
               operator="near-identifier")
         for i, (dist, _c, other) in enumerate(near)
     ]
+
+
+def unknown_callee(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
+    """A call on the error line to a name nothing declares (its implicit `int` is what
+    mismatches): rename it to the near function the code knows."""
+    lines = ctx.lines(record.file_path)
+    if not lines or not (0 < record.line <= len(lines)):
+        return []
+    line_text = lines[record.line - 1]
+    known = ctx.index.names()
+    text = "\n".join(lines)
+    out: list[FixCandidate] = []
+    rel = ctx.rel(record.file_path)
+    for match in re.finditer(r"\b([A-Za-z_]\w*)\s*\(", line_text):
+        name = match.group(1)
+        if name in known or name in _KEYWORDS or len(re.findall(r"\b" + re.escape(name) + r"\b", text)) > 1:
+            continue
+        limit = 1 if len(name) < 6 else 2
+        near = sorted((levenshtein(name, other, limit), other) for other in known if abs(len(other) - len(name)) <= limit)
+        for dist, other in near[:2]:
+            if dist > limit:
+                break
+            start = match.start(1) + 1
+            out.append(_cand(record, f"call {other}() instead of {name}(), which nothing declares ({rel}:{record.line})",
+                             0.5 - 0.1 * (dist - 1), "rename", [edit(rel, record.line, start, record.line, start + len(name), other)],
+                             "heuristic", old=name, new=other, operator="unknown-callee"))
+    return out
