@@ -123,3 +123,24 @@ def test_a_recorded_command_that_no_longer_runs(built: tuple[Path, str], native_
     cands = generate_build_candidates(records, root, stats=stats)
     assert any(c.edits for c in cands) and not any(c.validated for c in cands)
     assert any("no longer runs" in n for n in stats.notes)
+
+
+def test_whetstone_run_writes_the_validation_to_the_session(native_dir: Path, tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    for rel, text in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    (root / ".whetstone").mkdir()
+    env = cs.base_env(native_dir, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    make = ["make", "-s", "CC=ccwrap gcc"]
+    assert subprocess.run(make, cwd=root, env=env, capture_output=True, timeout=120).returncode == 0
+    (root / "src/main.c").write_text(MAIN_C.replace("scale(&p, 3)", "scale(p, 3)"))
+    proc = subprocess.run([sys.executable, "-m", "pytest_whetstone", "run", "--", *make], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0
+    [session] = (root / ".whetstone" / "sessions").glob("*.jsonl")
+    events = [json.loads(line) for line in session.read_text().splitlines()]
+    [stats] = [e for e in events if e.get("event") == "build_validation"]
+    assert stats["data"]["validated"] >= 1 and stats["data"]["checked"] >= 1
+    candidates = [c for e in events if e.get("event") == "candidates" for c in e["data"].get("records", [])]
+    assert candidates and candidates[0]["validated"] is True
