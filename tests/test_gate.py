@@ -142,3 +142,22 @@ def test_relink_with_an_added_source(project: Path) -> None:
         result = gate.relink({}, added_sources=["src/more.c"])
         assert result.ok and not result.unchecked
         assert not (project / "src" / "more.o").exists()
+
+
+def test_thousands_of_errors_are_capped(project: Path) -> None:
+    broken = MAIN_C + "".join(f"int bad{i} = undeclared{i};\n" for i in range(3000))
+    result = gate_check({"src/main.c": broken}, project)
+    assert not result.ok and 0 < len(result.errors) <= 60 and result.seconds < 30
+
+
+def test_a_header_many_units_include_is_checked_through_a_sample(native_dir: Path, tmp_path: Path) -> None:
+    root = tmp_path / "many"
+    (root / ".whetstone").mkdir(parents=True)
+    (root / "common.h").write_text("int shared(int);\n")
+    for i in range(12):
+        (root / f"u{i}.c").write_text(f'#include "common.h"\nint f{i}(void) {{ return shared({i}); }}\n')
+    (root / "Makefile").write_text("all: " + " ".join(f"u{i}.o" for i in range(12)) + "\n%.o: %.c\n\t$(CC) -MMD -c $< -o $@\n")
+    assert subprocess.run(["make", "-s", "CC=ccwrap gcc"], cwd=root, env=cs.base_env(native_dir), capture_output=True, timeout=120).returncode == 0
+    result = gate_check({"common.h": "int shared(int)\n"}, root)
+    assert len(result.units) == 4 and not result.ok
+    assert "included by 12 units; checked 4" in result.message and "\n" not in result.message
