@@ -106,8 +106,11 @@ def test_behind_ccache_the_compiler_command_is_recorded(native_dir: Path, tmp_pa
     assert util.arguments[0] == "gcc"
 
 
-def test_cli_writes_compile_commands_json(native_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_writes_compile_commands_json(
+    native_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = _project(tmp_path / "p")
+    monkeypatch.setenv("WHETSTONE_DIR", str(root / ".whetstone"))  # --dir exports it: restored after the test
     assert _make(root, native_dir, "gcc").returncode == 0
     (root / ".whetstone" / "commands" / "broken.json").write_text("{not json")
     out = tmp_path / "compile_commands.json"
