@@ -6,7 +6,9 @@
 (b) `make -j2 -B` of a real multi-file C project (the Brotli C library, taken from the Brotli sdist
     on PyPI at bench time), CC=gcc vs CC=ccwrap (native), interleaved rounds.
 
-Usage: python bench/bench_ccwrap.py [--calls N] [--rounds N] [--cflags FLAGS] [--out FILE]
+Usage: python bench/bench_ccwrap.py [--calls N] [--rounds N] [--cflags FLAGS] [--out FILE] [--compare-rev REV]
+(--compare-rev adds the native shim as it was at a git revision to (a), to see a change's cost;
+the store exists throughout, so every call also records its command for the compile database.)
 Writes bench/results/ccwrap.md (medians and ratios).
 """
 
@@ -62,7 +64,19 @@ def setup_bins() -> tuple[Path, Path]:
     return native_dir / "ccwrap", script
 
 
-def per_call(calls: int, native_bin: Path, py_bin: Path) -> dict[str, list[float]]:
+def build_at_rev(rev: str) -> Path:
+    """The native shim as it was at git revision `rev` (to measure a change's per-call cost)."""
+    src = WORK / f"rev-{rev}"
+    src.mkdir(parents=True, exist_ok=True)
+    for name in (*native.SOURCES, "shim.h"):
+        text = subprocess.run(["git", "show", f"{rev}:ccwrap/{name}"], cwd=REPO, check=True, capture_output=True).stdout
+        (src / name).write_bytes(text)
+    out = src / "ccwrap"
+    subprocess.run(["gcc", *native.CFLAGS, "-o", str(out), *(str(src / n) for n in native.SOURCES)], check=True)
+    return out
+
+
+def per_call(calls: int, native_bin: Path, py_bin: Path, rev_bin: Path | None = None, rev: str = "") -> dict[str, list[float]]:
     work = WORK / "empty"
     work.mkdir(parents=True, exist_ok=True)
     (work / "empty.c").write_text("int empty;\n")
@@ -72,6 +86,8 @@ def per_call(calls: int, native_bin: Path, py_bin: Path) -> dict[str, list[float
         "ccwrap native": ([str(native_bin), "gcc", "-c", "empty.c", "-o", "empty.o"], env),
         "ccwrap python fallback": ([str(py_bin), "gcc", "-c", "empty.c", "-o", "empty.o"], env),
     }
+    if rev_bin is not None:
+        variants[f"ccwrap native at {rev}"] = ([str(rev_bin), "gcc", "-c", "empty.c", "-o", "empty.o"], env)
     if shutil.which("ccache"):
         cache_env = dict(env, CCACHE_DIR=str(WORK / "ccache"), CCACHE_RECACHE="1")
         variants["ccache (cold)"] = (["ccache", "gcc", "-c", "empty.c", "-o", "empty.o"], cache_env)
@@ -142,7 +158,8 @@ def report(calls: dict[str, list[float]], cpu: dict[str, list[float]], wall: dic
         f"{os.getloadavg()[0]:.1f}; {platform.platform()}; "
         f"{subprocess.run(['gcc', '--version'], capture_output=True, text=True).stdout.splitlines()[0]}.",
         "Written by `python bench/bench_ccwrap.py` "
-        f"(--calls {args.calls} --rounds {args.rounds} --cflags '{args.cflags}'). "
+        f"(--calls {args.calls} --rounds {args.rounds} --cflags '{args.cflags}'"
+        f"{' --compare-rev ' + args.compare_rev if args.compare_rev else ''}). "
         "CPU = user+sys of the whole process tree (os.wait4), runs interleaved in shuffled order.",
         "",
         f"## (a) Added CPU per call: `gcc -c empty.c` (prints nothing), {args.calls} calls each",
@@ -186,10 +203,12 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--cflags", default="-O2")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "ccwrap.md")
+    parser.add_argument("--compare-rev", default="", metavar="REV", help="also measure the native shim at this git revision")
     args = parser.parse_args()
     WORK.mkdir(parents=True, exist_ok=True)
     native_bin, py_bin = setup_bins()
-    calls = per_call(args.calls, native_bin, py_bin)
+    rev_bin = build_at_rev(args.compare_rev) if args.compare_rev else None
+    calls = per_call(args.calls, native_bin, py_bin, rev_bin, args.compare_rev)
     cpu, wall, nobj = full_build(args.rounds, native_bin, args.cflags)
     text = report(calls, cpu, wall, nobj, args)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -7,7 +7,8 @@ brotli (PyPI sdist: the C library + its CLI, linked with -lm) and LMDB (shipped
 inside the npm package node-lmdb: mdb.c, midl.c and the mdb_stat tool).  Seeds
 faults with tree-sitter (misspelled identifier, missing semicolon, missing
 include, missing header, type mismatch, undefined reference, missing -lm),
-builds with make, and for each fault measures:
+builds with make through ccwrap (so the store records the compile commands and candidates are
+checked with the per-file gate, as for a user's `CC=ccwrap` build), and for each fault measures:
 
 * whetstone: apply the top candidate with an edit (one application) -> does
   the build pass, and is every file byte-identical to the original?
@@ -42,6 +43,8 @@ from pytest_whetstone.locate import cfamily  # noqa: E402
 from pytest_whetstone.store.sessions import find_store, open_session  # noqa: E402
 
 WORK = HERE / "_work"
+STORE = WORK / ".whetstone-dev"  # ccwrap records the commands here, so candidates are checked with the gate
+CCWRAP = WORK / "bin" / "ccwrap"
 STRICT = "-O0 -Werror=implicit-function-declaration -Werror=int-conversion"
 LOOSE = "-O0 -Wno-implicit-function-declaration -Werror=int-conversion"
 
@@ -93,7 +96,7 @@ def write_makefile(project: Project, cc: str) -> None:
     objs = " ".join(f"obj-{cc}/{s[:-2]}.o" for s in project.sources)
     incs = " ".join(f"-I{i}" for i in project.includes)
     text = (
-        f"CC = {cc}\n"
+        f"CC = {CCWRAP} {cc}\n"
         f"CFLAGS = {STRICT} {incs}\n"
         f"LDLIBS = {'-lm' if project.libm else ''}\n"
         f"OBJS = {objs}\n\n"
@@ -107,7 +110,7 @@ def make(project: Project, cc: str, cflags: str | None = None) -> tuple[int, str
     argv = ["make", "-s"]
     if cflags is not None:
         argv.append(f"CFLAGS={cflags} " + " ".join(f"-I{i}" for i in project.includes))
-    proc = subprocess.run(argv, cwd=project.root, capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"}, timeout=600)
+    proc = subprocess.run(argv, cwd=project.root, capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "WHETSTONE_DIR": str(STORE)}, timeout=600)
     return proc.returncode, proc.stdout + proc.stderr
 
 
@@ -274,6 +277,16 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=4)
     args = parser.parse_args()
     projects = fetch()
+    import os
+
+    from ccwrap import native
+
+    if native.build(CCWRAP.parent) is None:
+        print("cannot build the native ccwrap")
+        return 1
+    shutil.rmtree(STORE, ignore_errors=True)
+    (STORE / "sessions").mkdir(parents=True)
+    os.environ["WHETSTONE_DIR"] = str(STORE)
     results: list[Outcome] = []
     started = time.monotonic()
     for cc in args.compilers.split(","):

@@ -265,6 +265,7 @@ def run(argv: list[str]) -> int:
         cmd[0] = compiler  # gcc locates cc1 from argv[0]: it must not find ccwrap's directory
     if depth >= 1 or info.passthrough:
         _exec_direct(compiler, cmd)
+    run_args = cmd[cw:]  # the command as the build ran it, for the compile database
     fixits = False
     if family and not info.user_fixits and not info.diag_format and not os.environ.get("GCC_EXTRA_DIAGNOSTIC_OUTPUT"):
         if family == "clang":
@@ -277,7 +278,7 @@ def run(argv: list[str]) -> int:
         if fixits:
             ns = os.environ.get("CCACHE_NAMESPACE")
             os.environ["CCACHE_NAMESPACE"] = f"{ns}-whetstone-fixits" if ns else "whetstone-fixits"
-    return _run_captured(argv, cmd, compiler, family, info, fixits)
+    return _run_captured(argv, cmd, run_args, compiler, family, info, fixits)
 
 
 def _open_pty() -> tuple[int, int] | None:
@@ -308,7 +309,13 @@ def _own_group_kwargs(own_group: bool) -> dict[str, Any]:
 
 
 def _run_captured(
-    argv: list[str], cmd: list[str], compiler: str, family: str, info: _args.CmdInfo, fixits: bool
+    argv: list[str],
+    cmd: list[str],
+    run_args: list[str],
+    compiler: str,
+    family: str,
+    info: _args.CmdInfo,
+    fixits: bool,
 ) -> int:
     fds = _open_pty() if os.isatty(2) else None
     if fds is None:
@@ -355,7 +362,7 @@ def _run_captured(
     exit_code, sig = (status, 0) if status >= 0 else (0, -status)
     if not forwarded:
         try:
-            _after_compile(argv, compiler, family or "unknown", info, relay, exit_code, sig, fixits)
+            _after_compile(argv, run_args, compiler, family or "unknown", info, relay, exit_code, sig, fixits)
         except Exception as exc:  # noqa: BLE001 - capture must never change the build
             _warn_capture(f"internal error: {exc}")
     if sig:
@@ -399,6 +406,7 @@ def _relay_loop(relay: Relay, rfd: int, pid: int) -> None:
 
 def _after_compile(
     argv: list[str],
+    run_args: list[str],
     compiler: str,
     family: str,
     info: _args.CmdInfo,
@@ -417,6 +425,17 @@ def _after_compile(
     store = _store.find_store(cwd, create=printed)
     if store is None:
         return
+    sources = [_args.abs_normpath(cwd, s) for s in info.sources]
+    output = _args.abs_normpath(cwd, info.output) if info.output and info.output != "-" else None
+    if not sig and (sources or info.is_link):
+        command = {
+            "directory": cwd, "arguments": run_args, "compiler": compiler, "family": family,
+            "sources": sources, "output": output, "is_link": info.is_link, "exit_code": exit_code,
+        }
+        try:
+            _store.write_command(store, command)
+        except OSError:
+            pass  # best effort: a store that cannot take it fails the spool write below, with its line
     origins = _args.origins(info, cwd)
     markers = [_store.marker_path(store, o) for o in origins]
     if not printed and not any(os.path.exists(m) for m in markers):
@@ -431,8 +450,8 @@ def _after_compile(
         "truncated": relay.truncated,
         "fixits_added": fixits,
         "clean": not printed,
-        "sources": [_args.abs_normpath(cwd, s) for s in info.sources],
-        "output": _args.abs_normpath(cwd, info.output) if info.output and info.output != "-" else None,
+        "sources": sources,
+        "output": output,
         "is_link": info.is_link,
     }
     try:

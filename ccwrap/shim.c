@@ -1,8 +1,9 @@
 /* ccwrap: run the real compiler, relay its output byte for byte, spool diagnostics.
  *
  * Hot path for a compile that prints nothing: resolve the compiler on PATH, one
- * posix_spawn with stderr on a pipe, read EOF, wait, one stat of the TU marker.
- * Everything else (JSON, store creation) happens only when there is output.
+ * posix_spawn with stderr on a pipe, read EOF, wait, one stat of the TU marker, and
+ * (only when a store exists) one small file naming the command for the compile database.
+ * Everything else (the spool JSON, store creation) happens only when there is output.
  * Any failure of ccwrap's own work prints at most one warning line; the compiler's
  * output and exit status are never changed.
  */
@@ -389,9 +390,23 @@ static size_t command_origins(const struct cmdinfo *info, char **abs_src, const 
     return n;
 }
 
-static void after_compile(char **argv, int argc, const char *compiler, const char *family,
-                          const struct cmdinfo *info, struct relay *r, int exit_code, int sig,
-                          int fixits_added) {
+/* The compile database's record of this command, best effort: a store that cannot take it
+ * fails the spool write too, which says so in its one line. */
+static void record_command(const char *store, char **run_args, int nrun, const char *compiler,
+                           const char *family, const char *cwd, const struct cmdinfo *info, char **abs_src,
+                           const char *abs_out, int exit_code) {
+    if (!run_args || (info->nsources == 0 && !info->is_link)) return;
+    struct command c = {
+        .args = run_args, .nargs = (size_t)nrun, .compiler = compiler, .family = family, .cwd = cwd,
+        .sources = abs_src, .nsources = info->nsources, .output = abs_out, .is_link = info->is_link,
+        .exit_code = exit_code,
+    };
+    (void)command_write(store, &c);
+}
+
+static void after_compile(char **argv, int argc, char **run_args, int nrun, const char *compiler,
+                          const char *family, const struct cmdinfo *info, struct relay *r, int exit_code,
+                          int sig, int fixits_added) {
     char *cwd = getcwd(NULL, 0);
     if (!cwd) {
         if (r->cap_len || exit_code || sig) warn_capture("cannot read the working directory", errno);
@@ -418,6 +433,7 @@ static void after_compile(char **argv, int argc, const char *compiler, const cha
         if (printed) warn_capture("cannot locate the store", errno);
         return; /* clean compile and no store anywhere: nothing to supersede */
     }
+    if (!sig) record_command(store, run_args, nrun, compiler, family, cwd, info, abs_src, abs_out, exit_code);
     int clean_marked = 0;
     if (!printed) {
         for (size_t i = 0; i < norigins; i++) {
@@ -536,6 +552,11 @@ int main(int argc, char **argv) {
     if (masquerade || skipped_self) cmd[0] = compiler;
     if (depth >= 1 || info.passthrough) exec_direct(compiler, cmd);
 
+    /* The command as the user's build ran it, for the compile database (before ccwrap's own flag). */
+    int nrun = nc - cw;
+    char **run_args = malloc(((size_t)nrun + 1) * sizeof *run_args);
+    if (run_args) memcpy(run_args, cmd + cw, ((size_t)nrun + 1) * sizeof *run_args);
+
     int fixits = 0;
     const char *user_env = getenv("GCC_EXTRA_DIAGNOSTIC_OUTPUT");
     if (*family && !info.user_fixits && !info.diag_format && !(user_env && *user_env)) {
@@ -607,7 +628,8 @@ int main(int argc, char **argv) {
     int exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
     int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     if (!g_forwarded)
-        after_compile(argv, argc, compiler, *family ? family : "unknown", &info, &r, exit_code, sig, fixits);
+        after_compile(argv, argc, run_args, nrun, compiler, *family ? family : "unknown", &info, &r, exit_code, sig,
+                      fixits);
     if (sig) reraise(sig);
     return exit_code;
 }

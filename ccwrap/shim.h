@@ -58,4 +58,20 @@ struct spool {
 /* Writes <store>/spool/<time>-<pid>-<rand>.json atomically; 0 or errno. */
 int spool_write(const char *store, const struct spool *sp);
 
+/* One command as the compiler ran it (launchers and ccwrap's own flag left out), recorded into
+ * <store>/commands/<key>.json (one file per output/sources/directory; the newest wins). */
+struct command {
+    char **args; /* compiler word first */
+    size_t nargs;
+    const char *compiler;
+    const char *family;
+    const char *cwd;
+    char **sources; /* absolute */
+    size_t nsources;
+    const char *output; /* absolute or NULL */
+    int is_link;
+    int exit_code;
+};
+int command_write(const char *store, const struct command *c);
+
 #endif

@@ -318,36 +318,69 @@ static void out_list(struct out *o, const char *key, char **items, size_t n) {
     out_str(o, "]");
 }
 
+/* Opens <store>/<dir>/.tmp-<pid>-<rand>.json; fills final_path/tmp_path (malloc'd). */
+static int open_record(const char *store, const char *dir, const char *final_name, char **final_path,
+                       char **tmp_path, unsigned int rnd) {
+    char name[200], tmpname[128];
+    snprintf(name, sizeof name, "%s/%s", dir, final_name);
+    snprintf(tmpname, sizeof tmpname, "%s/.tmp-%d-%08x.json", dir, (int)getpid(), rnd);
+    *final_path = join(store, name);
+    *tmp_path = join(store, tmpname);
+    if (!*final_path || !*tmp_path) {
+        free(*final_path);
+        free(*tmp_path);
+        return -ENOMEM;
+    }
+    int fd = open(*tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        int err = errno;
+        free(*final_path);
+        free(*tmp_path);
+        return -err;
+    }
+    return fd;
+}
+
+/* Flushes, closes and renames into place; 0 or errno (the temp file is removed on error). */
+static int close_record(struct out *o, char *final_path, char *tmp_path) {
+    out_flush(o);
+    int err = o->err;
+    if (close(o->fd) != 0 && !err) err = errno;
+    if (!err && rename(tmp_path, final_path) != 0) err = errno;
+    if (err) unlink(tmp_path);
+    free(final_path);
+    free(tmp_path);
+    return err;
+}
+
+static unsigned int random_tag(const struct timespec *ts) {
+    unsigned int rnd = 0;
+    if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd)
+        rnd = (unsigned int)(ts->tv_nsec ^ (getpid() << 16));
+    return rnd;
+}
+
+static void iso_time(const struct timespec *ts, char *iso, size_t size) {
+    struct tm tm;
+    gmtime_r(&ts->tv_sec, &tm);
+    strftime(iso, size, "%Y-%m-%dT%H:%M:%S", &tm);
+    size_t ilen = strlen(iso);
+    snprintf(iso + ilen, size - ilen, ".%03ld+00:00", ts->tv_nsec / 1000000);
+}
+
 int spool_write(const char *store, const struct spool *sp) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     struct tm tm;
     gmtime_r(&ts.tv_sec, &tm);
-    unsigned int rnd = 0;
-    if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd)
-        rnd = (unsigned int)(ts.tv_nsec ^ (getpid() << 16));
-    char stamp[32], iso[48], name[128], tmpname[128];
+    unsigned int rnd = random_tag(&ts);
+    char stamp[32], iso[48], name[128];
     strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%S", &tm);
-    strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(name, sizeof name, "spool/%s.%06ldZ-%d-%08x.json", stamp, ts.tv_nsec / 1000,
-             (int)getpid(), rnd);
-    snprintf(tmpname, sizeof tmpname, "spool/.tmp-%d-%08x.json", (int)getpid(), rnd);
-    size_t ilen = strlen(iso);
-    snprintf(iso + ilen, sizeof iso - ilen, ".%03ld+00:00", ts.tv_nsec / 1000000);
-
-    char *final_path = join(store, name), *tmp_path = join(store, tmpname);
-    if (!final_path || !tmp_path) {
-        free(final_path);
-        free(tmp_path);
-        return ENOMEM;
-    }
-    int fd = open(tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        int err = errno;
-        free(final_path);
-        free(tmp_path);
-        return err;
-    }
+    iso_time(&ts, iso, sizeof iso);
+    snprintf(name, sizeof name, "%s.%06ldZ-%d-%08x.json", stamp, ts.tv_nsec / 1000, (int)getpid(), rnd);
+    char *final_path, *tmp_path;
+    int fd = open_record(store, "spool", name, &final_path, &tmp_path, rnd);
+    if (fd < 0) return -fd;
     struct out *o = malloc(sizeof *o);
     if (!o) {
         close(fd);
@@ -380,13 +413,65 @@ int spool_write(const char *store, const struct spool *sp) {
     out_key_str(o, "time", iso);
     out_key_int(o, "pid", (long long)getpid());
     out_str(o, "}\n");
-    out_flush(o);
-    int err = o->err;
+    int err = close_record(o, final_path, tmp_path);
     free(o);
-    if (close(fd) != 0 && !err) err = errno;
-    if (!err && rename(tmp_path, final_path) != 0) err = errno;
-    if (err) unlink(tmp_path);
-    free(final_path);
-    free(tmp_path);
+    return err;
+}
+
+/* The key that names one command's record: what it builds (output, sources, directory). */
+static unsigned long long command_key(const struct command *c) {
+    unsigned long long h = fnv1a64(c->cwd);
+    const char *parts[2] = {"\n", c->output ? c->output : ""};
+    for (int k = 0; k < 2; k++)
+        for (const unsigned char *p = (const unsigned char *)parts[k]; *p; p++) h = (h ^ *p) * 0x100000001b3ULL;
+    for (size_t i = 0; i < c->nsources; i++) {
+        h = (h ^ '\n') * 0x100000001b3ULL;
+        for (const unsigned char *p = (const unsigned char *)c->sources[i]; *p; p++) h = (h ^ *p) * 0x100000001b3ULL;
+    }
+    return h;
+}
+
+int command_write(const char *store, const struct command *c) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    unsigned int rnd = random_tag(&ts);
+    char iso[48], name[40];
+    iso_time(&ts, iso, sizeof iso);
+    snprintf(name, sizeof name, "%016llx.json", command_key(c));
+    char *final_path, *tmp_path;
+    int fd = open_record(store, "commands", name, &final_path, &tmp_path, rnd);
+    if (fd == -ENOENT) { /* first command recorded in this store */
+        char *dir = join(store, "commands");
+        if (!dir) return ENOMEM;
+        int rc = mkdir_p(dir);
+        free(dir);
+        if (rc) return rc;
+        fd = open_record(store, "commands", name, &final_path, &tmp_path, rnd);
+    }
+    if (fd < 0) return -fd;
+    struct out *o = malloc(sizeof *o);
+    if (!o) {
+        close(fd);
+        unlink(tmp_path);
+        free(final_path);
+        free(tmp_path);
+        return ENOMEM;
+    }
+    o->fd = fd;
+    o->err = 0;
+    o->used = 0;
+    out_str(o, "{\"schema_version\":\"whetstone/1\",\"kind\":\"command\"");
+    out_key_str(o, "directory", c->cwd);
+    out_list(o, "arguments", c->args, c->nargs);
+    out_key_str(o, "compiler", c->compiler);
+    out_key_str(o, "family", c->family);
+    out_list(o, "sources", c->sources, c->nsources);
+    out_key_str(o, "output", c->output);
+    out_key_bool(o, "is_link", c->is_link);
+    out_key_int(o, "exit_code", c->exit_code);
+    out_key_str(o, "time", iso);
+    out_str(o, "}\n");
+    int err = close_record(o, final_path, tmp_path);
+    free(o);
     return err;
 }

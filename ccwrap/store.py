@@ -59,12 +59,67 @@ def _text(raw: str | bytes) -> str:
     return data.decode("utf-8", "replace")
 
 
+def _iso(now: _dt.datetime) -> str:
+    return now.isoformat(timespec="milliseconds")
+
+
+def command_key(cwd: str, output: str | None, sources: list[str]) -> str:
+    """The name of one command's record: what it builds (directory, output, sources)."""
+    return f"{fnv1a64(chr(10).join([cwd, output or '', *sources])):016x}"
+
+
+def write_command(store: str, command: dict[str, Any]) -> None:
+    """``<store>/commands/<key>.json``: the newest command that builds this output; raises OSError."""
+    import json
+
+    data = {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "command",
+        "directory": _text(command["directory"]),
+        "arguments": [_text(a) for a in command["arguments"]],
+        "compiler": _text(command["compiler"]),
+        "family": command["family"],
+        "sources": [_text(s) for s in command["sources"]],
+        "output": _text(command["output"]) if command["output"] else None,
+        "is_link": command["is_link"],
+        "exit_code": command["exit_code"],
+        "time": _iso(_dt.datetime.now(_dt.timezone.utc)),
+    }
+    directory = os.path.join(store, "commands")
+    name = command_key(command["directory"], command["output"], command["sources"]) + ".json"
+    payload = (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8", "surrogateescape")
+    try:
+        _write_atomic(directory, name, payload)
+    except FileNotFoundError:
+        os.makedirs(directory, exist_ok=True)
+        _write_atomic(directory, name, payload)
+
+
+def _write_atomic(directory: str, name: str, payload: bytes) -> None:
+    rnd = secrets.token_hex(4)
+    tmp = os.path.join(directory, f".tmp-{os.getpid()}-{rnd}.json")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+    try:
+        try:
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        os.rename(tmp, os.path.join(directory, name))
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
 def write_spool(store: str, entry: dict[str, Any], stderr: bytes) -> None:
     """Write one spool file atomically (temp name, then rename); raises OSError."""
     import json  # only when there is something to write
 
     now = _dt.datetime.now(_dt.timezone.utc)
-    rnd = secrets.token_hex(4)
     data = {
         "schema_version": SCHEMA_VERSION,
         "kind": "ccwrap",
@@ -83,27 +138,11 @@ def write_spool(store: str, entry: dict[str, Any], stderr: bytes) -> None:
         "output": _text(entry["output"]) if entry["output"] else None,
         "is_link": entry["is_link"],
         "session": os.environ.get("WHETSTONE_SESSION", ""),
-        "time": now.isoformat(timespec="milliseconds"),
+        "time": _iso(now),
         "pid": os.getpid(),
     }
-    spool = os.path.join(store, "spool")
-    name = f"{now.strftime('%Y%m%dT%H%M%S')}.{now.microsecond:06d}Z-{os.getpid()}-{rnd}.json"
-    tmp = os.path.join(spool, f".tmp-{os.getpid()}-{rnd}.json")
+    name = f"{now.strftime('%Y%m%dT%H%M%S')}.{now.microsecond:06d}Z-{os.getpid()}-{secrets.token_hex(4)}.json"
     payload = (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode(
         "utf-8", "surrogateescape"
     )
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
-    try:
-        try:
-            view = memoryview(payload)
-            while view:
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)
-        os.rename(tmp, os.path.join(spool, name))
-    except OSError:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    _write_atomic(os.path.join(store, "spool"), name, payload)

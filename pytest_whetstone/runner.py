@@ -451,19 +451,29 @@ def _native_test_report(
 def _candidates(result: ParseResult, session: Session, config: Config, *, tests: bool = True) -> list[FixCandidate]:
     failing = [e for e in result.build_errors if e.is_failure]
     live = [t for t in result.test_failures if not t.flaky] if tests else []
-    return generate_candidates(failing, live, session.workspace, config)
+    return generate_candidates(failing, live, session.workspace, config, session=session)
 
 
 def generate_candidates(
-    errors: list[BuildErrorRecord], failures: list[TestFailureRecord], workspace: Path, config: Config
+    errors: list[BuildErrorRecord],
+    failures: list[TestFailureRecord],
+    workspace: Path,
+    config: Config,
+    *,
+    session: Session | None = None,
 ) -> list[FixCandidate]:
     """Candidates for failing records; an error inside a generator is one warning line, not a crash."""
     if not errors and not failures:
         return []
     from .candidates import generate
+    from .candidates.validate import ValidationStats
 
     try:
-        return list(generate(errors, failures, workspace, config))
+        stats = ValidationStats()
+        out = list(generate(errors, failures, workspace, config, build_stats=stats))
+        if stats.errors and session is not None:
+            session.append("build_validation", stats.to_dict())  # what the gate checked, for the record
+        return out
     except Exception as exc:  # noqa: BLE001
         warn_line(f"could not generate fix candidates: {exc}")
         return []

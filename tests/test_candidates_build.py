@@ -291,3 +291,14 @@ def test_fixit_on_a_line_with_utf8_and_tabs(tmp_path: Path, cc: str) -> None:
     ws = _ws(tmp_path, {"u.c": src})
     _fix_and_rebuild(ws, [cc, "-c", "u.c", "-o", "u.o"])
     assert (ws / "u.c").read_text() == src.replace("totl", "total")
+
+
+def test_a_new_include_keeps_a_sorted_block_sorted() -> None:
+    from pytest_whetstone.candidates.includes import add_include_edit
+
+    lines = ["#include <errno.h>", "#include <stdio.h>", "#include <string.h>", "", "int x;"]
+    e = add_include_edit("a.c", lines, "<stdlib.h>")
+    assert e is not None and (e.start.line, e.new_text) == (3, "#include <stdlib.h>\n")
+    unsorted = ["#include <stdio.h>", "#include <errno.h>", "", "int x;"]
+    e = add_include_edit("a.c", unsorted, "<stdlib.h>")
+    assert e is not None and e.start.line == 3  # after the last one, as before

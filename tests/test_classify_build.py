@@ -34,6 +34,15 @@ def test_undeclared_with_header_note_is_missing_include() -> None:
     assert _one(text).error_type == "missing_include"
 
 
+def test_a_note_naming_only_the_header_is_enough() -> None:
+    # the note's shape without its "did you forget" tail (gcc words it so for some symbols)
+    text = (
+        "m.cpp:3:24: error: ‘sqrt’ was not declared in this scope\n"
+        "m.cpp:1:1: note: ‘std::sqrt’ is defined in header ‘<cmath>’\n"
+    )
+    assert _one(text).error_type == "missing_include"
+
+
 def test_type_mismatch() -> None:
     rec = _one("types.c:8:10: error: initializing 'int *' with an expression of incompatible type 'double'\n")
     assert rec.error_type == "type_mismatch"

@@ -4,7 +4,8 @@
 point: C/C++/CMake/linker candidates from :mod:`.build` (and :mod:`.lint` for
 lint that ``-Werror`` turned into a build failure), Python and generic
 test candidates from :mod:`.test`; the validated search (:mod:`.search`) runs
-only when a budget is given, since it executes the project's tests.
+only when a budget is given, since it executes the project's tests.  Build candidates are
+checked with the per-file gate when ccwrap recorded the compile commands (``.validate``).
 Candidates come back ranked (validated first, then confidence, then id).
 """
 
@@ -18,6 +19,7 @@ from ..records import BuildErrorRecord, FixCandidate, TestFailureRecord, rank_ca
 if TYPE_CHECKING:
     from ..config import Config
     from .search import SearchStats
+    from .validate import ValidationStats
 
 __all__ = ["generate"]
 
@@ -30,6 +32,7 @@ def generate(
     *,
     search_budget_s: float = 0.0,
     search_stats: SearchStats | None = None,
+    build_stats: ValidationStats | None = None,
 ) -> list[FixCandidate]:
     from .build import generate_build_candidates
     from .lint import generate_lint_candidates
@@ -38,7 +41,7 @@ def generate(
     workspace = Path(workspace)
     out: list[FixCandidate] = []
     if build_errors:
-        out.extend(generate_build_candidates(build_errors, workspace, config))
+        out.extend(generate_build_candidates(build_errors, workspace, config, stats=build_stats))
         out.extend(generate_lint_candidates(build_errors, workspace))  # lint that -Werror made fail
     if test_failures:
         from .native_tests import generate_native_candidates, split_native

@@ -36,12 +36,23 @@ from .cfile import (
 )
 from .common import new_candidate as _cand
 from .hashing import record_hashes
+from .headerfix import corrected_include, declaring_header
 from .includes import add_include_edit, find_headers
+from .linkfix import add_source, restore_definition
 from .linking import link_library_edit
+from .siteops import (
+    address_or_deref,
+    aggregate_semicolon,
+    argument_count,
+    closing_brace,
+    near_identifier,
+    unknown_callee,
+)
 from .typefix import type_change
 
 if TYPE_CHECKING:
     from ..config import Config
+    from .validate import ValidationStats
 
 _DID_YOU_MEAN = re.compile(r"did you mean " + quoted(r"([\w:~]+)"))
 _HEADER_NOTE = [
@@ -66,7 +77,6 @@ _STD_MEMBER = [
     re.compile(r"no (?:member|template) named " + quoted(r"(\w+)") + r" in namespace " + quoted(r"std")),
     re.compile(quoted(r"(\w+)") + r" in namespace " + quoted(r"std") + r" does not name a (?:template )?type"),
 ]
-_EXPECTED_TOKEN = re.compile(r"expected " + quoted(r"([;,)\]}])") + r"(?: or " + quoted(r"([;,)\]}])") + r")?\s+(?:before|after|at end)")
 _MISSING_FILE = re.compile(r"([\w./+-]+\.(?:h|hh|hpp|hxx|H|inc|c|cc|cpp)): No such file or directory|" + quoted(r"([\w./+-]+)") + r" file not found")
 _CMAKE_PACKAGE = [
     re.compile(r"Could NOT find (\w[\w+-]*)"),
@@ -351,11 +361,15 @@ def undefined_function_rename(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCa
     if not edits:
         return []
     new_edits = [edit(e.file_path, e.start.line, e.start.col, e.end.line, e.end.col, target) for e in edits]
+    from .linkfix import _references
+
+    # a target nothing else calls is more likely a renamed definition (linkfix restores it)
+    orphan = 0.3 if linker and _references(ctx, target) <= 1 else 0.0
     return [
         _cand(
             record,
             f"call {target}() instead of the undefined {symbol}() ({len(new_edits)} call site(s))",
-            0.75 - 0.1 * (levenshtein(symbol, target) - 1),
+            0.75 - 0.1 * (levenshtein(symbol, target) - 1) - orphan,
             "rename",
             new_edits,
             "heuristic",
@@ -453,31 +467,38 @@ def missing_package(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
 # --------------------------------------------------------------------------- 5. rules
 
 
+_EXPECTED_CLAUSE = re.compile(r"expected (.+?)\s+(before|after|at end)")
+_TOKEN_PRIOR = {";": 0.6, ")": 0.45, "]": 0.4, ",": 0.35, "}": 0.3}
+
+
 def syntax_token(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
-    match = _EXPECTED_TOKEN.search(record.message)
+    """Each punctuation token the compiler says it expected, inserted after the previous token."""
+    clause = _EXPECTED_CLAUSE.search(record.message)
     lines = ctx.lines(record.file_path)
-    if not match or not lines or not (0 < record.line <= len(lines)):
+    if not clause or not lines or not (0 < record.line <= len(lines)):
         return []
-    token = match.group(1) if match.group(2) != ";" else ";"
+    tokens = [t for t in re.findall(quoted(r"([^'\u2019\u2018]+)"), clause.group(1)) if t in _TOKEN_PRIOR]
+    if not tokens:
+        return []
     col = record_char_col(record, lines) or 1
-    if "after" in record.message[match.start() :] or "at end" in record.message[match.start() :]:
+    if clause.group(2) in ("after", "at end"):
         at: tuple[int, int] | None = (record.line, col)
     else:
         at = prev_token_end(lines, record.line, col)
     if at is None:
         return []
-    confidence = {";": 0.6, ")": 0.45, "]": 0.4, ",": 0.35, "}": 0.3}.get(token, 0.3)
     rel = ctx.rel(record.file_path)
     return [
         _cand(
             record,
             f"insert {token!r} at {rel}:{at[0]}:{at[1]} (where the compiler expected it)",
-            confidence,
+            _TOKEN_PRIOR[token] - 0.01 * i,
             "insertNode",
             [insert(rel, at[0], at[1], token)],
             "rule",
             token=token,
         )
+        for i, token in enumerate(dict.fromkeys(tokens))
     ]
 
 
@@ -500,13 +521,16 @@ def manual(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
 # --------------------------------------------------------------------------- dispatch
 
 _BY_TYPE: dict[str, list[Generator]] = {
-    "missing_include": [from_fixits, missing_include, missing_header_file, did_you_mean],
-    "undefined_symbol": [from_fixits, did_you_mean, missing_include, linker_library, undefined_function_rename],
-    "type_mismatch": [from_fixits, did_you_mean, type_change],
+    "missing_include": [from_fixits, missing_include, missing_header_file, corrected_include, declaring_header, did_you_mean],
+    "undefined_symbol": [from_fixits, did_you_mean, missing_include, declaring_header, near_identifier, linker_library,
+                         undefined_function_rename, restore_definition, add_source, aggregate_semicolon],
+    "type_mismatch": [from_fixits, did_you_mean, type_change, address_or_deref, argument_count, unknown_callee,
+                      declaring_header, aggregate_semicolon],
     "missing_dependency": [from_fixits, missing_package, linker_library],
-    "syntax_error": [from_fixits, syntax_token, did_you_mean, missing_include],
+    "syntax_error": [from_fixits, syntax_token, aggregate_semicolon, closing_brace, did_you_mean, missing_include],
     "resource_limit": [],
-    "unknown": [from_fixits, did_you_mean, missing_include, linker_library, missing_package],
+    "unknown": [from_fixits, did_you_mean, missing_include, linker_library, missing_package, syntax_token,
+                aggregate_semicolon, closing_brace, address_or_deref, argument_count, unknown_callee, declaring_header],
 }
 
 
@@ -542,13 +566,53 @@ def generate_build_candidates(
     config: Config | None = None,
     *,
     include_warnings: bool = False,
+    validate: bool = True,
+    stats: ValidationStats | None = None,
 ) -> list[FixCandidate]:
-    """Ranked candidates for every failing build error (one manual fallback each)."""
+    """Ranked candidates for every failing build error (one manual fallback each); when the
+    workspace's store holds recorded compile commands, checked with the per-file gate."""
     ctx = _Ctx(Path(workspace), config)
     out: list[FixCandidate] = []
-    for record in errors:
-        if wants_candidates(record, include_warnings):
-            out.extend(candidates_for(ctx, record))
+    wanted = [r for r in errors if wants_candidates(r, include_warnings)]
+    for record in wanted:
+        out.extend(candidates_for(ctx, record))
+        out.extend(_from_warnings_on_the_line(ctx, record, errors))
     for cand in out:
         record_hashes(cand, ctx.workspace)
+    store = _recorded_store(ctx.workspace) if validate else None
+    if store is not None and any(c.edits for c in out):
+        from .validate import validate_build_candidates
+
+        return validate_build_candidates(wanted, out, ctx.workspace, store, stats=stats)
     return rank_candidates(out)
+
+
+_CAUSE_WARNING = re.compile(r"implicit declaration|undeclared function|implicitly declaring")
+
+
+def _from_warnings_on_the_line(ctx: _Ctx, record: BuildErrorRecord, errors: list[BuildErrorRecord]) -> list[FixCandidate]:
+    """An error caused by what a warning on the same line says (a call to an undeclared
+    function, whose implicit `int` then mismatches): that warning's fixes, aimed at the error."""
+    out: list[FixCandidate] = []
+    for warning in errors:
+        if (warning is record or warning.is_failure or warning.file_path != record.file_path
+                or warning.line != record.line or not _CAUSE_WARNING.search(warning.message)):
+            continue
+        warning.ensure_id()
+        for cand in candidates_for(ctx, warning):
+            if not cand.edits:
+                continue
+            cand.target_id = record.error_id
+            cand.candidate_id = ""
+            cand.mutation["via_warning"] = warning.message[:200]
+            out.append(cand.ensure_id())
+    return out
+
+
+def _recorded_store(workspace: Path) -> Path | None:
+    """The workspace's store if ccwrap recorded compile commands into it (never creates one)."""
+    from ..build.compdb import COMMANDS_DIR
+    from ..store.sessions import find_store
+
+    store = find_store(workspace, create=False)
+    return store if (store / COMMANDS_DIR).is_dir() else None

@@ -93,11 +93,35 @@ def include_insertion_line(lines: list[str], *, system: bool = True) -> int:
     return _leading_comment_end(lines, guard_end) + 1
 
 
+def _sorted_place(lines: list[str], header: str) -> int:
+    """When the file's includes of the same kind form a sorted run, the 1-based line that keeps
+    it sorted (0 when they are not sorted, or the new one would go after them all)."""
+    kind = header[0]
+    name = header[1:-1]
+    run: list[tuple[int, str]] = []
+    for index, line in enumerate(lines):
+        match = _INCLUDE.match(line)
+        if match and match.group(1) == kind:
+            if run and index - run[-1][0] > 2:
+                break  # only the first block
+            run.append((index, match.group(2).strip()))
+        elif run and line.strip() and not line.lstrip().startswith(("//", "/*", "*")):
+            if index - run[-1][0] > 2:
+                break
+    names = [n for _i, n in run]
+    if len(run) < 2 or names != sorted(names):
+        return 0
+    for index, other in run:
+        if other > name:
+            return index + 1
+    return 0
+
+
 def add_include_edit(file_path: str, lines: list[str], header: str) -> TextEdit | None:
     """The edit inserting `#include header`, or None when the file already includes it."""
     if header in included_headers(lines):
         return None
-    line = include_insertion_line(lines, system=header.startswith("<"))
+    line = _sorted_place(lines, header) or include_insertion_line(lines, system=header.startswith("<"))
     if line > len(lines):  # file without a trailing newline or empty: append at the end
         last = len(lines)
         if last == 0 or (last == 1 and lines[0] == ""):

@@ -224,7 +224,7 @@ def classify_build(record: BuildErrorRecord, config: Config | None = None) -> Bu
         return record  # the parser already knew (linker undefined reference, CMake package)
     if found:
         if found == "undefined_symbol" and any(
-            "include" in n and _INCLUDE_HINT.search(n) for n in record.notes[:4]
+            ("include" in n or "header" in n) and _INCLUDE_HINT.search(n) for n in record.notes[:4]
         ):
             found = "missing_include"  # the compiler named the header that declares it
         record.error_type = found

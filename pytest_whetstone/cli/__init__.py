@@ -88,6 +88,9 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("mcp", help="MCP server on stdio for agents")
 
+    compdb = sub.add_parser("compdb", help="write compile_commands.json from the commands ccwrap recorded")
+    compdb.add_argument("--output", "-o", default="compile_commands.json", help="where (default: ./compile_commands.json)")
+
     demo = sub.add_parser("demo", help="run the whole story on the embedded example projects")
     demo.add_argument("--keep", action="store_true", help="keep the temporary copy of the examples")
     return parser
@@ -281,6 +284,19 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise UsageError(f"the MCP server needs the [mcp] extra: pip install 'whetstone[mcp]' ({exc})") from exc
     return int(mcp_main() or 0)
+
+
+def _cmd_compdb(args: argparse.Namespace) -> int:
+    from ..build.compdb import write_compile_commands
+
+    try:
+        count = write_compile_commands(_store(args), args.output)
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.output}: {exc.strerror}") from exc
+    if not count:
+        sys.stderr.write("whetstone compdb: warning: no compile commands recorded (build once through ccwrap)\n")
+    sys.stderr.write(f"whetstone compdb: {count} entries -> {args.output}\n")
+    return 0
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:

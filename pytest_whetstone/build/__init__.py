@@ -1,0 +1,1 @@
+"""Building C/C++ code outside the user's build: the recorded compile database and the per-file gate."""
