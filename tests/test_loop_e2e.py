@@ -18,7 +18,7 @@ import pytest
 
 from pytest_whetstone.orchestrate.loop import FeedbackLoopOrchestrator, run_phase, start_loop
 from pytest_whetstone.records import FixCandidate, Position, TextEdit
-from pytest_whetstone.store.sessions import find_store
+from pytest_whetstone.store.sessions import find_store, load_session
 from pytest_whetstone.verdict import BEGIN, parse_last
 
 pytestmark = pytest.mark.skipif(not shutil.which("make") or not shutil.which("gcc"), reason="needs make and gcc")
@@ -159,11 +159,12 @@ def test_missing_python_dependency_is_a_gap_before_any_build(tmp_path: Path) -> 
 
 
 def test_worsening_edits_are_reverted_and_escalate(tmp_path: Path) -> None:
-    """A generator that proposes harmful edits: the real build judges them, the engine reverts them."""
+    """A generator that proposes harmful edits: the real build judges them, the engine reverts them.
+    (Plain gcc: no recorded commands, so no per-file gate refuses them first.)"""
     ws = _c_project(tmp_path / "w")
     original = _sha(ws / "calc.c")
     store = find_store(ws)
-    sid = start_loop(store, build=f"make CC={CC}", test="make test", cwd=ws).session_id
+    sid = start_loop(store, build="make CC=gcc", test="make test", cwd=ws).session_id
 
     def bad_generator(phase, session, timeout, cwd):  # type: ignore[no-untyped-def]
         out = run_phase(phase, session, timeout, cwd)
@@ -180,6 +181,36 @@ def test_worsening_edits_are_reverted_and_escalate(tmp_path: Path) -> None:
     assert result.escalation is not None and result.escalation.escalation_reason == "worsening_trend"
     assert [s.outcome for s in result.escalation.attempts_summary] == ["reverted_worse", "reverted_worse"]
     assert _sha(ws / "calc.c") == original
+
+
+@pytest.mark.skipif(CC != "ccwrap", reason="the gate needs the commands ccwrap records")
+def test_the_per_file_gate_refuses_harmful_edits_without_a_build(tmp_path: Path) -> None:
+    """Built through ccwrap, the loop re-checks each C edit with its recorded command before writing it."""
+    ws = _c_project(tmp_path / "g")
+    original = _sha(ws / "calc.c")
+    store = find_store(ws)
+    sid = start_loop(store, build=f"make CC={CC}", test="make test", cwd=ws).session_id
+    builds = []
+
+    def bad_then_good(phase, session, timeout, cwd):  # type: ignore[no-untyped-def]
+        builds.append(phase.name)
+        out = run_phase(phase, session, timeout, cwd)
+        errors = session.state().failing_errors()
+        if errors and len(builds) == 1:
+            # claimed as validated, so they outrank the real fixes: only the gate stands in their way
+            bad = [FixCandidate(target_id=errors[0].error_id, description=f"harmful edit {n}", confidence=0.99,
+                                mutation_type="insertNode", source="heuristic", validated=True,
+                                edits=[TextEdit("calc.c", Position(3, 1), Position(3, 1), f"int x{n} = y{n} z;\n")])
+                   .ensure_id() for n in range(3)]
+            session.append("candidates", {"records": [c.to_dict() for c in bad]})
+        return out
+
+    result = FeedbackLoopOrchestrator(store, runner=bad_then_good).run_to_completion(sid, 180)
+    events = load_session(store, sid).events()
+    refused = [e["data"] for e in events if e["event"] == "loop_skipped" and e["data"].get("by") == "gate"]
+    assert len(refused) == 3 and all("per-file gate" in r["reason"] for r in refused)
+    assert not [e for e in events if e["event"] == "reverted"]  # nothing harmful was ever written
+    assert result.final_status == "converged" and _sha(ws / "calc.c") != original
 
 
 LINT_ONLY = """#include <stdio.h>

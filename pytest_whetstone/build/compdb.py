@@ -36,7 +36,8 @@ class Command:
 
     @property
     def is_compile(self) -> bool:
-        return bool(self.sources) and not self.is_link
+        """It compiles sources (a one-step `cc -o prog a.c b.c` compiles as well as links)."""
+        return bool(self.sources)
 
     def dep_file(self) -> Path | None:
         """The make-format dependency file this command wrote (-MD/-MMD [-MF f]), if any."""
@@ -109,7 +110,7 @@ class CompileDatabase:
             if command.is_compile:
                 for source in command.sources:
                     self._by_source.setdefault(os.path.realpath(source), []).append(command)
-            elif command.is_link:
+            if command.is_link:
                 self._links.append(command)
 
     @classmethod

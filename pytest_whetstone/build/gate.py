@@ -401,6 +401,9 @@ def syntax_only_args(command: Command, source: str, scratch: Path | None, worksp
             out += [flag, value]
             i += 1 if arg != flag else 2
             continue
+        if command.is_link and _other_input(arg, command.directory, real_source):
+            i += 1  # a one-step compile and link: check this source alone, link nothing
+            continue
         if not arg.startswith("-") and os.path.realpath(os.path.join(command.directory, arg)) == real_source:
             if scratch is not None:
                 out += ["-iquote", str(Path(real_source).parent), str(scratch / real_source.lstrip("/"))]
@@ -423,6 +426,18 @@ def syntax_only_args(command: Command, source: str, scratch: Path | None, worksp
     else:
         out.append(f"-fmax-errors={MAX_ERRORS}")
     return out
+
+
+_INPUT_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".m", ".mm", ".s", ".S", ".o", ".a", ".so", ".lo")
+
+
+def _other_input(arg: str, directory: str, real_source: str) -> bool:
+    """Another source, an object or a library of a one-step compile-and-link command."""
+    if arg.startswith("-l"):
+        return True
+    if arg.startswith("-") or not arg.endswith(_INPUT_SUFFIXES):
+        return False
+    return os.path.realpath(os.path.join(directory, arg)) != real_source
 
 
 def _include_flag(arg: str, nxt: str | None) -> tuple[str, str]:

@@ -49,6 +49,7 @@ from .env import (
     requirements_gap,
 )
 from .escalate import compose, write_setup_script
+from .gatecheck import gate_refusal
 from .judging import _metric, _stage, assess_progress, final_verdict
 from .ledger import failure_of_build, failure_of_test, file_ledger
 from .memory import Recall, RepositoryMemory
@@ -409,6 +410,15 @@ class FeedbackLoopOrchestrator:
             if dry_run:
                 result.would_apply = candidate.candidate_id
                 return f"would apply {candidate.candidate_id}"
+            refused = self._gate(session, candidate)
+            if refused:
+                session.append(events.LOOP_SKIPPED, {
+                    "candidate_id": candidate.candidate_id, "fingerprint": candidate.edits_fingerprint(),
+                    "reason": refused, "by": "gate",
+                })
+                tried.add(candidate.edits_fingerprint())
+                self.report("skipped", {"candidate_id": candidate.candidate_id, "reason": refused})
+                continue
             try:
                 self._apply(session, state, candidate, view, step_index)
             except edits.EditError as exc:
@@ -424,6 +434,14 @@ class FeedbackLoopOrchestrator:
             note = f"; {recall.describe()}" if recall else ""
             return f"applied {candidate.candidate_id}{note}"
         return "no applicable candidate"
+
+    def _gate(self, session: Session, candidate: FixCandidate) -> str:
+        """Why the per-file gate refuses a C/C++ edit, before anything is written ("" to go ahead)."""
+        try:
+            return gate_refusal(candidate, session.workspace, session.store)
+        except Exception as exc:  # noqa: BLE001 - the gate is a shortcut; the full build still judges
+            warn_line(f"per-file gate not used: {exc}")
+            return ""
 
     def _recall(self, session: Session, view: Check, live: list[FixCandidate], step_index: int) -> Recall:
         """What earlier sessions learned about the failing records; written to the session when anything."""
