@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ..records import BuildErrorRecord, TestFailureRecord
+from ..records import INCLUDED_FROM, BuildErrorRecord, Note, TestFailureRecord
 from .prefilter import FoldedPattern, lowered_for_search
 
 if TYPE_CHECKING:
@@ -224,7 +224,7 @@ def classify_build(record: BuildErrorRecord, config: Config | None = None) -> Bu
         return record  # the parser already knew (linker undefined reference, CMake package)
     if found:
         if found == "undefined_symbol" and any(
-            "include" in n and _INCLUDE_HINT.search(n) for n in record.notes[:4]
+            "include" in n.message and _INCLUDE_HINT.search(n.message) for n in record.notes[:4]
         ):
             found = "missing_include"  # the compiler named the header that declares it
         record.error_type = found
@@ -241,15 +241,14 @@ def classify_build(record: BuildErrorRecord, config: Config | None = None) -> Bu
 _NOTES_CACHE: dict[str, str] = {}
 
 
-def _notes_type(message: str, notes: list[str]) -> str:
+def _notes_type(message: str, notes: list[Note]) -> str:
     """The error_type the message and what its first notes say (not their include chains
     or locations: a path is not evidence) point to, cached per shape as messages are."""
     said = [message]
     for note in notes:
-        if note.startswith(("In file included from ", "from ")):
+        if note.message == INCLUDED_FROM:
             continue
-        cut = note.find(": note: ")
-        said.append(note[cut + 8 :] if cut >= 0 else note)
+        said.append(note.message)
         if len(said) > 3:
             break
     haystack = _shape(" ".join(said))

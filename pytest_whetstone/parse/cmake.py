@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from ..records import BuildErrorRecord
+from ..records import BuildErrorRecord, Note
 from .base import LineParser, ParseContext, ParseResult, SummaryGate
 
 _HEADER = re.compile(
@@ -92,8 +92,9 @@ class CMakeParser(LineParser):
                 if self.in_stack:
                     m = _FRAME.match(line)
                     if m:
-                        self.stack.append((m.group("file"), int(m.group("line")), m.group("cmd")))
-                        self._note(line.strip())
+                        frame = (m.group("file"), int(m.group("line")), m.group("cmd"))
+                        self.stack.append(frame)
+                        self._note(frame)
                         return True
                 if len(self.body) < 400:
                     self.body.append(line)
@@ -144,9 +145,11 @@ class CMakeParser(LineParser):
         self.stack = []
         self.in_stack = False
 
-    def _note(self, text: str) -> None:
+    def _note(self, frame: tuple[str, int, str]) -> None:
+        """One call-stack frame: a note at the calling line, saying which command called."""
         if self.rec is not None and len(self.rec.notes) < 64:
-            self.rec.notes.append(text)
+            path, line_no, cmd = frame
+            self.rec.notes.append(Note("note", self.ctx.resolve(path), line_no, 0, f"{cmd} called here"))
 
     def _close(self) -> None:
         rec = self.rec
@@ -160,7 +163,7 @@ class CMakeParser(LineParser):
             # Point at the project's own call (CMakeLists.txt:3 (find_package)), not CMake's module.
             for path, line_no, frame_cmd in self.stack:
                 if not _is_cmake_internal(path):
-                    rec.notes.insert(0, f"raised at {self.printed_file}:{rec.line}")
+                    rec.notes.insert(0, Note("note", self.ctx.resolve(self.printed_file), rec.line, 0, "raised here"))
                     rec.file_path, rec.line, cmd = self.ctx.resolve(path), line_no, frame_cmd
                     break
         elif self.stack and not cmd:

@@ -27,7 +27,7 @@ import os
 import re
 from typing import Any
 
-from ..records import BuildErrorRecord, Position, TextEdit
+from ..records import BuildErrorRecord, Note, Position, TextEdit
 from .base import LineParser, ParseContext, ParseResult, RunError, SummaryGate
 from .gcc_text import (
     _CARET,
@@ -53,6 +53,7 @@ from .gcc_text import (
     split_flag,
     unescape_fixit,
 )
+from .notes import make_note, note_at
 
 _DRIVER_MISSING = re.compile(
     r"(?:(?P<a>[^\s:]+): No such file or directory$|no such file or directory: " + _QUOTED + r")"
@@ -315,14 +316,19 @@ class GccParser(LineParser):
             if sev == "note":
                 if self.pending_notes:
                     self._chain_to_note(path)
-                self._note(stripped)
+                rec = self.rec
+                if len(rec.notes) < _MAX_NOTES:
+                    rec.notes.append(note_at(self.ctx, path, line_no, col, f"{message} [{code}]" if code else message))
+                self._add_raw(stripped)
+                self.in_note = True
+                self.expect = "source"
                 return True
             self._finish()
         ctx = self.ctx
         file_path = ctx.resolve(path)
-        notes: list[str] = []
+        notes: list[Note] = []
         if self.pending_notes:
-            notes = self.pending_notes[:_MAX_NOTES]
+            notes = [make_note(t, ctx) for t in self.pending_notes[:_MAX_NOTES]]
             self.pending_notes = []
         tu = self.pending_tu
         if tu:
@@ -353,7 +359,7 @@ class GccParser(LineParser):
 
     def _open(self, rec: BuildErrorRecord, printed_path: str, symbol: str | None = None) -> None:
         if self.pending_notes:
-            rec.notes = self.pending_notes[:_MAX_NOTES]
+            rec.notes = [make_note(t, self.ctx) for t in self.pending_notes[:_MAX_NOTES]]
             self.pending_notes = []
         tu = self.pending_tu or self.tu_of.get(printed_path, "")
         if self.pending_tu:
@@ -380,7 +386,7 @@ class GccParser(LineParser):
         record: context of that note, kept with the record's notes."""
         assert self.rec is not None
         room = _MAX_NOTES - len(self.rec.notes)
-        self.rec.notes.extend(self.pending_notes[: max(0, room)])
+        self.rec.notes.extend(make_note(t, self.ctx) for t in self.pending_notes[: max(0, room)])
         self.pending_notes = []
         if self.pending_tu:
             self._remember_tu(printed_path, self.pending_tu)
@@ -398,7 +404,7 @@ class GccParser(LineParser):
     def _note(self, text: str) -> None:
         assert self.rec is not None
         if len(self.rec.notes) < _MAX_NOTES:
-            self.rec.notes.append(text)
+            self.rec.notes.append(make_note(text, self.ctx))
         self._add_raw(text)
         self.in_note = True
         self.expect = "source"
