@@ -73,6 +73,7 @@ if (
 del _DEFAULTS
 
 _MAX_NOTES = 64
+_ERRORS_SAID = re.compile(r"(\d+) errors? generated")
 _MAX_CONTEXT = 32
 _MAX_RAW_LINES = 200
 _MAX_UNDECIDED = 4096
@@ -122,6 +123,7 @@ class GccParser(LineParser):
         self.expect = ""  # clang echo: "source" -> "caret" -> "hint"
         self.flavor = ""  # sticky: the last flavour proven by evidence
         self.pending_notes: list[str] = []  # include chain / instantiation context
+        self.errors_seen = 0  # error records since clang last said "N errors generated."
         self.pending_tu = ""
         self.chain_style = ""  # "gcc" ("from" continuation lines) or "clang"
         self.scope: dict[str, str] = {}  # file -> function named by gcc's "In function"
@@ -164,6 +166,7 @@ class GccParser(LineParser):
         elif c0.isdigit() and line.endswith("generated.") and _GENERATED.match(line):
             self._finish()
             self._decide("clang")
+            self._tally(line)
             return True
         return self._feed_rest(line)
 
@@ -572,8 +575,18 @@ class GccParser(LineParser):
             if len(self.undecided) >= _MAX_UNDECIDED:
                 self.undecided.clear()
             self.undecided.append(rec)
+        if rec.severity == "error":
+            self.errors_seen += 1
         self.result.build_errors.append(rec)
         self.last = rec
+
+    def _tally(self, line: str) -> None:
+        """clang's "N errors generated.": errors it counted that printed no diagnostic of
+        their own (the "too many errors emitted" stop) still count."""
+        said = _ERRORS_SAID.search(line)
+        if said:
+            self.result.uncounted_errors += max(0, int(said.group(1)) - self.errors_seen)
+        self.errors_seen = 0
 
     def _emit_now(self, rec: BuildErrorRecord) -> None:
         self.result.build_errors.append(rec)
