@@ -24,7 +24,7 @@ from pytest_whetstone.parse import parse_text
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "tests"
-FORMATS = ("gtest", "ctest", "pytest", "jest", "tap", "junit")
+FORMATS = ("gtest", "ctest", "pytest", "jest", "tap", "junit", "spec", "unittest")
 
 
 @dataclass

@@ -31,7 +31,8 @@ ERROR_TYPES = (
     "resource_limit",
     "unknown",
 )
-RUNNERS = ("gtest", "pytest", "jest", "tap", "junit", "ctest", "unknown")
+RUNNERS = ("gtest", "pytest", "jest", "tap", "junit", "ctest", "unittest", "python", "node", "mocha", "vitest",
+           "unknown")
 FAILURE_TYPES = (
     "assertion",
     "exception",

@@ -61,6 +61,8 @@ _MODULES = (
     "pytest_text",
     "jest",
     "tap",
+    "pytraceback",
+    "spec",
     "ctest",
     "junit",
     "unknown",
@@ -80,6 +82,11 @@ TOOLS: dict[str, tuple[str, ...]] = {
     "tap": ("tap",),
     "junit": ("junit",),
     "ctest": ("ctest", "gtest"),
+    "unittest": ("python",),
+    "python": ("python",),
+    "node": ("node",),
+    "mocha": ("mocha",),
+    "vitest": ("vitest",),
 }
 
 

@@ -19,6 +19,9 @@ from dataclasses import dataclass
 
 from ..records import TestFailureRecord
 from .base import LineParser, ParseContext, ParseResult
+from .spec import _FRAME as _PLAIN_FRAME
+from .spec import _frames as spec_frames
+from .spec import _mocha_values as spec_values
 
 RUNNER = "tap"
 
@@ -84,6 +87,10 @@ def _unquote(value: str) -> str:
         inner = value[1:-1]
         return inner.replace("''", "'") if value[0] == "'" else inner.replace('\\"', '"')
     return value
+
+
+_PLAIN_EXC = re.compile(r"^\s+([A-Z]\w*(?:Error|Exception)|Error)(?: \[[\w.]+\])?: ")
+_PLAIN_TIMEOUT = re.compile(r"Timeout of \d+ms exceeded\..*\(([^()]+\.[cm]?[jt]sx?)\)$")
 
 
 class TapParser(LineParser):
@@ -160,6 +167,9 @@ class TapParser(LineParser):
             return self._diagnostic(line)
         if not self.active:
             return False
+        if stripped and line[0] == " " and self.last is not None and not self.last.from_diag:
+            self._plain_diag(self.last.record, line)  # mocha's TAP: the error as indented text
+            return True
         if _PROVE_NOISE.match(line):
             return True
         return not stripped
@@ -262,6 +272,34 @@ class TapParser(LineParser):
         m = re.match(r"^\s*\$expected->(.*?) = (.*)$", body)
         if m:
             record.expected_value = _unquote(m.group(2))
+
+    @staticmethod
+    def _plain_diag(record: TestFailureRecord, line: str) -> None:
+        """One indented line of a failure's error (mocha ``--reporter tap``): message,
+        exception type, stack frames, a timeout and node's assertion values."""
+        first = record.raw.startswith("not ok")
+        record.raw = (record.raw + "\n" + line)[:16384]
+        lines = record.raw.split("\n")[1:]
+        if len(lines) > 400:
+            return
+        m = _PLAIN_EXC.match(line)
+        if m and not record.exception_type:
+            record.exception_type = m.group(1)
+        if first and record.message == record.test_name:
+            record.message = line.strip()[:4000]
+        if "Timeout of " in line:
+            t = _PLAIN_TIMEOUT.search(line)
+            record.outcome = "timeout"
+            if t and not record.file_path:
+                record.file_path = t.group(1)
+        frames = spec_frames(lines)
+        if frames:
+            frame_lines = [b for b in lines if _PLAIN_FRAME.match(b) and "node:" not in b]
+            own = next((f for f, b in zip(frames, frame_lines, strict=False) if "Context.<anonymous>" in b), None)
+            record.file_path, record.line = own or frames[0]
+            if own and frames[0] != own:
+                record.impl_file, record.impl_line = frames[0]
+        record.expected_value, record.actual_value = spec_values(lines)
 
     def _apply_yaml(self) -> None:
         lines, self.yaml = self.yaml or [], None
