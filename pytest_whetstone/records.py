@@ -20,7 +20,7 @@ from typing import Any, ClassVar, TypeVar
 
 SCHEMA_VERSION = "whetstone/1"
 
-BUILD_TOOLS = ("gcc", "clang", "clang_tidy", "cmake", "linker", "make", "unknown")
+BUILD_TOOLS = ("gcc", "clang", "clang_tidy", "tsc", "cmake", "linker", "make", "unknown")
 SEVERITIES = ("error", "warning", "note")
 ERROR_TYPES = (
     "missing_include",

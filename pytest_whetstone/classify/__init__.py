@@ -106,6 +106,11 @@ _LINT_FLAG = re.compile(
     r"|traditional[\w-]*|bad-function-cast|reserved-(?:macro-)?identifier|declaration-after-statement"
     r"|covered-switch-default)\b"
 )
+# clang-tidy checks about style and hygiene (the rest, bugprone-, cert-, clang-analyzer-, ... find defects).
+_TIDY_STYLE = re.compile(
+    r"(?:readability|modernize|llvm|llvmlibc|google-readability|misc-unused|misc-include-cleaner"
+    r"|cppcoreguidelines-avoid-magic-numbers|hicpp-braces-around-statements)-?"
+)
 # Notes in which the compiler names the header an undeclared name lives in.
 _INCLUDE_HINT = re.compile(
     r"is defined in header|include (?:the header )?[‘'<]|did you forget to [‘']#include|#include <[^>]+>"
@@ -273,7 +278,7 @@ def is_lint(record: BuildErrorRecord, *, check_message: bool = True) -> bool:
         if lint:
             return True
     if record.tool == "clang_tidy":
-        return True
+        return bool(_TIDY_STYLE.match(code))  # style checks; bugprone-, cert-, clang-analyzer- are defects
     if check_message and record.severity == "warning" and _LINT_MESSAGE.found(record.message):
         return True
     if record.severity == "error" and record.error_code.startswith("-Werror") and _LINT_FLAG.search(

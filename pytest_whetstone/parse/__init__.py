@@ -53,7 +53,9 @@ __all__ = [
 
 # Modules holding parsers; each defines LINE_PARSERS and/or DOC_PARSERS.
 _MODULES = (
+    "tsc",
     "gcc",
+    "gcc_json",
     "linker",
     "cmake",
     "make",
@@ -73,6 +75,8 @@ TOOLS: dict[str, tuple[str, ...]] = {
     "auto": (),
     "gcc": ("gcc", "linker", "make"),
     "clang": ("gcc", "linker", "make"),
+    "clang_tidy": ("gcc",),
+    "tsc": ("tsc",),
     "cmake": ("cmake", "make"),
     "linker": ("linker", "gcc"),
     "make": ("make", "gcc", "linker"),

@@ -73,6 +73,7 @@ if (
 del _DEFAULTS
 
 _MAX_NOTES = 64
+_TIDY_STARTS = ("Error while processing ", "Suppressed ", "Use -header-filter=", "Found compiler error")
 _ERRORS_SAID = re.compile(r"(\d+) errors? generated")
 _MAX_CONTEXT = 32
 _MAX_RAW_LINES = 200
@@ -124,6 +125,7 @@ class GccParser(LineParser):
         self.flavor = ""  # sticky: the last flavour proven by evidence
         self.pending_notes: list[str] = []  # include chain / instantiation context
         self.errors_seen = 0  # error records since clang last said "N errors generated."
+        self.last_tally = 0  # errors the last such line counted beyond the records
         self.pending_tu = ""
         self.chain_style = ""  # "gcc" ("from" continuation lines) or "clang"
         self.scope: dict[str, str] = {}  # file -> function named by gcc's "In function"
@@ -187,6 +189,8 @@ class GccParser(LineParser):
 
     def _feed_rest(self, line: str) -> bool:
         """``feed`` for a line of none of the shapes tested before."""
+        if line.startswith(_TIDY_STARTS):
+            return self._tidy_line(line)
         if line.startswith("compilation terminated"):
             self._decide("gcc")
             return True
@@ -575,6 +579,9 @@ class GccParser(LineParser):
             if len(self.undecided) >= _MAX_UNDECIDED:
                 self.undecided.clear()
             self.undecided.append(rec)
+        if rec.error_code[:1].isalpha():
+            self.result.saw("clang_tidy")
+            rec.tool = "clang_tidy"  # a check name ([bugprone-...], [clang-diagnostic-error]), not a -W flag
         if rec.severity == "error":
             self.errors_seen += 1
         self.result.build_errors.append(rec)
@@ -584,9 +591,20 @@ class GccParser(LineParser):
         """clang's "N errors generated.": errors it counted that printed no diagnostic of
         their own (the "too many errors emitted" stop) still count."""
         said = _ERRORS_SAID.search(line)
+        self.last_tally = 0
         if said:
-            self.result.uncounted_errors += max(0, int(said.group(1)) - self.errors_seen)
+            self.last_tally = max(0, int(said.group(1)) - self.errors_seen)
+            self.result.uncounted_errors += self.last_tally
         self.errors_seen = 0
+
+    def _tidy_line(self, line: str) -> bool:
+        """clang-tidy's own lines.  It prints "N errors generated." *before* the diagnostics
+        it counts: "Error while processing" says so, and the tally's credit is taken back."""
+        self._finish()
+        if line.startswith("Error while processing "):
+            self.result.uncounted_errors -= self.last_tally
+            self.last_tally = 0
+        return True
 
     def _emit_now(self, rec: BuildErrorRecord) -> None:
         self.result.build_errors.append(rec)

@@ -89,6 +89,12 @@ class LinkerParser(LineParser):
             return False
         c0 = line[0]
         if c0 == ">" and line.startswith(">>> ") or line.startswith(">>>  "):
+            cut = line.find(">>> ", 4)
+            if cut > 0:
+                # mold writes several ">>>" lines without their newlines between them
+                for part in [line[:cut], *(">>> " + p for p in line[cut + 4 :].split(">>> "))]:
+                    self._reference(part)
+                return True
             return self._reference(line)
         if ": " not in line:
             return False
