@@ -29,6 +29,8 @@ _HEADER = re.compile(
     r"(?P<dev> \(dev\))?(?: (?:at|in) (?P<where>.+?))?:(?: (?P<msg>.*))?$"
 )
 _WHERE = re.compile(r"(?P<file>.+?)(?::(?P<line>\d+))?:?(?: \((?P<cmd>[^)]*)\))?$")
+_NO_SOURCE_DIR = re.compile(
+    r'The source directory "(.+?)" (?:does not exist|does not appear to contain CMakeLists\.txt)')
 _FRAME = re.compile(r"\s+(?P<file>\S.*?):(?P<line>\d+) \((?P<cmd>[^)]*)\)$")
 _SUMMARIES = (
     "-- Configuring incomplete, errors occurred!",
@@ -169,7 +171,11 @@ class CMakeParser(LineParser):
         elif self.stack and not cmd:
             cmd = self.stack[0][2]
         package = _PACKAGE.search(rec.message)
-        if rec.severity == "error":
+        missing_dir = _NO_SOURCE_DIR.search(rec.message)
+        if missing_dir and rec.severity == "error":
+            # the build's own input is missing: the directory cmake was pointed at
+            rec.error_type, rec.symbol = "missing_dependency", missing_dir.group(1)
+        elif rec.severity == "error":
             if cmd in _DEPENDENCY_CMDS or (package and not package.group("e")):
                 rec.error_type = "missing_dependency"
                 rec.symbol = (package and (package.group("a") or package.group("b") or package.group("c")

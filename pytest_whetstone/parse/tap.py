@@ -24,6 +24,8 @@ from .spec import _frames as spec_frames
 from .spec import _mocha_values as spec_values
 
 RUNNER = "tap"
+EXITED_EARLY = "(test script exited early)"
+_DIED_AT = re.compile(r" at (\S+) line (\d+)\.$")
 
 _VERSION = re.compile(r"^TAP version (1[34])\s*$")
 _PLAN = re.compile(r"^(\s*)1\.\.(\d+)(?:\s*#.*)?$")
@@ -111,6 +113,9 @@ class TapParser(LineParser):
         self.bailed = False
         self.dropped: set[str] = set()  # parents not recorded: their own diagnostics are ignored too
         self.last_file = ""  # the script Test::More last named ("at t/x.t line 8.")
+        self.last_plain = ""  # the last line that is not TAP (a script's die message on stderr)
+        self.died: _Pending | None = None  # the last "(test script exited early)" record
+        self.died_suite = ""  # the suite it was given
 
     # ----------------------------------------------------------------- feed
     def feed(self, line: str) -> bool:
@@ -157,6 +162,7 @@ class TapParser(LineParser):
                 self.suite = m.group(1)
                 return True
         elif not self.active:
+            self.last_plain = line  # a script may die before its first TAP line (stripped when used)
             return False
         stripped = line.strip()
         if stripped == "---" and self.last is not None and not self.last.from_diag:
@@ -171,7 +177,11 @@ class TapParser(LineParser):
             self._plain_diag(self.last.record, line)  # mocha's TAP: the error as indented text
             return True
         if _PROVE_NOISE.match(line):
+            if stripped.startswith("Dubious, test returned"):
+                self._dubious(stripped)
             return True
+        if stripped:
+            self.last_plain = stripped[:500]  # not ours; remembered in case the script then dies
         return not stripped
 
     def _path(self, indent: int) -> list[str]:
@@ -365,19 +375,53 @@ class TapParser(LineParser):
     def _died(self, status: str, after: str) -> None:
         raw = self.diag.record.raw if self.diag else ""
         suite = self.last_file or self.suite
+        said = f"test script exited with status {status} after test {after}"
+        plain = self.last_plain.strip()[:500]
+        if plain:
+            said += f": {plain}"  # what the script printed as it died
         record = TestFailureRecord(
             runner=RUNNER,
             test_suite=suite,
-            test_name="(test script exited early)",
-            node_id=f"{suite}::(test script exited early)",
-            message=f"test script exited with status {status} after test {after}",
+            test_name=EXITED_EARLY,
+            node_id=f"{suite}::{EXITED_EARLY}",
+            file_path=suite,
+            message=said,
             exception_type="exit",
-            raw=raw,
+            raw="\n".join(x for x in (raw, plain) if x),
         )
+        where = _DIED_AT.search(plain)
+        if where:
+            record.file_path, record.line = where.group(1), int(where.group(2))
+        self.last_plain = ""
         if self.bailed:
             return
-        self.pending.append(_Pending(record, 0, claimed=True))
+        self.died = _Pending(record, 0, claimed=True)
+        self.died_suite = self.suite
+        self.pending.append(self.died)
         self.diag = None
+
+    def _dubious(self, line: str) -> None:
+        """prove's "Dubious, test returned 255" names the script just announced: the script
+        that died is that one (its stderr came before prove's header line), and a script that
+        died without a word still fails."""
+        died = self.died
+        if self.bailed:
+            return  # "Bail out!" already reported why the script stopped
+        if died is not None and not self.last_file and died.record.test_suite != self.suite:
+            if self.died_suite != self.suite:
+                died.record.test_suite = died.record.file_path = self.suite
+                died.record.node_id = f"{self.suite}::{EXITED_EARLY}"
+            self.died = None
+            return
+        if died is not None and died.record.test_suite in (self.suite, self.last_file):
+            self.died = None
+            return
+        if not any(p.record.test_suite == self.suite for p in self.pending):
+            record = TestFailureRecord(runner=RUNNER, test_suite=self.suite, test_name=EXITED_EARLY,
+                                       node_id=f"{self.suite}::{EXITED_EARLY}", file_path=self.suite,
+                                       message=line, exception_type="exit", raw=line)
+            self.pending.append(_Pending(record, 0, claimed=True))
+        self.died = None
 
     def flush(self) -> None:
         if self.yaml is not None:
