@@ -262,7 +262,7 @@ def report(res: dict[str, Any]) -> str:
     lines = [
         "# Build parser quality",
         "",
-        "Corpus: the real captured logs in `tests/fixtures/build/` (gcc 12, clang 14, GNU ld 2.40, gold 1.16,",
+        "Corpus: the real captured logs in `tests/fixtures/build/` (gcc 12, clang 14, clang-tidy 14, tsc 5.6, GNU ld 2.40, gold 1.16,",
         "lld 14, mold 1.10, cmake 3.25, make 4.3), each with a hand-checked label file.",
         "Regenerate with `python bench/parse_quality.py`.",
         "",
