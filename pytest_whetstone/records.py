@@ -14,12 +14,13 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 SCHEMA_VERSION = "whetstone/1"
 
-BUILD_TOOLS = ("gcc", "clang", "clang_tidy", "cmake", "linker", "make", "unknown")
+BUILD_TOOLS = ("gcc", "clang", "clang_tidy", "tsc", "cmake", "linker", "make", "unknown")
 SEVERITIES = ("error", "warning", "note")
 ERROR_TYPES = (
     "missing_include",
@@ -30,7 +31,8 @@ ERROR_TYPES = (
     "resource_limit",
     "unknown",
 )
-RUNNERS = ("gtest", "pytest", "jest", "tap", "junit", "ctest", "unknown")
+RUNNERS = ("gtest", "pytest", "jest", "tap", "junit", "ctest", "unittest", "python", "node", "mocha", "vitest",
+           "unknown")
 FAILURE_TYPES = (
     "assertion",
     "exception",
@@ -167,6 +169,45 @@ class TextEdit(Record):
 
 # --------------------------------------------------------------------------- build
 
+# The message of a note standing for one level of an include chain
+# ("In file included from a.h:3," / "from b.c:1:"): the note points at the #include.
+INCLUDED_FROM = "included from here"
+_NOTE_TEXT = re.compile(r"^(?P<file>[^\s:][^:]*?):(?P<line>\d+)(?::(?P<col>\d+))?: note: (?P<msg>.*)$")
+_INCLUDE_TEXT = re.compile(r"^(?:In file included from|from) (?P<file>[^\s:][^:]*?):(?P<line>\d+)(?::(?P<col>\d+))?[,:]?$")
+
+
+@dataclass
+class Note(Record):
+    """A note a tool printed under a diagnostic: where it points and what it says
+    (an overload candidate, a previous definition, "declared here", an include site)."""
+
+    severity: str = "note"
+    file_path: str = ""
+    line: int = 0
+    col: int = 0
+    message: str = ""
+
+    def __str__(self) -> str:
+        if not self.file_path:
+            return self.message
+        where = self.file_path + (f":{self.line}" if self.line else "") + (f":{self.col}" if self.col else "")
+        return f"{where}: note: {self.message}"
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Note:
+        if isinstance(data, str):
+            return cls.from_text(data)  # sessions written before notes had locations
+        return super().from_dict(data)
+
+    @classmethod
+    def from_text(cls, text: str) -> Note:
+        """A note as printed (``a.c:3:5: note: ...``, an include-chain line, or bare text)."""
+        m = _NOTE_TEXT.match(text) or _INCLUDE_TEXT.match(text)
+        if m is None:
+            return cls(message=text)
+        message = m.groupdict().get("msg") or INCLUDED_FROM
+        return cls(file_path=m["file"], line=int(m["line"]), col=int(m["col"] or 0), message=message)
+
 
 @dataclass
 class BuildErrorRecord(Record):
@@ -182,8 +223,9 @@ class BuildErrorRecord(Record):
     ast_node_id: str | None = None
     error_type: str = "unknown"
     is_lint: bool = False
-    # Notes ("note: ..." lines, include chains, instantiation context) attached to this error.
-    notes: list[str] = field(default_factory=list)
+    # Notes ("note: ..." lines, include chains, instantiation context, a linker's other
+    # definition) attached to this error, each with the place it points at.
+    notes: list[Note] = field(default_factory=list)
     # Compiler fix-its (from -fdiagnostics-parseable-fixits), already in our edit shape.
     fixits: list[TextEdit] = field(default_factory=list)
     # The symbol an undefined-reference / undeclared-identifier error is about, when known.
@@ -195,7 +237,7 @@ class BuildErrorRecord(Record):
     raw: str = ""
     schema_version: str = SCHEMA_VERSION
 
-    _nested_lists: ClassVar[dict[str, type[Record]]] = {"fixits": TextEdit}
+    _nested_lists: ClassVar[dict[str, type[Record]]] = {"fixits": TextEdit, "notes": Note}
 
     def ensure_id(self) -> BuildErrorRecord:
         if not self.error_id:

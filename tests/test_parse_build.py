@@ -9,6 +9,7 @@ from pathlib import Path
 from pytest_whetstone.parse import parse_lines, parse_text
 from pytest_whetstone.parse.gcc_text import find_symbol, split_flag, unescape_fixit
 from pytest_whetstone.parse.unknown import looks_like_error
+from pytest_whetstone.records import INCLUDED_FROM, Note
 
 GCC_ERR = (
     "main.c: In function ‘main’:\n"
@@ -72,7 +73,7 @@ def test_multi_line_grouped() -> None:
     text = (FIXTURES / "gcc" / "macro.log").read_text()
     records = parse_text(text).build_errors
     assert len(records) == 2  # notes, echoes and carets belong to their error
-    assert records[1].notes == [
+    assert [str(n) for n in records[1].notes] == [
         "macro.c:2:17: note: in definition of macro ‘CALL’",
         "macro.c:4:12: note: declared here",
     ]
@@ -108,14 +109,16 @@ def test_include_chain_gives_translation_unit() -> None:
     clang = parse_text((FIXTURES / "clang" / "include_chain.log").read_text()).build_errors[0]
     assert (gcc.file_path, gcc.translation_unit) == ("inner.h", "chain.c")
     assert (clang.file_path, clang.translation_unit) == ("inner.h", "chain.c")
-    assert gcc.notes[:2] == ["In file included from outer.h:1,", "from chain.c:1:"]
+    # Each level of the include chain is a note pointing at its #include line.
+    assert [(n.file_path, n.line, n.message) for n in gcc.notes[:2]] == [
+        ("outer.h", 1, INCLUDED_FROM), ("chain.c", 1, INCLUDED_FROM)]
 
 
 def test_template_instantiation_context_attached() -> None:
     recs = parse_text((FIXTURES / "gcc" / "cxx_template.log").read_text()).build_errors
-    assert recs[1].notes[1] == "tmpl.cpp:16:23:   required from here"
+    assert recs[1].notes[1] == Note("note", "tmpl.cpp", 16, 23, "required from here")
     clang = parse_text((FIXTURES / "clang" / "cxx_template.log").read_text()).build_errors
-    assert "in instantiation of function template specialization" in clang[1].notes[0]
+    assert "in instantiation of function template specialization" in clang[1].notes[0].message
 
 
 def test_fixits_become_text_edits() -> None:
@@ -275,7 +278,7 @@ def test_clang_echo_at_column_one_and_note_echo_kept_apart() -> None:
     (rec,) = parse_text((FIXTURES / "clang" / "column_one.log").read_text()).build_errors
     assert (rec.severity, rec.line, rec.error_code) == ("warning", 2, "-Wmissing-prototypes")
     assert rec.context_lines == ["helper(int x)", "^"]
-    assert len(rec.notes) == 1 and "declare 'static'" in rec.notes[0]
+    assert len(rec.notes) == 1 and "declare 'static'" in rec.notes[0].message
     assert rec.raw.splitlines()[-3:] == ["int", "^", "static "]
     fixits = parse_text((FIXTURES / "clang" / "fixits.log").read_text()).build_errors
     member = next(r for r in fixits if "verbos" in r.message)

@@ -67,6 +67,8 @@ def test_draining_after_every_line_changes_nothing(tool: str) -> None:
         if path.suffix != ".log":
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
+        if text.startswith('[{"kind"'):
+            continue  # gcc's JSON diagnostics: a document, read whole, not line by line
         want = parse_text(text, tool, cwd=str(path.parent)).to_dict()
         assert _small_batches(text, tool, str(path.parent)) == want, path
 
@@ -124,8 +126,7 @@ def test_jsonl_one_record_per_line_then_summary() -> None:
     whole = parse_file(str(path)).to_dict()
     assert [r["build_error"] for r in rows[:-1]] == whole["build_errors"]
     summary = rows[-1]["summary"]
-    assert summary == {k: whole[k] for k in ("error_count", "warning_count", "pass_count", "fail_count",
-                                             "skip_count", "tools")}
+    assert summary == {k: v for k, v in whole.items() if k not in ("build_errors", "test_failures")}
 
 
 def test_jsonl_test_failures() -> None:

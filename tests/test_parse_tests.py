@@ -16,7 +16,8 @@ from pytest_whetstone.records import TestFailureRecord
 
 FIXTURES = Path(__file__).parent / "fixtures" / "tests"
 FORMATS = ("gtest", "ctest", "pytest", "jest", "tap", "junit")
-LABELLED = sorted(p for fmt in FORMATS for p in (FIXTURES / fmt).glob("*.labels.json"))
+NEWER = ("spec", "unittest")  # node/mocha/vitest spec reporters; python -m unittest and tracebacks
+LABELLED = sorted(p for fmt in FORMATS + NEWER for p in (FIXTURES / fmt).glob("*.labels.json"))
 TOOL_FOR = {"gtest": "gtest", "ctest": "ctest", "pytest": "pytest", "jest": "jest", "tap": "tap", "junit": "junit"}
 FIELDS = ("runner", "test_suite", "test_name", "failure_type", "expected_value", "actual_value")
 
@@ -42,6 +43,10 @@ def _check(label_path: Path, tool: str) -> None:
             assert (f["test_suite"], f["test_name"], f["file_path"], f["line"]) in located
     assert (result.fail_count, result.pass_count, result.skip_count) == (
         label["fail_count"], label["pass_count"], label["skip_count"])
+    for name, attr in (("error_count", "test_error_count"), ("xfail_count", "xfail_count"),
+                       ("xpass_count", "xpass_count")):
+        if name in label:
+            assert getattr(result, attr) == label[name], name
 
 
 @pytest.mark.parametrize("label", LABELLED, ids=lambda p: f"{p.parent.name}/{_log_of(p).name}")
@@ -51,7 +56,7 @@ def test_fixture_auto(label: Path) -> None:
 
 @pytest.mark.parametrize("label", LABELLED, ids=lambda p: f"{p.parent.name}/{_log_of(p).name}")
 def test_fixture_named_tool(label: Path) -> None:
-    _check(label, TOOL_FOR[label.parent.name])
+    _check(label, json.loads(label.read_text()).get("tool") or TOOL_FOR[label.parent.name])
 
 
 def test_at_least_ten_real_fixtures_per_format() -> None:

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_whetstone.records import (
+    INCLUDED_FROM,
     SCHEMA_VERSION,
     AttemptRecord,
     AuditEntry,
@@ -16,6 +17,7 @@ from pytest_whetstone.records import (
     EscalationReport,
     FixCandidate,
     GapModel,
+    Note,
     ObservationRecord,
     OrchestratorDecision,
     Position,
@@ -123,8 +125,12 @@ def test_edits_fingerprint_ignores_description() -> None:
     assert FixCandidate(description="m").edits_fingerprint() != FixCandidate(description="n").edits_fingerprint()
 
 
-@given(st.text(), st.integers(min_value=0, max_value=10**6), st.lists(st.text(), max_size=4))
-def test_round_trip_any_text(message: str, line: int, notes: list[str]) -> None:
+_notes = st.builds(Note, file_path=st.text(max_size=20), line=st.integers(0, 10**6), col=st.integers(0, 999),
+                   message=st.text())
+
+
+@given(st.text(), st.integers(min_value=0, max_value=10**6), st.lists(_notes, max_size=4))
+def test_round_trip_any_text(message: str, line: int, notes: list[Note]) -> None:
     record = BuildErrorRecord(message=message, line=line, notes=notes).ensure_id()
     assert BuildErrorRecord.from_json(record.to_json()) == record
 
@@ -142,3 +148,18 @@ def test_candidates_speak_one_applicability() -> None:
                                source="search", validated=True)
     assert proved.applicability == "validated"
     assert FixCandidate.from_dict(fix.to_dict()) == fix and fix.candidate_id.startswith("C")
+
+
+def test_old_string_notes_still_load() -> None:
+    """A session written when notes were printed lines loads, each note located where it can be."""
+    old = BuildErrorRecord(message="m").to_dict() | {"notes": [
+        "macro.c:4:12: note: declared here", "In file included from outer.h:1,", "from chain.c:1:",
+        "/usr/bin/ld.gold: /tmp/a.o: previous definition here"]}
+    record = BuildErrorRecord.from_dict(old)
+    assert record.notes == [
+        Note("note", "macro.c", 4, 12, "declared here"),
+        Note("note", "outer.h", 1, 0, INCLUDED_FROM),
+        Note("note", "chain.c", 1, 0, INCLUDED_FROM),
+        Note(message="/usr/bin/ld.gold: /tmp/a.o: previous definition here"),
+    ]
+    assert BuildErrorRecord.from_json(record.to_json()) == record

@@ -209,6 +209,11 @@ def test_sarif_is_valid_against_the_official_schema(ws):
     levels = {r["message"]["text"].split(" [")[0]: r["level"] for r in results}
     assert levels["unused variable ‘unused’"] == "note"  # lint warning
     assert levels["implicit declaration of function ‘printf’"] == "warning"
+    # gcc's note under it ("include '<stdio.h>' or provide a declaration") is a related location
+    printf = next(r for r in results if r["message"]["text"].startswith("implicit declaration of function"))
+    note = printf["relatedLocations"][0]
+    assert note["physicalLocation"]["artifactLocation"]["uri"] == "src/calc.c"
+    assert "stdio.h" in note["message"]["text"]
     # fixes: the 0.9 compiler fix-it and the validated test fix; never the 0.2 manual one
     with_fixes = [r for r in results if "fixes" in r]
     assert len(with_fixes) == 2

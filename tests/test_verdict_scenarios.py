@@ -365,3 +365,38 @@ def test_a_100_mb_output_still_ends_with_the_verdict(ws: Path) -> None:
     tail = proc.stdout[-2000:].decode()
     v = parse_last(tail)
     assert v is not None and v.status == "pass" and tail.rstrip("\n").endswith(END)
+
+
+# --------------------------------------------------------------------------- other test runners
+
+def test_python_unittest_through_whetstone_run(ws: Path) -> None:
+    (ws / "shapes.py").write_text("def area(w, h):\n    return w + h\n")
+    (ws / "test_shapes.py").write_text(
+        "import unittest\n\nfrom shapes import area\n\n\nclass AreaTest(unittest.TestCase):\n"
+        "    def test_area(self):\n        self.assertEqual(area(2, 3), 6)\n\n    def test_square(self):\n"
+        "        self.assertEqual(area(2, 2), 4)\n\n\nif __name__ == '__main__':\n    unittest.main()\n"
+    )
+    proc = whetstone(["run", "--", sys.executable, "-m", "unittest", "-v"], ws)
+    assert proc.returncode == 1
+    v = verdict_of(proc)
+    assert (v["failure"], v["phase"], v["retry"]) == ("test-failure", "tests", "fix-source"), v
+    assert v["first_error"] and v["first_error"].startswith(("shapes.py", "test_shapes.py")), v
+    assert v["counts"]["failed"] == 1 and v["counts"]["passed"] == 1, v
+    agent = agrees_with_reports(ws, v)
+    (failure,) = agent["test_failures"]
+    assert (failure["expected_value"], failure["actual_value"]) in (("6", "5"), ("5", "6")), failure
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node")
+def test_node_test_spec_reporter_through_whetstone_run(ws: Path) -> None:
+    (ws / "sum.js").write_text("exports.sum = (a, b) => a - b;\n")
+    (ws / "sum.test.js").write_text(
+        "const test = require('node:test');\nconst assert = require('node:assert');\nconst { sum } = require('./sum');\n\n"
+        "test('adds', () => {\n  assert.strictEqual(sum(2, 3), 5);\n});\n\ntest('zero', () => {\n"
+        "  assert.strictEqual(sum(0, 0), 0);\n});\n"
+    )
+    proc = whetstone(["run", "--", "node", "--test", "--test-reporter=spec", "sum.test.js"], ws)
+    v = verdict_of(proc)
+    assert (v["failure"], v["phase"], v["retry"]) == ("test-failure", "tests", "fix-source"), v
+    assert v["first_error"] and v["first_error"].startswith(("sum.js", "sum.test.js")), v
+    agrees_with_reports(ws, v)

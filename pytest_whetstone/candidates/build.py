@@ -90,7 +90,7 @@ _SUMMARY = re.compile(r"ld returned \d+ exit status|linker command failed|errors
 def _symbol(record: BuildErrorRecord) -> str:
     if record.symbol:
         return record.symbol
-    for text in (record.message, *record.notes):
+    for text in (record.message, *(n.message for n in record.notes)):
         for pattern in _SYMBOL_PATTERNS:
             match = pattern.search(text)
             if match:
@@ -99,7 +99,7 @@ def _symbol(record: BuildErrorRecord) -> str:
 
 
 def _texts(record: BuildErrorRecord) -> list[str]:
-    return [record.message, *record.notes]
+    return [record.message, *(n.message for n in record.notes)]
 
 
 # --------------------------------------------------------------------------- 1. fix-its

@@ -273,7 +273,7 @@ def _arguments(call) -> list:  # type: ignore[no-untyped-def]
 
 def address_or_deref(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
     """`x` for `&x` (or the reverse) on the argument the compiler names."""
-    text = " ".join([record.message, *record.notes])
+    text = " ".join([record.message, *(n.message for n in record.notes)])
     if not re.search(r"pointer|incompatible|conver|cannot|no matching|argument", text):
         return []
     pf, call = _call_at(ctx, record)
@@ -333,7 +333,7 @@ def _more_stars_expected(text: str) -> bool | None:
 
 def argument_count(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
     """Too few arguments: add one from the function's other call sites; too many: drop one."""
-    text = " ".join([record.message, *record.notes])
+    text = " ".join([record.message, *(n.message for n in record.notes)])
     few = re.search(r"too few arguments|requires (\d+) arguments?, but (\d+) (?:was|were) provided", text)
     many = re.search(r"too many arguments", text)
     if not (few or many):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ..records import BuildErrorRecord, TestFailureRecord
+from ..records import INCLUDED_FROM, BuildErrorRecord, Note, TestFailureRecord
 from .prefilter import FoldedPattern, lowered_for_search
 
 if TYPE_CHECKING:
@@ -105,6 +105,11 @@ _LINT_FLAG = re.compile(
     r"|language-extension-token|undef|cpp|useless-cast|double-promotion|inline|dev|comments?"
     r"|traditional[\w-]*|bad-function-cast|reserved-(?:macro-)?identifier|declaration-after-statement"
     r"|covered-switch-default)\b"
+)
+# clang-tidy checks about style and hygiene (the rest, bugprone-, cert-, clang-analyzer-, ... find defects).
+_TIDY_STYLE = re.compile(
+    r"(?:readability|modernize|llvm|llvmlibc|google-readability|misc-unused|misc-include-cleaner"
+    r"|cppcoreguidelines-avoid-magic-numbers|hicpp-braces-around-statements)-?"
 )
 # Notes in which the compiler names the header an undeclared name lives in.
 _INCLUDE_HINT = re.compile(
@@ -224,7 +229,8 @@ def classify_build(record: BuildErrorRecord, config: Config | None = None) -> Bu
         return record  # the parser already knew (linker undefined reference, CMake package)
     if found:
         if found == "undefined_symbol" and any(
-            ("include" in n or "header" in n) and _INCLUDE_HINT.search(n) for n in record.notes[:4]
+            ("include" in n.message or "header" in n.message) and _INCLUDE_HINT.search(n.message)
+            for n in record.notes[:4]
         ):
             found = "missing_include"  # the compiler named the header that declares it
         record.error_type = found
@@ -241,15 +247,14 @@ def classify_build(record: BuildErrorRecord, config: Config | None = None) -> Bu
 _NOTES_CACHE: dict[str, str] = {}
 
 
-def _notes_type(message: str, notes: list[str]) -> str:
+def _notes_type(message: str, notes: list[Note]) -> str:
     """The error_type the message and what its first notes say (not their include chains
     or locations: a path is not evidence) point to, cached per shape as messages are."""
     said = [message]
     for note in notes:
-        if note.startswith(("In file included from ", "from ")):
+        if note.message == INCLUDED_FROM:
             continue
-        cut = note.find(": note: ")
-        said.append(note[cut + 8 :] if cut >= 0 else note)
+        said.append(note.message)
         if len(said) > 3:
             break
     haystack = _shape(" ".join(said))
@@ -274,7 +279,7 @@ def is_lint(record: BuildErrorRecord, *, check_message: bool = True) -> bool:
         if lint:
             return True
     if record.tool == "clang_tidy":
-        return True
+        return bool(_TIDY_STYLE.match(code))  # style checks; bugprone-, cert-, clang-analyzer- are defects
     if check_message and record.severity == "warning" and _LINT_MESSAGE.found(record.message):
         return True
     if record.severity == "error" and record.error_code.startswith("-Werror") and _LINT_FLAG.search(

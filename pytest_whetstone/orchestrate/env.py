@@ -343,7 +343,7 @@ def build_requirements_gap(errors: Iterable[BuildErrorRecord], workspace: Path) 
 
 def _system_include(error: BuildErrorRecord, header: str) -> bool:
     """Was the header included with angle brackets (a system header)?"""
-    context = "\n".join([error.raw, *error.context_lines, *error.notes])
+    context = "\n".join([error.raw, *error.context_lines, *map(str, error.notes)])
     if f"<{header}>" in context:
         return True
     if f'"{header}"' in context:

@@ -53,7 +53,9 @@ __all__ = [
 
 # Modules holding parsers; each defines LINE_PARSERS and/or DOC_PARSERS.
 _MODULES = (
+    "tsc",
     "gcc",
+    "gcc_json",
     "linker",
     "cmake",
     "make",
@@ -61,6 +63,8 @@ _MODULES = (
     "pytest_text",
     "jest",
     "tap",
+    "pytraceback",
+    "spec",
     "ctest",
     "junit",
     "unknown",
@@ -71,6 +75,8 @@ TOOLS: dict[str, tuple[str, ...]] = {
     "auto": (),
     "gcc": ("gcc", "linker", "make"),
     "clang": ("gcc", "linker", "make"),
+    "clang_tidy": ("gcc",),
+    "tsc": ("tsc",),
     "cmake": ("cmake", "make"),
     "linker": ("linker", "gcc"),
     "make": ("make", "gcc", "linker"),
@@ -80,6 +86,11 @@ TOOLS: dict[str, tuple[str, ...]] = {
     "tap": ("tap",),
     "junit": ("junit",),
     "ctest": ("ctest", "gtest"),
+    "unittest": ("python",),
+    "python": ("python",),
+    "node": ("node",),
+    "mocha": ("mocha",),
+    "vitest": ("vitest",),
 }
 
 
@@ -404,6 +415,11 @@ def result_from_dict(data: dict[str, Any]) -> ParseResult:
         pass_count=int(data.get("pass_count", 0)),
         fail_count=int(data.get("fail_count", 0)),
         skip_count=int(data.get("skip_count", 0)),
+        test_error_count=int(data.get("test_error_count", 0)),
+        xfail_count=int(data.get("xfail_count", 0)),
+        xpass_count=int(data.get("xpass_count", 0)),
+        uncounted_errors=max(0, int(data.get("reported_error_count", 0))
+                             - sum(1 for e in data.get("build_errors", []) if e.get("severity") == "error")),
         tools=list(data.get("tools", [])),
     )
 
@@ -502,6 +518,9 @@ def _document_batches(
     """A whole-document log (XML, JSON) is parsed at once: one batch of everything."""
     whole = parse_text(read(), tool, cwd=cwd, config=config)
     into.pass_count, into.fail_count, into.skip_count = whole.pass_count, whole.fail_count, whole.skip_count
+    into.test_error_count, into.xfail_count, into.xpass_count = whole.test_error_count, whole.xfail_count, \
+        whole.xpass_count
+    into.uncounted_errors = whole.uncounted_errors
     into.tools, into.clean_tus = whole.tools, whole.clean_tus
     yield [*whole.build_errors, *whole.test_failures]
 

@@ -32,8 +32,17 @@ class ParseResult:
     build_errors: list[BuildErrorRecord] = field(default_factory=list)
     test_failures: list[TestFailureRecord] = field(default_factory=list)
     pass_count: int = 0
+    # Failed tests: the runner's own count where it prints one, else the failure records.
     fail_count: int = 0
-    skip_count: int = 0
+    skip_count: int = 0  # skipped only (pytest's xfailed are xfail_count)
+    # Tests that errored rather than failed (pytest "N errors": setup/teardown/collection;
+    # unittest "errors=N"); their records are among test_failures too.
+    test_error_count: int = 0
+    xfail_count: int = 0  # expected failures (pytest xfailed, unittest expected failures)
+    xpass_count: int = 0  # unexpected passes that did not fail the run (pytest xpassed)
+    # Errors the tools' own tallies count beyond the error records ("9 errors generated" after
+    # 8 diagnostics and clang's "too many errors emitted"): see reported_error_count.
+    uncounted_errors: int = 0
     tools: list[str] = field(default_factory=list)  # formats seen, in order of first sight
     # Translation units a compiler built without a diagnostic (for superseding).
     clean_tus: list[str] = field(default_factory=list)
@@ -49,21 +58,33 @@ class ParseResult:
 
     @property
     def error_count(self) -> int:
+        """Errors that fail the build: lint stays out even when -Werror made it an error."""
         return sum(1 for e in self.build_errors if e.is_failure)
 
     @property
+    def reported_error_count(self) -> int:
+        """Errors as the tools counted them (what their summary lines say): every
+        diagnostic of severity error, lint included, plus errors only a tally counted."""
+        return sum(1 for e in self.build_errors if e.severity == "error") + self.uncounted_errors
+
+    @property
     def warning_count(self) -> int:
-        return sum(1 for e in self.build_errors if e.severity == "warning" or e.is_lint)
+        """Warnings as the tools printed them (a -Werror warning is an error)."""
+        return sum(1 for e in self.build_errors if e.severity == "warning")
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "build_errors": [e.to_dict() for e in self.build_errors],
             "test_failures": [f.to_dict() for f in self.test_failures],
             "error_count": self.error_count,
+            "reported_error_count": self.reported_error_count,
             "warning_count": self.warning_count,
             "pass_count": self.pass_count,
             "fail_count": self.fail_count,
             "skip_count": self.skip_count,
+            "test_error_count": self.test_error_count,
+            "xfail_count": self.xfail_count,
+            "xpass_count": self.xpass_count,
             "tools": list(self.tools),
         }
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from ..records import BuildErrorRecord
+from ..records import BuildErrorRecord, Note
 from .base import LineParser, ParseContext, ParseResult, SummaryGate
 
 _HEADER = re.compile(
@@ -29,6 +29,8 @@ _HEADER = re.compile(
     r"(?P<dev> \(dev\))?(?: (?:at|in) (?P<where>.+?))?:(?: (?P<msg>.*))?$"
 )
 _WHERE = re.compile(r"(?P<file>.+?)(?::(?P<line>\d+))?:?(?: \((?P<cmd>[^)]*)\))?$")
+_NO_SOURCE_DIR = re.compile(
+    r'The source directory "(.+?)" (?:does not exist|does not appear to contain CMakeLists\.txt)')
 _FRAME = re.compile(r"\s+(?P<file>\S.*?):(?P<line>\d+) \((?P<cmd>[^)]*)\)$")
 _SUMMARIES = (
     "-- Configuring incomplete, errors occurred!",
@@ -92,8 +94,9 @@ class CMakeParser(LineParser):
                 if self.in_stack:
                     m = _FRAME.match(line)
                     if m:
-                        self.stack.append((m.group("file"), int(m.group("line")), m.group("cmd")))
-                        self._note(line.strip())
+                        frame = (m.group("file"), int(m.group("line")), m.group("cmd"))
+                        self.stack.append(frame)
+                        self._note(frame)
                         return True
                 if len(self.body) < 400:
                     self.body.append(line)
@@ -144,9 +147,11 @@ class CMakeParser(LineParser):
         self.stack = []
         self.in_stack = False
 
-    def _note(self, text: str) -> None:
+    def _note(self, frame: tuple[str, int, str]) -> None:
+        """One call-stack frame: a note at the calling line, saying which command called."""
         if self.rec is not None and len(self.rec.notes) < 64:
-            self.rec.notes.append(text)
+            path, line_no, cmd = frame
+            self.rec.notes.append(Note("note", self.ctx.resolve(path), line_no, 0, f"{cmd} called here"))
 
     def _close(self) -> None:
         rec = self.rec
@@ -160,13 +165,17 @@ class CMakeParser(LineParser):
             # Point at the project's own call (CMakeLists.txt:3 (find_package)), not CMake's module.
             for path, line_no, frame_cmd in self.stack:
                 if not _is_cmake_internal(path):
-                    rec.notes.insert(0, f"raised at {self.printed_file}:{rec.line}")
+                    rec.notes.insert(0, Note("note", self.ctx.resolve(self.printed_file), rec.line, 0, "raised here"))
                     rec.file_path, rec.line, cmd = self.ctx.resolve(path), line_no, frame_cmd
                     break
         elif self.stack and not cmd:
             cmd = self.stack[0][2]
         package = _PACKAGE.search(rec.message)
-        if rec.severity == "error":
+        missing_dir = _NO_SOURCE_DIR.search(rec.message)
+        if missing_dir and rec.severity == "error":
+            # the build's own input is missing: the directory cmake was pointed at
+            rec.error_type, rec.symbol = "missing_dependency", missing_dir.group(1)
+        elif rec.severity == "error":
             if cmd in _DEPENDENCY_CMDS or (package and not package.group("e")):
                 rec.error_type = "missing_dependency"
                 rec.symbol = (package and (package.group("a") or package.group("b") or package.group("c")

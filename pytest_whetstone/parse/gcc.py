@@ -27,7 +27,7 @@ import os
 import re
 from typing import Any
 
-from ..records import BuildErrorRecord, Position, TextEdit
+from ..records import BuildErrorRecord, Note, Position, TextEdit
 from .base import LineParser, ParseContext, ParseResult, RunError, SummaryGate
 from .gcc_text import (
     _CARET,
@@ -53,6 +53,7 @@ from .gcc_text import (
     split_flag,
     unescape_fixit,
 )
+from .notes import make_note, note_at
 
 _DRIVER_MISSING = re.compile(
     r"(?:(?P<a>[^\s:]+): No such file or directory$|no such file or directory: " + _QUOTED + r")"
@@ -72,6 +73,8 @@ if (
 del _DEFAULTS
 
 _MAX_NOTES = 64
+_TIDY_STARTS = ("Error while processing ", "Suppressed ", "Use -header-filter=", "Found compiler error")
+_ERRORS_SAID = re.compile(r"(\d+) errors? generated")
 _MAX_CONTEXT = 32
 _MAX_RAW_LINES = 200
 _MAX_UNDECIDED = 4096
@@ -121,6 +124,8 @@ class GccParser(LineParser):
         self.expect = ""  # clang echo: "source" -> "caret" -> "hint"
         self.flavor = ""  # sticky: the last flavour proven by evidence
         self.pending_notes: list[str] = []  # include chain / instantiation context
+        self.errors_seen = 0  # error records since clang last said "N errors generated."
+        self.last_tally = 0  # errors the last such line counted beyond the records
         self.pending_tu = ""
         self.chain_style = ""  # "gcc" ("from" continuation lines) or "clang"
         self.scope: dict[str, str] = {}  # file -> function named by gcc's "In function"
@@ -163,6 +168,7 @@ class GccParser(LineParser):
         elif c0.isdigit() and line.endswith("generated.") and _GENERATED.match(line):
             self._finish()
             self._decide("clang")
+            self._tally(line)
             return True
         return self._feed_rest(line)
 
@@ -183,6 +189,8 @@ class GccParser(LineParser):
 
     def _feed_rest(self, line: str) -> bool:
         """``feed`` for a line of none of the shapes tested before."""
+        if line.startswith(_TIDY_STARTS):
+            return self._tidy_line(line)
         if line.startswith("compilation terminated"):
             self._decide("gcc")
             return True
@@ -315,14 +323,19 @@ class GccParser(LineParser):
             if sev == "note":
                 if self.pending_notes:
                     self._chain_to_note(path)
-                self._note(stripped)
+                rec = self.rec
+                if len(rec.notes) < _MAX_NOTES:
+                    rec.notes.append(note_at(self.ctx, path, line_no, col, f"{message} [{code}]" if code else message))
+                self._add_raw(stripped)
+                self.in_note = True
+                self.expect = "source"
                 return True
             self._finish()
         ctx = self.ctx
         file_path = ctx.resolve(path)
-        notes: list[str] = []
+        notes: list[Note] = []
         if self.pending_notes:
-            notes = self.pending_notes[:_MAX_NOTES]
+            notes = [make_note(t, ctx) for t in self.pending_notes[:_MAX_NOTES]]
             self.pending_notes = []
         tu = self.pending_tu
         if tu:
@@ -353,7 +366,7 @@ class GccParser(LineParser):
 
     def _open(self, rec: BuildErrorRecord, printed_path: str, symbol: str | None = None) -> None:
         if self.pending_notes:
-            rec.notes = self.pending_notes[:_MAX_NOTES]
+            rec.notes = [make_note(t, self.ctx) for t in self.pending_notes[:_MAX_NOTES]]
             self.pending_notes = []
         tu = self.pending_tu or self.tu_of.get(printed_path, "")
         if self.pending_tu:
@@ -380,7 +393,7 @@ class GccParser(LineParser):
         record: context of that note, kept with the record's notes."""
         assert self.rec is not None
         room = _MAX_NOTES - len(self.rec.notes)
-        self.rec.notes.extend(self.pending_notes[: max(0, room)])
+        self.rec.notes.extend(make_note(t, self.ctx) for t in self.pending_notes[: max(0, room)])
         self.pending_notes = []
         if self.pending_tu:
             self._remember_tu(printed_path, self.pending_tu)
@@ -398,7 +411,7 @@ class GccParser(LineParser):
     def _note(self, text: str) -> None:
         assert self.rec is not None
         if len(self.rec.notes) < _MAX_NOTES:
-            self.rec.notes.append(text)
+            self.rec.notes.append(make_note(text, self.ctx))
         self._add_raw(text)
         self.in_note = True
         self.expect = "source"
@@ -566,8 +579,32 @@ class GccParser(LineParser):
             if len(self.undecided) >= _MAX_UNDECIDED:
                 self.undecided.clear()
             self.undecided.append(rec)
+        if rec.error_code[:1].isalpha():
+            self.result.saw("clang_tidy")
+            rec.tool = "clang_tidy"  # a check name ([bugprone-...], [clang-diagnostic-error]), not a -W flag
+        if rec.severity == "error":
+            self.errors_seen += 1
         self.result.build_errors.append(rec)
         self.last = rec
+
+    def _tally(self, line: str) -> None:
+        """clang's "N errors generated.": errors it counted that printed no diagnostic of
+        their own (the "too many errors emitted" stop) still count."""
+        said = _ERRORS_SAID.search(line)
+        self.last_tally = 0
+        if said:
+            self.last_tally = max(0, int(said.group(1)) - self.errors_seen)
+            self.result.uncounted_errors += self.last_tally
+        self.errors_seen = 0
+
+    def _tidy_line(self, line: str) -> bool:
+        """clang-tidy's own lines.  It prints "N errors generated." *before* the diagnostics
+        it counts: "Error while processing" says so, and the tally's credit is taken back."""
+        self._finish()
+        if line.startswith("Error while processing "):
+            self.result.uncounted_errors -= self.last_tally
+            self.last_tally = 0
+        return True
 
     def _emit_now(self, rec: BuildErrorRecord) -> None:
         self.result.build_errors.append(rec)

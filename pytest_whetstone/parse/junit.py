@@ -90,8 +90,8 @@ class JunitParser(DocumentParser):
             problem = next((c for c in case if c.tag in ("failure", "error")), None)
             skipped = case.find("skipped")
             status = case.get("status", "")
-            if producer == "ctest" and status == "notrun" and not _missing_exe(case):
-                result.skip_count += 1
+            if producer == "ctest" and (status == "disabled" or status == "notrun" and not _missing_exe(case)):
+                result.skip_count += 1  # ctest: "Not Run (Disabled)" is not a pass
                 continue
             if problem is None and (skipped is not None or status == "notrun") and producer != "ctest":
                 result.skip_count += 1

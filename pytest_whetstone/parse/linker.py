@@ -16,15 +16,17 @@ Shapes handled (all real output, see tests/fixtures/build/{ld,gold,lld,mold}):
 
 Undefined references and symbols get ``error_type = undefined_symbol`` and the
 symbol; a missing ``-l`` library gets ``missing_dependency`` and the library name.
-Object files are not source locations: a record located only by an object
-file keeps ``file_path`` empty (the object is in ``raw``).
+Object files are not source locations: an undefined reference located only by an
+object file keeps ``file_path`` empty (the object is in ``raw``); a multiple / duplicate
+definition, which lives in the object, names it.  The other definition, further
+references and ``note:`` lines are the record's notes, each with the file it names.
 """
 
 from __future__ import annotations
 
 import re
 
-from ..records import BuildErrorRecord
+from ..records import BuildErrorRecord, Note
 from .base import LineParser, ParseContext, ParseResult
 
 _PROG = re.compile(
@@ -50,7 +52,8 @@ _MISSING_LIB = re.compile(
     r"(?:cannot find -l(?P<a>[^\s:]+)|unable to find library -l(?P<b>\S+)|library not found: (?P<c>\S+))"
 )
 _MOLD_DUP = re.compile(r"duplicate symbol: (?P<objs>(?:\S+\.o: )+)(?P<sym>\S.*)$")
-_OBJ_PREFIX = re.compile(r"^\S+\.o: (?=multiple definition)")
+_OBJ_PREFIX = re.compile(r"^(\S+\.o): (?=multiple definition)")
+_OBJ_NOTE = re.compile(r"(?P<obj>[^\s:][^:]*?)(?::[^:(]+)?(?::\([^)]*\))?: (?P<msg>.+)$")
 _OBJECT_EXT = (".o", ".obj", ".a", ".so", ".lo", ".dylib")
 
 
@@ -86,6 +89,12 @@ class LinkerParser(LineParser):
             return False
         c0 = line[0]
         if c0 == ">" and line.startswith(">>> ") or line.startswith(">>>  "):
+            cut = line.find(">>> ", 4)
+            if cut > 0:
+                # mold writes several ">>>" lines without their newlines between them
+                for part in [line[:cut], *(">>> " + p for p in line[cut + 4 :].split(">>> "))]:
+                    self._reference(part)
+                return True
             return self._reference(line)
         if ": " not in line:
             return False
@@ -136,7 +145,7 @@ class LinkerParser(LineParser):
             if self.rec is not None or self.result.build_errors:
                 target = self.rec or self.result.build_errors[-1]
                 if target.tool == "linker" and len(target.notes) < 64:
-                    target.notes.append(line.strip())
+                    target.notes.append(self._object_note(rest[6:] if rest.startswith("note: ") else rest))
                     return True
             sev = "note"
         elif len(rest.split()) < 2:
@@ -149,7 +158,8 @@ class LinkerParser(LineParser):
         if m and _LINKERISH.match(m.group("msg")):
             self._record(m.group("sev") or sev, m.group("file"), int(m.group("line")), m.group("msg"), line)
             return True
-        self._record(sev, "", 0, _OBJ_PREFIX.sub("", rest), line, "-")
+        obj = _OBJ_PREFIX.match(rest)  # gold: "x.o: multiple definition of 'y'"
+        self._record(sev, obj.group(1) if obj else "", 0, rest[obj.end():] if obj else rest, line, "-")
         if rest.startswith(("undefined symbol", "duplicate symbol")):
             self.refs = 0
         else:
@@ -179,16 +189,32 @@ class LinkerParser(LineParser):
                 rec.file_path = self.ctx.resolve(path) if path else ""
                 rec.line = int(lineno)
             elif len(rec.notes) < 64:
-                rec.notes.append(line.strip())
+                rec.notes.append(self._reference_note(m.group("loc"), line))
             return True
         m = _REF_OBJ.match(line)
         if m and self.refs == 1 and not rec.function and rec.message.startswith("undefined"):
             func = m.group("func")
             if not func.startswith("."):
                 rec.function = func
-        elif len(rec.notes) < 64 and self.refs > 1:
-            rec.notes.append(line.strip())
         return True
+
+    def _reference_note(self, loc: str, line: str) -> Note:
+        """A second ``>>> referenced by`` / ``defined at`` line: where else the symbol is."""
+        inner = loc.rfind(" (")
+        if inner > 0 and loc.endswith(")"):
+            loc = loc[inner + 2 : -1]
+        path, _, lineno = loc.rpartition(":")
+        if not (lineno.isdigit() and path):
+            path, lineno = loc, "0"
+        said = "also defined here" if "defined at" in line else "also referenced here"
+        return Note("note", self.ctx.resolve(path), int(lineno), 0, said)
+
+    def _object_note(self, text: str) -> Note:
+        """``y.o:(.data+0x0): first defined here``, ``y.o: previous definition here``."""
+        m = _OBJ_NOTE.match(text)
+        if m is None:
+            return Note(message=text)
+        return Note("note", self.ctx.resolve(m.group("obj")), 0, 0, m.group("msg"))
 
     # ------------------------------------------------------------------ records
 
@@ -199,16 +225,21 @@ class LinkerParser(LineParser):
 
     def _record(self, sev: str, path: str, line_no: int, message: str, raw: str, func: str = "") -> None:
         self._close()
-        if path.endswith(_OBJECT_EXT) or "(" in path:
+        duplicate = message.startswith(("multiple definition", "duplicate symbol"))
+        if "(" in path or (path.endswith(_OBJECT_EXT) and not duplicate):
             path = ""
         symbol, error_type = _symbol_and_type(message)
-        notes: list[str] = []
+        notes: list[Note] = []
         head, sep, tail = message.partition("; ")
         if sep and "first defined here" in tail:
-            message, notes = head, [tail]  # keep the message free of temporary object names
+            message, notes = head, [self._object_note(tail)]  # the message free of temporary object names
         m = _MOLD_DUP.match(message)
         if m:
-            message, notes = f"duplicate symbol: {m.group('sym')}", [f"defined in {m.group('objs')}"]
+            # mold: "duplicate symbol: a.o: b.o: sym": the record in a.o, the other definition in b.o
+            objs = m.group("objs").rstrip(": ").split(": ")
+            message = f"duplicate symbol: {m.group('sym')}"
+            path = path or objs[0]
+            notes = [Note("note", self.ctx.resolve(o), 0, 0, "also defined here") for o in objs[1:]]
         rec = BuildErrorRecord(
             tool="linker",
             severity=sev,

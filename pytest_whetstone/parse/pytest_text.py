@@ -229,14 +229,25 @@ class PytestTextParser(LineParser):
             records.append(self._record(node_id, status, "", section))
         for record in records:
             self.result.test_failures.append(record)
-        self.result.fail_count += len(records)
+        errored = sum(1 for r in records if r.outcome == "error")
+        result = self.result
         counts = self.counts
         if counts is not None:
-            self.result.pass_count += counts.get("passed", 0)
-            self.result.skip_count += counts.get("skipped", 0) + counts.get("xfailed", 0)
+            # pytest's own tally: failed, errors, skipped, xfailed, xpassed each apart.
+            result.fail_count += counts.get("failed", 0)
+            result.test_error_count += counts.get("errors", 0) + counts.get("error", 0)
+            result.pass_count += counts.get("passed", 0)
+            result.skip_count += counts.get("skipped", 0)
+            result.xfail_count += counts.get("xfailed", 0)
+            result.xpass_count += counts.get("xpassed", 0)
         else:
-            self.result.pass_count += self.verbose_counts.get("PASSED", 0)
-            self.result.skip_count += self.verbose_counts.get("SKIPPED", 0) + self.verbose_counts.get("XFAIL", 0)
+            verbose = self.verbose_counts
+            result.fail_count += len(records) - errored
+            result.test_error_count += errored
+            result.pass_count += verbose.get("PASSED", 0)
+            result.skip_count += verbose.get("SKIPPED", 0)
+            result.xfail_count += verbose.get("XFAIL", 0)
+            result.xpass_count += verbose.get("XPASS", 0)
         self._reset()
 
     def _attach_tb_lines(self, records: list[TestFailureRecord]) -> None:

@@ -33,6 +33,7 @@ class ParseStream:
         # Counts, tools (filled as the parse goes; complete once the stream is exhausted).
         self.result = result
         self.error_count = 0
+        self.severity_errors = 0
         self.warning_count = 0
         self.done = False
 
@@ -42,9 +43,11 @@ class ParseStream:
                 for record in batch:
                     if isinstance(record, BuildErrorRecord):
                         # ParseResult.error_count / warning_count, one record at a time
-                        if record.is_failure:
-                            self.error_count += 1
-                        if record.severity == "warning" or record.is_lint:
+                        if record.severity == "error":
+                            self.severity_errors += 1
+                            if record.is_failure:
+                                self.error_count += 1
+                        elif record.severity == "warning":
                             self.warning_count += 1
                     yield record
             self.done = True
@@ -69,10 +72,14 @@ class ParseStream:
         result = self.result
         return {
             "error_count": self.error_count,
+            "reported_error_count": self.severity_errors + result.uncounted_errors,
             "warning_count": self.warning_count,
             "pass_count": result.pass_count,
             "fail_count": result.fail_count,
             "skip_count": result.skip_count,
+            "test_error_count": result.test_error_count,
+            "xfail_count": result.xfail_count,
+            "xpass_count": result.xpass_count,
             "tools": list(result.tools),
         }
 
@@ -85,9 +92,9 @@ def write_json(stream: ParseStream, out: TextIO) -> None:
     """The ``ParseResult.to_dict()`` document, byte for byte as ``dumps`` writes it plus a
     newline, written while the log is parsed.
 
-    ``dumps`` sorts keys: build_errors, error_count, fail_count, pass_count, skip_count,
-    test_failures, tools, warning_count.  So build errors go out as they come, and test
-    failures are held (spooled) until the counts before them are known.
+    ``dumps`` sorts keys: build_errors, then the counts that sort before test_failures,
+    test_failures, then tools and the counts after it.  So build errors go out as they
+    come, and test failures are held (spooled) until the counts before them are known.
     """
     import tempfile  # only here: not on the import path of every parse
 
@@ -103,19 +110,23 @@ def write_json(stream: ParseStream, out: TextIO) -> None:
                 first_failure = False
         counts = stream.summary()
         out.write("]")
-        for key in ("error_count", "fail_count", "pass_count", "skip_count"):
+        keys = sorted(counts)
+        for key in (k for k in keys if k < "test_failures"):
             out.write(f',"{key}":{dumps(counts[key])}')
         out.write(',"test_failures":[')
         held.seek(0)
         while chunk := held.read(1 << 16):
             out.write(chunk)
-        out.write(f'],"tools":{dumps(counts["tools"])},"warning_count":{dumps(counts["warning_count"])}}}\n')
+        out.write("]")
+        for key in (k for k in keys if k > "test_failures"):
+            out.write(f',"{key}":{dumps(counts[key])}')
+        out.write("}\n")
 
 
 def write_jsonl(stream: ParseStream, out: TextIO) -> None:
     """One line per record, ``{"build_error": {...}}`` or ``{"test_failure": {...}}``, as
-    each is completed; then ``{"summary": {error_count, warning_count, pass_count,
-    fail_count, skip_count, tools}}``."""
+    each is completed; then ``{"summary": {...}}`` (the counts of ``ParseResult.to_dict``
+    and tools)."""
     for record in stream:
         kind = "build_error" if isinstance(record, BuildErrorRecord) else "test_failure"
         out.write(dumps({kind: record.to_dict()}) + "\n")

@@ -19,8 +19,13 @@ from dataclasses import dataclass
 
 from ..records import TestFailureRecord
 from .base import LineParser, ParseContext, ParseResult
+from .spec import _FRAME as _PLAIN_FRAME
+from .spec import _frames as spec_frames
+from .spec import _mocha_values as spec_values
 
 RUNNER = "tap"
+EXITED_EARLY = "(test script exited early)"
+_DIED_AT = re.compile(r" at (\S+) line (\d+)\.$")
 
 _VERSION = re.compile(r"^TAP version (1[34])\s*$")
 _PLAN = re.compile(r"^(\s*)1\.\.(\d+)(?:\s*#.*)?$")
@@ -86,6 +91,10 @@ def _unquote(value: str) -> str:
     return value
 
 
+_PLAIN_EXC = re.compile(r"^\s+([A-Z]\w*(?:Error|Exception)|Error)(?: \[[\w.]+\])?: ")
+_PLAIN_TIMEOUT = re.compile(r"Timeout of \d+ms exceeded\..*\(([^()]+\.[cm]?[jt]sx?)\)$")
+
+
 class TapParser(LineParser):
     name = "tap"
     priority = 35
@@ -104,6 +113,9 @@ class TapParser(LineParser):
         self.bailed = False
         self.dropped: set[str] = set()  # parents not recorded: their own diagnostics are ignored too
         self.last_file = ""  # the script Test::More last named ("at t/x.t line 8.")
+        self.last_plain = ""  # the last line that is not TAP (a script's die message on stderr)
+        self.died: _Pending | None = None  # the last "(test script exited early)" record
+        self.died_suite = ""  # the suite it was given
 
     # ----------------------------------------------------------------- feed
     def feed(self, line: str) -> bool:
@@ -150,6 +162,7 @@ class TapParser(LineParser):
                 self.suite = m.group(1)
                 return True
         elif not self.active:
+            self.last_plain = line  # a script may die before its first TAP line (stripped when used)
             return False
         stripped = line.strip()
         if stripped == "---" and self.last is not None and not self.last.from_diag:
@@ -160,8 +173,15 @@ class TapParser(LineParser):
             return self._diagnostic(line)
         if not self.active:
             return False
-        if _PROVE_NOISE.match(line):
+        if stripped and line[0] == " " and self.last is not None and not self.last.from_diag:
+            self._plain_diag(self.last.record, line)  # mocha's TAP: the error as indented text
             return True
+        if _PROVE_NOISE.match(line):
+            if stripped.startswith("Dubious, test returned"):
+                self._dubious(stripped)
+            return True
+        if stripped:
+            self.last_plain = stripped[:500]  # not ours; remembered in case the script then dies
         return not stripped
 
     def _path(self, indent: int) -> list[str]:
@@ -263,6 +283,34 @@ class TapParser(LineParser):
         if m:
             record.expected_value = _unquote(m.group(2))
 
+    @staticmethod
+    def _plain_diag(record: TestFailureRecord, line: str) -> None:
+        """One indented line of a failure's error (mocha ``--reporter tap``): message,
+        exception type, stack frames, a timeout and node's assertion values."""
+        first = record.raw.startswith("not ok")
+        record.raw = (record.raw + "\n" + line)[:16384]
+        lines = record.raw.split("\n")[1:]
+        if len(lines) > 400:
+            return
+        m = _PLAIN_EXC.match(line)
+        if m and not record.exception_type:
+            record.exception_type = m.group(1)
+        if first and record.message == record.test_name:
+            record.message = line.strip()[:4000]
+        if "Timeout of " in line:
+            t = _PLAIN_TIMEOUT.search(line)
+            record.outcome = "timeout"
+            if t and not record.file_path:
+                record.file_path = t.group(1)
+        frames = spec_frames(lines)
+        if frames:
+            frame_lines = [b for b in lines if _PLAIN_FRAME.match(b) and "node:" not in b]
+            own = next((f for f, b in zip(frames, frame_lines, strict=False) if "Context.<anonymous>" in b), None)
+            record.file_path, record.line = own or frames[0]
+            if own and frames[0] != own:
+                record.impl_file, record.impl_line = frames[0]
+        record.expected_value, record.actual_value = spec_values(lines)
+
     def _apply_yaml(self) -> None:
         lines, self.yaml = self.yaml or [], None
         if self.last is None:
@@ -327,19 +375,53 @@ class TapParser(LineParser):
     def _died(self, status: str, after: str) -> None:
         raw = self.diag.record.raw if self.diag else ""
         suite = self.last_file or self.suite
+        said = f"test script exited with status {status} after test {after}"
+        plain = self.last_plain.strip()[:500]
+        if plain:
+            said += f": {plain}"  # what the script printed as it died
         record = TestFailureRecord(
             runner=RUNNER,
             test_suite=suite,
-            test_name="(test script exited early)",
-            node_id=f"{suite}::(test script exited early)",
-            message=f"test script exited with status {status} after test {after}",
+            test_name=EXITED_EARLY,
+            node_id=f"{suite}::{EXITED_EARLY}",
+            file_path=suite,
+            message=said,
             exception_type="exit",
-            raw=raw,
+            raw="\n".join(x for x in (raw, plain) if x),
         )
+        where = _DIED_AT.search(plain)
+        if where:
+            record.file_path, record.line = where.group(1), int(where.group(2))
+        self.last_plain = ""
         if self.bailed:
             return
-        self.pending.append(_Pending(record, 0, claimed=True))
+        self.died = _Pending(record, 0, claimed=True)
+        self.died_suite = self.suite
+        self.pending.append(self.died)
         self.diag = None
+
+    def _dubious(self, line: str) -> None:
+        """prove's "Dubious, test returned 255" names the script just announced: the script
+        that died is that one (its stderr came before prove's header line), and a script that
+        died without a word still fails."""
+        died = self.died
+        if self.bailed:
+            return  # "Bail out!" already reported why the script stopped
+        if died is not None and not self.last_file and died.record.test_suite != self.suite:
+            if self.died_suite != self.suite:
+                died.record.test_suite = died.record.file_path = self.suite
+                died.record.node_id = f"{self.suite}::{EXITED_EARLY}"
+            self.died = None
+            return
+        if died is not None and died.record.test_suite in (self.suite, self.last_file):
+            self.died = None
+            return
+        if not any(p.record.test_suite == self.suite for p in self.pending):
+            record = TestFailureRecord(runner=RUNNER, test_suite=self.suite, test_name=EXITED_EARLY,
+                                       node_id=f"{self.suite}::{EXITED_EARLY}", file_path=self.suite,
+                                       message=line, exception_type="exit", raw=line)
+            self.pending.append(_Pending(record, 0, claimed=True))
+        self.died = None
 
     def flush(self) -> None:
         if self.yaml is not None:

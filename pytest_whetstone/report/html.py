@@ -148,7 +148,7 @@ def _error_item(e: BuildErrorRecord, model: ReportModel) -> str:
         tags += f"<span class=\"tag\">{esc(e.error_code)}</span>"
     if e.is_lint:
         tags += "<span class=\"tag\">lint</span>"
-    notes = "".join(f"<div class=\"sub\">note: {esc(n)}</div>" for n in e.notes[:5])
+    notes = "".join(f"<div class=\"sub\">{esc(str(n) if n.file_path else 'note: ' + n.message)}</div>" for n in e.notes[:5])
     return (
         "<section class=\"item\"><header>"
         f"<h3><span class=\"sev-{esc(sev)}\">{esc(e.severity)}</span> "

@@ -186,6 +186,12 @@ def _error_result(e: BuildErrorRecord, model: ReportModel, index: dict[str, int]
     }
     if e.file_path:
         result["locations"] = [_location(e.file_path, e.line, e.col, model.workspace)]
+    related = [_location(n.file_path, n.line, n.col, model.workspace, n.message or "note")
+               for n in e.notes if n.file_path and not n.file_path.startswith("<")][:MAX_RELATED]
+    if related:
+        for i, loc in enumerate(related):
+            loc["id"] = i
+        result["relatedLocations"] = related
     if e.error_code:
         result["properties"]["errorCode"] = e.error_code
     fixes = _fixes(model, e.error_id)

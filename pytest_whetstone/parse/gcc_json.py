@@ -1,0 +1,94 @@
+"""gcc's ``-fdiagnostics-format=json``: the structured form read as such, not re-parsed text.
+
+Each compilation prints one line holding a JSON array of diagnostics (``kind``,
+``message``, ``option``, ``locations[].caret``, ``children`` = its notes).  A log of
+such lines (one per translation unit) gives one record per diagnostic, with its
+children (and, as gcc 12 prints them, the ``note`` entries that follow it) as
+located notes; columns are gcc's display columns, as in its text
+output.  Objects are decoded one at a time, so a truncated array still gives every
+diagnostic complete before the cut.  (gcc 12 has no SARIF output; clang 14 neither.)
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..records import BuildErrorRecord, Note
+from .base import DocumentParser, ParseContext, ParseResult
+from .gcc_text import find_symbol
+
+_DECODER = json.JSONDecoder()
+_MAX_NOTES = 64
+
+
+def iter_array(line: str) -> Any:
+    """The objects of one JSON array line, up to the first that does not decode."""
+    pos = line.find("[") + 1
+    n = len(line)
+    while 0 < pos < n:
+        while pos < n and line[pos] in " ,\t\r\n":
+            pos += 1
+        if pos >= n or line[pos] == "]":
+            return
+        try:
+            obj, pos = _DECODER.raw_decode(line, pos)
+        except ValueError:
+            return  # cut here (a truncated log)
+        if isinstance(obj, dict):
+            yield obj
+
+
+def _where(diag: dict[str, Any]) -> tuple[str, int, int]:
+    locations = diag.get("locations") or []
+    if not locations or not isinstance(locations[0], dict):
+        return "", 0, 0
+    caret = locations[0].get("caret") or {}
+    col = caret.get("display-column", caret.get("column", 0))
+    return str(caret.get("file", "")), int(caret.get("line", 0) or 0), int(col or 0)
+
+
+class GccJsonParser(DocumentParser):
+    name = "gcc"
+
+    @staticmethod
+    def sniff(head: str) -> bool:
+        return head.startswith('[{"kind": ') or head.startswith('[{"kind":') or head == "[]"
+
+    def parse(self, text: str, result: ParseResult, ctx: ParseContext) -> None:
+        for line in text.splitlines():
+            if not line.startswith("["):
+                continue
+            last: BuildErrorRecord | None = None
+            for diag in iter_array(line):
+                record = self._record(diag, ctx)
+                if record.severity == "note" and last is not None:
+                    # gcc 12 prints a diagnostic's notes as the entries after it, as in its text form
+                    if len(last.notes) < _MAX_NOTES:
+                        last.notes.append(Note("note", record.file_path, record.line, record.col, record.message))
+                    continue
+                result.build_errors.append(record)
+                last = record
+
+    @staticmethod
+    def _record(diag: dict[str, Any], ctx: ParseContext) -> BuildErrorRecord:
+        kind = str(diag.get("kind", ""))
+        severity = "error" if "error" in kind else "warning" if kind == "warning" else "note"
+        path, line, col = _where(diag)
+        notes: list[Note] = []
+        for child in diag.get("children") or []:
+            if isinstance(child, dict) and len(notes) < _MAX_NOTES:
+                cpath, cline, ccol = _where(child)
+                notes.append(Note("note", ctx.resolve(cpath) if cpath else "", cline, ccol,
+                                  str(child.get("message", ""))))
+        message = str(diag.get("message", ""))
+        return BuildErrorRecord(
+            tool="gcc", severity=severity, file_path=ctx.resolve(path) if path else "", line=line, col=col,
+            error_code=str(diag.get("option", "")), message=message, notes=notes,
+            symbol=find_symbol(message) if severity != "note" else "",
+            translation_unit=ctx.resolve(path) if path.endswith((".c", ".cc", ".cpp", ".cxx")) else "",
+            raw=json.dumps(diag, ensure_ascii=False)[:16384],
+        )
+
+
+DOC_PARSERS = [GccJsonParser]

@@ -1,0 +1,81 @@
+"""Counts say what the tools said: real gcc/clang/pytest runs against their own summary lines."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from cfamily_support import compile_output
+
+from pytest_whetstone.parse import iter_parse_text, parse_text
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SOURCE = "int main(void) {\n  int unused = 1;\n  int other = 2;\n  return 0;\n}\n"
+MANY = "".join(f"int f{i}(void) {{ return undefined_{i}; }}\n" for i in range(6))
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is needed")
+def test_werror_warnings_count_as_errors_and_stay_lint(tmp_path: Path) -> None:
+    (tmp_path / "w.c").write_text(SOURCE)
+    code, out = compile_output(tmp_path, ["gcc", "-c", "-Wall", "-Werror", "w.c"])
+    assert code != 0 and "cc1: all warnings being treated as errors" in out
+    result = parse_text(out, cwd=str(tmp_path))
+    printed = len(re.findall(r"^w\.c:\d+:\d+: error:", out, re.M))
+    assert printed == 2
+    assert result.reported_error_count == printed and result.warning_count == 0
+    assert all(r.is_lint for r in result.build_errors)
+    # the build failed on them: they fail the gate too (lint that stays a warning never does)
+    assert result.error_count == printed and all(r.is_failure for r in result.build_errors)
+
+
+@pytest.mark.skipif(shutil.which("clang") is None, reason="clang is needed")
+def test_clang_error_limit_counts_as_clang_does(tmp_path: Path) -> None:
+    (tmp_path / "m.c").write_text(MANY)
+    code, out = compile_output(tmp_path, ["clang", "-c", "-std=c99", "-ferror-limit=3", "m.c"])
+    said = re.search(r"^(\d+) errors? generated\.$", out, re.M)
+    assert code != 0 and said and "too many errors emitted" in out
+    result = parse_text(out, cwd=str(tmp_path))
+    assert result.reported_error_count == int(said.group(1))  # clang counts the "too many" stop
+    stream = iter_parse_text(out, cwd=str(tmp_path))
+    list(stream)
+    assert stream.summary()["reported_error_count"] == int(said.group(1))
+
+
+def test_collect2_is_not_an_error_of_its_own() -> None:
+    text = (FIXTURES / "build" / "ld" / "undefined_ref.log").read_text()
+    assert "collect2: error: ld returned 1 exit status" in text
+    result = parse_text(text)
+    assert result.reported_error_count == len(re.findall(r"undefined reference", text))
+
+
+@pytest.mark.parametrize(("log", "counts"), [
+    ("default.log", dict(fail_count=15, pass_count=3, skip_count=1, xfail_count=1, test_error_count=0)),
+    ("setup_errors.log", dict(fail_count=0, pass_count=2, test_error_count=3)),
+    ("collect_continue.log", dict(fail_count=1, pass_count=1, test_error_count=1)),
+    ("collect_error.log", dict(fail_count=0, test_error_count=1)),
+])
+def test_pytest_counts_match_its_summary_line(log: str, counts: dict[str, int]) -> None:
+    text = (FIXTURES / "tests" / "pytest" / log).read_text()
+    result = parse_text(text)
+    assert {k: getattr(result, k) for k in counts} == counts
+    assert len(result.test_failures) == result.fail_count + result.test_error_count
+
+
+def test_pytest_xpassed_counted_apart(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_x="""
+        import pytest
+        @pytest.mark.xfail
+        def test_xpass(): pass
+        @pytest.mark.xfail
+        def test_xfail(): assert 0
+        def test_ok(): pass
+        def test_bad(): assert 1 == 2
+    """)
+    out = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:whetstone")
+    text = "\n".join(out.outlines)
+    assert re.search(r"1 failed, 1 passed, 1 xfailed, 1 xpassed", text)
+    result = parse_text(text)
+    assert (result.fail_count, result.pass_count, result.xfail_count, result.xpass_count, result.skip_count) == \
+        (1, 1, 1, 1, 0)
