@@ -24,10 +24,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from .. import paths
 from ..records import BuildErrorRecord, TestFailureRecord
 
 _VERSION_TIMEOUT = 5.0
-_SKIP_DIRS = {".git", ".whetstone", "node_modules", "__pycache__", ".venv", "venv", "_deps", ".tox", "build"}
+_SKIP_DIRS = paths.SKIP_DIRS | {"build"}  # the project's own requirement files, not vendored ones
 # Executables that are shell syntax, not programs to look up.
 _BUILTINS = {"cd", "export", "env", "true", "false", ":", "test", "[", "exec", "set", "source", ".", "echo",
              "if", "then", "for", "while", "do", "!", "time", "command", "eval", "exit", "nice", "timeout"}
