@@ -55,6 +55,7 @@ HELDOUT = {
 }
 TESTPATHS = {"inflection": "test_inflection.py"}
 WORK = HERE / "_work" / "heldout"
+LABEL = ["run"]  # the run's label: its scratch directories are its own, so two labels can run at once
 
 
 def prepare(lib: str) -> Path:
@@ -123,9 +124,9 @@ def _timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int]
     return time.perf_counter() - t0, rc
 
 
-def localize(fault: bfp.Fault) -> dict:
+def localize(fault: bfp.Fault, plugin_args: list[str]) -> dict:
     pristine = prepare(fault.lib)
-    ws = bfp.TMP / "runs-heldout" / fault.fault_id
+    ws = bfp.TMP / f"runs-heldout-{LABEL[0]}" / fault.fault_id
     shutil.rmtree(ws, ignore_errors=True)
     shutil.copytree(pristine, ws)
     original = (pristine / fault.file).read_bytes()
@@ -135,7 +136,7 @@ def localize(fault: bfp.Fault) -> dict:
     env["WHETSTONE_DIR"] = str(store)
     base = [bfp.PY, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     plain_s, _ = _timed([*base, "-p", "no:whetstone"], ws, env)
-    ws_s, _ = _timed([*base, "-p", "whetstone"], ws, env)
+    ws_s, _ = _timed([*base, "-p", "whetstone", *plugin_args], ws, env)
     plain2_s, _ = _timed([*base, "-p", "no:whetstone"], ws, env)
     rec = _first_failure(store)
     truth = truth_of(fault, pristine)
@@ -153,6 +154,27 @@ def localize(fault: bfp.Fault) -> dict:
             row["deep_hit"] = bool(fn and fn.qualname == truth)
     shutil.rmtree(ws, ignore_errors=True)
     return row
+
+
+def search_rank(fault: bfp.Fault, truth: str) -> int | None:
+    """Rank of the truth in the first fix run's suspects as the search left them (re-ranked by its
+    mutants when it ran): the last failure batch before that run's `search` event."""
+    path = bfp.WORK / "sessions" / f"{fault.fault_id}.jsonl"
+    try:
+        events = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    except (OSError, ValueError):
+        return None
+    batch: list[dict] = []
+    for event in events:
+        if event.get("event") == "test_failures":
+            batch = event["data"]["records"]
+        elif event.get("event") == "search" and batch:
+            break
+    live = [r for r in batch if not r.get("flaky") and r.get("outcome") != "error"] or batch
+    if not live:
+        return None
+    quals = [s["qualname"] if s["file_path"] == fault.file else "?" for s in live[0].get("suspects", [])]
+    return next((i + 1 for i, q in enumerate(quals) if q == truth), None)
 
 
 def code_correct(row: dict) -> bool:
@@ -177,6 +199,8 @@ def write_summary(rows: list[dict], args: argparse.Namespace, n_corpus: int) -> 
         f"--label {args.label}` on {time.strftime('%Y-%m-%d %H:%M')}, Python {sys.version.split()[0]}, "
         f"{os.cpu_count()} cores shared with other work{'; ' + args.note if args.note else ''}.",
         "",
+        f"The `-p whetstone` run of each fault: `{' '.join(['-p whetstone', *args.plugin_args.split()])}`.",
+        "",
         f"Libraries: {', '.join(s for s, _d, _p in HELDOUT.values())}; kinds: {', '.join(HELDOUT_KINDS)}. "
         f"Corpus {n_corpus} kept faults, {len(rows)} measured. Per-fault rows are kept out of this file (held out).",
         "",
@@ -188,6 +212,9 @@ def write_summary(rows: list[dict], args: argparse.Namespace, n_corpus: int) -> 
         f"| deepest implementation frame alone, top-1 | {_pct(rows, lambda r: r.get('deep_hit'))} |",
         f"| default failing run / plain failing run (whole suite), median | "
         f"{statistics.median(ratios):.2f}x (max {max(ratios):.2f}x) |" if ratios else "| ratio | - |",
+        f"| localization top-1 / top-5 in the first `whetstone fix` run (search on: mutant outcomes) | "
+        f"{_pct(fixed, lambda r: r.get('search_rank') == 1)} / "
+        f"{_pct(fixed, lambda r: (r.get('search_rank') or 99) <= 5)} |",
         f"| `whetstone fix`: whole suite passes, code correct (byte-equal) | {_pct(fixed, code_correct)} |",
         f"| `whetstone fix`: whole suite passes | {_pct(fixed, lambda r: r.get('suite_passes'))} |",
         f"| `whetstone fix` converged | {_pct(fixed, lambda r: r.get('converged'))} |",
@@ -220,23 +247,37 @@ def main() -> int:
     ap.add_argument("--label", default="before")
     ap.add_argument("--note", default="")
     ap.add_argument("--no-fix", action="store_true", help="localization and cost only")
+    ap.add_argument("--plugin-args", default="", help="extra options of the `-p whetstone` run (localization)")
+    ap.add_argument("--fix-limit", type=int, default=0,
+                    help="run `whetstone fix` only on the first N faults, taken round-robin over the kinds")
     ap.add_argument("--corpus-only", action="store_true")
     args = ap.parse_args()
     _install()
+    LABEL[0] = args.label
     bfp.TMP.mkdir(parents=True, exist_ok=True)
     corpus = bfp.build_corpus(args.per_kind, args.seed, args.max_tries)
     print(f"corpus: {len(corpus)} faults", flush=True)
     if args.corpus_only:
         return 0
+    bfp.TMP = bfp.TMP / args.label  # scratch copies and kept sessions of this label only
+    bfp.WORK = WORK / args.label
+    bfp.TMP.mkdir(parents=True, exist_ok=True)
     rows_path = WORK / f"rows-{args.label}.jsonl"
     rows_path.write_text("")
     rows: list[dict] = []
+    by_kind: dict[str, list[bfp.Fault]] = {}
+    for f in corpus:
+        by_kind.setdefault(f.kind, []).append(f)
+    round_robin = [g[i] for i in range(max(map(len, by_kind.values()), default=0)) for g in by_kind.values() if i < len(g)]
+    fix_ids = {f.fault_id for f in round_robin[: args.fix_limit or len(round_robin)]}
     for i, fault in enumerate(corpus, 1):
-        row = {"fault_id": fault.fault_id, "lib": fault.lib, "kind": fault.kind, **localize(fault)}
-        if not args.no_fix:
+        row = {"fault_id": fault.fault_id, "lib": fault.lib, "kind": fault.kind,
+               **localize(fault, args.plugin_args.split())}
+        if not args.no_fix and fault.fault_id in fix_ids:
             fix = bfp.run_fault(fault, args.budget)
             row.update({k: fix[k] for k in ("suite_passes", "byte_equal", "success", "converged",
                                              "validated_first", "attempts", "wall_s")})
+            row["search_rank"] = search_rank(fault, row["truth"])
         rows.append(row)
         with rows_path.open("a") as fh:
             fh.write(json.dumps(row) + "\n")
