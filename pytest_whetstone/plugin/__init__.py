@@ -127,6 +127,18 @@ def search_budget(config: pytest.Config) -> float:
         return 20.0
 
 
+def search_explicit(config: pytest.Config) -> bool:
+    """Did the user (or ``whetstone fix``) ask for the search, rather than get it by default?"""
+    if getattr(config.option, "whetstone_search", None) is not None:
+        return True
+    if getattr(config.option, "whetstone_search_budget", None) is not None:
+        return True
+    if any(os.environ.get(k, "").strip() for k in ("WHETSTONE_SEARCH", "WHETSTONE_SEARCH_BUDGET")):
+        return True
+    inicfg = getattr(config, "inicfg", {}) or {}
+    return any(k in inicfg for k in ("whetstone_search", "whetstone_search_budget"))
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if not is_enabled(config):
         return
@@ -165,6 +177,11 @@ class WhetstoneCollector:
         self.locate = locate if locate in LOCATE_MODES else "auto"
         self.max_n = max(1, _int(option(config, "whetstone_max_candidates"), 5))
         self.search_budget = search_budget(config)
+        self.search_explicit = search_explicit(config)
+        self.search_skipped = ""  # why a default run did not search (its budget rule)
+        self._items: dict[str, Any] = {}  # node id -> failing item (for the in-process mutant pass)
+        self._cheap_evidence: dict[str, list[Any]] = {}  # failure id -> what its cheap mutant pass saw
+        self._side_exceptions: dict[str, list[str]] = {}  # node id -> thread / unraisable exception texts
         self.captured: list[Any] = []  # capture.Captured, in execution order
         self.records: list[Any] = []  # final TestFailureRecords (incl. those from workers)
         self.collect_records: list[Any] = []
@@ -278,6 +295,7 @@ class WhetstoneCollector:
         cap.elapsed_ms = (time.perf_counter() - t0) * 1000
         self._item_caps.append(cap)
         self.captured.append(cap)
+        self._items[item.nodeid] = item
         self._failed_ids.add(item.nodeid)
 
     def _rerun(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
@@ -325,6 +343,16 @@ class WhetstoneCollector:
         passed = bool(reports) and all(r.passed for r in reports) and any(r.when == "call" for r in reports)
         for cap in caps:
             cap.record.flaky = passed
+
+    def pytest_warning_recorded(self, warning_message: Any, when: str, nodeid: str, location: Any) -> None:
+        if nodeid and not self._rerunning:
+            self._guard(self._side_exception, warning_message, nodeid)
+
+    def _side_exception(self, warning_message: Any, nodeid: str) -> None:
+        from ..locate.side_exceptions import MAX_TEXTS, is_side_exception
+
+        if is_side_exception(warning_message) and sum(map(len, self._side_exceptions.values())) < MAX_TEXTS:
+            self._side_exceptions.setdefault(nodeid, []).append(str(warning_message.message))
 
     # -- collection -----------------------------------------------------------
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
@@ -399,11 +427,16 @@ class WhetstoneCollector:
             cap.covered = measured.get(node_id + RERUN_SUFFIX) or measured.get(node_id)
             if self.locate != "off":
                 t0 = time.perf_counter()
+                frames = cap.frames
+                if node_id in self._side_exceptions:  # a thread's / unraisable exception: deepest of all
+                    from ..locate.side_exceptions import frames_of
+
+                    frames = [*frames, *(f for text in self._side_exceptions[node_id] for f in frames_of(text))]
                 ev = Evidence(
                     test_file=cap.test_abs,
                     test_line=cap.test_def_line,
                     test_name=record.test_name,
-                    frames=cap.frames,
+                    frames=frames,
                     covered_lines=cap.covered,
                     spectrum=spectrum,
                     total_failed=max(1, len(self._failed_ids)),
@@ -415,7 +448,40 @@ class WhetstoneCollector:
                 cap.elapsed_ms += (time.perf_counter() - t0) * 1000
             self.analysis_ms.append(round(cap.elapsed_ms, 2))
             out.append(record)
+        if self.locate != "off" and not self.is_worker:
+            self._guard(self._cheap_mutant_pass)
         return out
+
+    def _cheap_mutant_pass(self) -> None:
+        """A few mutants of each top suspect, run in forks of this process, re-rank the suspects
+        (mutation-informed localization within the default run's allowance; see locate/pymutants.py)."""
+        import time
+
+        from ..locate import pymutants
+        from ..locate.budget import cheap_pass_budget
+        from ..locate.mutation import rerank
+
+        if not pymutants.usable():
+            return
+        deadline = time.monotonic() + cheap_pass_budget(time.time() - self.started, self._rerun_spent)
+        self._rerunning = True  # the forks' reports must not be captured as failures
+        try:
+            for cap in self.captured[: pymutants.MAX_FAILURES]:
+                record = cap.record
+                item = self._items.get(record.node_id)
+                left = deadline - time.monotonic()
+                if left <= 0.05:
+                    break
+                if (item is None or record.flaky or cap.subtest or record.outcome == "timeout"
+                        or not record.suspects or record.exception_type in pymutants.HINTED):
+                    continue
+                evidence = pymutants.cheap_pass(record, item, self.workspace, left)
+                if evidence:
+                    self._cheap_evidence[record.failure_id] = evidence
+                    record.suspects = rerank(record.suspects, evidence)
+                    record.ast_node_id = f"{record.suspects[0].file_path}::{record.suspects[0].qualname}"
+        finally:
+            self._rerunning = False
 
     def _all_records(self) -> list[Any]:
         seen = {r.node_id for r in self.records}
@@ -460,6 +526,18 @@ class WhetstoneCollector:
             {"origin": f"pytest:{self.workspace}", "records": [r.to_dict() for r in records], "replace": True},
         )
         candidates = self._guard(self._candidates, [r for r in live if r.outcome != "error"])
+        if self._guard(self._rerank_by_mutants, records):
+            ws_session.append(
+                "test_failures",
+                {"origin": f"pytest:{self.workspace}", "records": [r.to_dict() for r in records], "replace": True},
+            )
+        if self._cheap_evidence or (self.search_stats or {}).get("evidence"):
+            from ..locate.mutation import with_notes
+
+            ws_session.append("mutant_evidence", {
+                "in_process": {fid: with_notes(ev) for fid, ev in self._cheap_evidence.items()},
+                "search": with_notes((self.search_stats or {}).get("evidence") or []),
+            })
         if candidates:
             ws_session.append("candidates", {"records": [c.to_dict() for c in candidates]})
         if self.search_stats is not None:
@@ -487,6 +565,8 @@ class WhetstoneCollector:
 
         # the validated search re-runs the failing tests in a scratch copy; outranks every guess
         budget = self.search_budget if not self.is_worker else 0.0
+        if budget > 0 and not self.search_explicit:
+            budget = self._default_search_budget(budget)
         stats = SearchStats()
         t0 = time.perf_counter()
         try:
@@ -497,6 +577,34 @@ class WhetstoneCollector:
             if budget > 0:
                 self.search_stats = stats.to_dict()
         return result[: self.max_n * max(1, len(failures))]
+
+    def _default_search_budget(self, budget: float) -> float:
+        """A default run searches only within a share of its own time, so a failing run stays near the
+        cost of a plain one; ``--whetstone-search=1`` (and ``whetstone fix``) search in full."""
+        import time
+
+        from ..locate.budget import default_search_budget
+
+        share = default_search_budget(time.time() - self.started, self._rerun_spent, budget)
+        if share <= 0:
+            self.search_skipped = "the run is too short for it by default"
+        return share
+
+    def _rerank_by_mutants(self, records: list[Any]) -> bool:
+        """Feed the search's mutant outcomes into each failure's suspects; True when any changed."""
+        evidence = (self.search_stats or {}).get("evidence") or []
+        if not evidence:
+            return False
+        from ..locate.mutation import rerank
+
+        changed = False
+        for record in records:
+            new = rerank(record.suspects, evidence)
+            if new != record.suspects:
+                record.suspects = new
+                record.ast_node_id = f"{new[0].file_path}::{new[0].qualname}" if new else record.ast_node_id
+                changed = True
+        return changed
 
     # -- terminal -------------------------------------------------------------
     @pytest.hookimpl(trylast=True)
@@ -532,6 +640,8 @@ class WhetstoneCollector:
                 f"search: {search['tried']} edit(s) tried in {search.get('elapsed_s', 0):.1f} s, "
                 f"{search.get('validated', 0)} validated (stopped: {search.get('stopped') or 'done'})"
             )
+        elif self.search_skipped and self.records:
+            lines.append(f"search: not run ({self.search_skipped}; --whetstone-search=1 runs it in full)")
         if self.session_path:
             lines.append(f"session: {self.session_path}")
         return lines
