@@ -191,7 +191,8 @@ def write_summary(rows: list[dict], args: argparse.Namespace, n_corpus: int) -> 
         return lambda r: r.get("rank") is not None and r["rank"] <= k
 
     ratios = [r["whetstone_s"] / r["plain_s"] for r in rows if r.get("plain_s")]
-    fixed = [r for r in rows if "success" in r]
+    rows_all, rows = rows, [r for r in rows if "plain_s" in r]
+    fixed = [r for r in rows_all if "success" in r]
     lines = [
         f"# Held-out Python corpus ({args.label})",
         "",
@@ -224,15 +225,17 @@ def write_summary(rows: list[dict], args: argparse.Namespace, n_corpus: int) -> 
         "|---|---|---|---|---|",
     ]
     for kind in HELDOUT_KINDS:
-        sub = [r for r in rows if r["kind"] == kind]
+        sub = [r for r in rows_all if r["kind"] == kind]
+        loc = [r for r in sub if "plain_s" in r]
         if sub:
-            lines.append(f"| {kind} | {len(sub)} | {_pct(sub, top(1))} | {_pct(sub, top(5))} | "
+            lines.append(f"| {kind} | {len(sub)} | {_pct(loc, top(1))} | {_pct(loc, top(5))} | "
                          f"{_pct([r for r in sub if 'success' in r], code_correct)} |")
     lines += ["", "| library | n | top-1 | top-5 | fixed (correct) |", "|---|---|---|---|---|"]
     for lib in HELDOUT:
-        sub = [r for r in rows if r["lib"] == lib]
+        sub = [r for r in rows_all if r["lib"] == lib]
+        loc = [r for r in sub if "plain_s" in r]
         if sub:
-            lines.append(f"| {lib} | {len(sub)} | {_pct(sub, top(1))} | {_pct(sub, top(5))} | "
+            lines.append(f"| {lib} | {len(sub)} | {_pct(loc, top(1))} | {_pct(loc, top(5))} | "
                          f"{_pct([r for r in sub if 'success' in r], code_correct)} |")
     out = HERE / "results" / f"heldout_python_{args.label}.md"
     out.write_text("\n".join(lines) + "\n")
@@ -247,6 +250,7 @@ def main() -> int:
     ap.add_argument("--label", default="before")
     ap.add_argument("--note", default="")
     ap.add_argument("--no-fix", action="store_true", help="localization and cost only")
+    ap.add_argument("--fix-only", action="store_true", help="only the `whetstone fix` subset, no localization runs")
     ap.add_argument("--plugin-args", default="", help="extra options of the `-p whetstone` run (localization)")
     ap.add_argument("--fix-limit", type=int, default=0,
                     help="run `whetstone fix` only on the first N faults, taken round-robin over the kinds")
@@ -271,8 +275,11 @@ def main() -> int:
     round_robin = [g[i] for i in range(max(map(len, by_kind.values()), default=0)) for g in by_kind.values() if i < len(g)]
     fix_ids = {f.fault_id for f in round_robin[: args.fix_limit or len(round_robin)]}
     for i, fault in enumerate(corpus, 1):
+        if args.fix_only and fault.fault_id not in fix_ids:
+            continue
         row = {"fault_id": fault.fault_id, "lib": fault.lib, "kind": fault.kind,
-               **localize(fault, args.plugin_args.split())}
+               **({"truth": truth_of(fault, prepare(fault.lib))} if args.fix_only
+                  else localize(fault, args.plugin_args.split()))}
         if not args.no_fix and fault.fault_id in fix_ids:
             fix = bfp.run_fault(fault, args.budget)
             row.update({k: fix[k] for k in ("suite_passes", "byte_equal", "success", "converged",
