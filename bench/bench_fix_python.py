@@ -198,7 +198,8 @@ def build_corpus(per_kind: int, seed: int, max_tries: int) -> list[Fault]:
             data = (root / rel).read_bytes()
             per_file = _Sites(lib, rel, data, cov.get(rel, set())).collect()
             for kind, rows in per_file.items():
-                sites[kind].extend((rel, *row) for row in rows)
+                if kind in sites:
+                    sites[kind].extend((rel, *row) for row in rows)
         probe = TMP / "probe" / root.name
         shutil.rmtree(probe, ignore_errors=True)
         shutil.copytree(root, probe)

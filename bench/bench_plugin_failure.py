@@ -74,17 +74,33 @@ def import_sites(root: Path, rel: str) -> list[Mutant]:
     return out
 
 
-def run(root: Path, tests: str, store: Path, env: dict[str, str]) -> tuple[float, int]:
+def run(root: Path, tests: str, store: Path, env: dict[str, str],
+        options: tuple[str, ...] = ("-p", "whetstone", "--whetstone-search=0")) -> tuple[float, int]:
     shutil.rmtree(store, ignore_errors=True)
     prefix = Path(env["PYTHONPYCACHEPREFIX"])
     shutil.rmtree(prefix / root.resolve().relative_to("/"), ignore_errors=True)  # no stale mutant bytecode
     t0 = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--timeout=15", "-p", "whetstone",
-         f"--whetstone-dir={store}", "--whetstone-search=0", tests],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--timeout=15", *options,
+         f"--whetstone-dir={store}", tests],
         cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, timeout=900,
     )
     return time.perf_counter() - t0, proc.returncode
+
+
+def side_by_side(root: Path, tests: str, env: dict[str, str]) -> dict:
+    """The same failing suite without the plugin, with `-p whetstone` as installed (defaults) and with
+    `--whetstone-search=1`, interleaved; and the search's own time to its first validated candidate."""
+    store = WORK / "store-sbs"
+    plain, _ = run(root, tests, store, env, ("-p", "no:whetstone"))
+    default, _ = run(root, tests, store, env, ("-p", "whetstone"))
+    plain2, _ = run(root, tests, store, env, ("-p", "no:whetstone"))
+    search, _ = run(root, tests, store, env, ("-p", "whetstone", "--whetstone-search=1"))
+    stats = (session_events(store).get("search") or [{}])[-1]
+    base = min(plain, plain2)
+    return {"plain_s": base, "default_s": default, "search_s": search, "default_ratio": default / base,
+            "search_ratio": search / base, "first_validated_s": stats.get("first_validated_s"),
+            "search_elapsed_s": stats.get("elapsed_s")}
 
 
 def session_events(store: Path) -> dict[str, list[dict]]:
@@ -148,6 +164,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--label", default="after")
     parser.add_argument("--kinds", default="", help="comma-separated mutation kinds (default: all)")
+    parser.add_argument("--side-by-side", action="store_true",
+                        help="also time each failing suite plainly, with default options and with the search on")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     env = dict(os.environ, PYTHONPYCACHEPREFIX=str(WORK / "pyc"))
@@ -202,6 +220,8 @@ def main() -> int:
                     "standalone_cand_ms": standalone_ms(WORK / "store", root, env),
                     "candidates": len(cands), "restores": any_hit, "top_restores": top_hit, "wall_s": wall,
                 }
+                if args.side_by_side:
+                    row.update(side_by_side(root, tests, env))
                 rows.append(row)
                 done += 1
                 print(json.dumps(row), flush=True)
@@ -212,13 +232,13 @@ def main() -> int:
 
 
 def write(rows: list[dict], args: argparse.Namespace) -> None:
-    def med(key: str) -> str:
+    def med(key: str, digits: int = 1) -> str:
         values = [r[key] for r in rows if r.get(key) is not None]
-        return f"{statistics.median(values):.1f}" if values else "n/a"
+        return f"{statistics.median(values):.{digits}f}" if values else "n/a"
 
-    def mx(key: str) -> str:
+    def mx(key: str, digits: int = 1) -> str:
         values = [r[key] for r in rows if r.get(key) is not None]
-        return f"{max(values):.1f}" if values else "n/a"
+        return f"{max(values):.{digits}f}" if values else "n/a"
 
     lines = [
         f"# Plugin cost per failing test ({args.label})",
@@ -233,6 +253,17 @@ def write(rows: list[dict], args: argparse.Namespace) -> None:
         f"| every failure, median (ms) | {med('median_ms')} | {mx('median_ms')} |",
         f"| default candidate generation per failure, in the plugin (ms) | {med('cand_per_failure_ms')} | {mx('cand_per_failure_ms')} |",
         f"| default candidate generation per failure, standalone (ms; first <=5 failures) | {med('standalone_cand_ms')} | {mx('standalone_cand_ms')} |",
+    ]
+    timed = [r for r in rows if "default_ratio" in r]
+    if timed:
+        found = [r["first_validated_s"] for r in timed if r.get("first_validated_s") is not None]
+        lines += [
+            f"| failing run with default options / the same run without the plugin (x) | {med('default_ratio', 2)} | {mx('default_ratio', 2)} |",
+            f"| failing run with `--whetstone-search=1` / without the plugin (x) | {med('search_ratio', 2)} | {mx('search_ratio', 2)} |",
+            f"| the search's time to its first validated candidate (s; {len(found)} of {len(timed)} found one) | "
+            f"{statistics.median(found):.1f} | {max(found):.1f} |" if found else "| search time to a validated fix | none found | |",
+        ]
+    lines += [
         "",
         "| kind | mutants | a default candidate restores the original bytes | the top one does |",
         "|---|---|---|---|",

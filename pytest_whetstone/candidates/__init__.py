@@ -48,6 +48,12 @@ def generate(
 
         native, test_failures = split_native(test_failures)  # gtest/ctest/jest/tap/junit go native
         out.extend(generate_native_candidates(native, workspace, config))
+        from ..verdict import is_source_load_error
+        from .pysource_errors import source_error_candidates
+
+        for failure in [t for t in test_failures if is_source_load_error(t)]:
+            out.extend(source_error_candidates(failure, workspace))  # the code under test does not load
+        test_failures = [t for t in test_failures if not is_source_load_error(t)]
         out.extend(generate_test_candidates(test_failures, workspace, config))
         if search_budget_s > 0:
             from .search import search_candidates

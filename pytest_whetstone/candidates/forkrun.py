@@ -181,10 +181,20 @@ def _run_items(items: list[Any], junit: str) -> int:
         bad = any(r.failed for r in reports) or item.nodeid in logged.failed
         failed += bad
         classname, name = _junit_key(item.nodeid)
-        body = "<failure/>" if bad else ""
+        # how it failed, so the search can tell a mutant that changes the failure from one that does not
+        body = f"<failure message={quoteattr(_crash_message(reports))}/>" if bad else ""
         cases.append(f"<testcase classname={quoteattr(classname)} name={quoteattr(name)}>{body}</testcase>")
     Path(junit).write_text(f"<testsuite>{''.join(cases)}</testsuite>", encoding="utf-8")
     return 1 if failed else 0
+
+
+def _crash_message(reports: list[Any]) -> str:
+    for report in reports:
+        if report.failed:
+            crash = getattr(report.longrepr, "reprcrash", None)
+            text = getattr(crash, "message", None) or str(report.longrepr or "")
+            return text.splitlines()[0][:300] if text else ""
+    return ""
 
 
 def _run_child(plan: list[tuple[Any, Any]], targets: list[str], junit: str, items: dict[str, Any]) -> None:

@@ -30,10 +30,12 @@ import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..locate.mutation import NEUTRAL
 from ..records import FixCandidate, TestFailureRecord, rank_candidates
 from .forkrun import ForkWorker, fork_available
 from .hashing import record_hashes
@@ -43,7 +45,10 @@ IGNORE = shutil.ignore_patterns(
     ".git", ".whetstone", "__pycache__", "*.pyc", ".venv", "venv", ".tox", ".nox", "node_modules",
     ".mypy_cache", ".ruff_cache", ".pytest_cache", ".hypothesis", "*.egg-info",
 )
-MAX_SUSPECTS = 3
+MAX_SUSPECTS = 3  # suspects the search concentrates on after the cheap pass
+CHEAP_SUSPECTS = 5  # the cheap first pass covers this many suspects ...
+CHEAP_PER_SUSPECT = 3  # ... with their likeliest mutants each
+CONCENTRATE = 0.6  # how strongly mutant outcomes of the cheap pass reorder the rest
 MAX_MUTANTS_PER_SUSPECT = 120
 MAX_WIDENED = 20  # test modules added to the confirm run
 SUSPECT_PENALTY = 0.1  # the second suspect's likeliest edit ranks with the first's less likely ones
@@ -64,8 +69,11 @@ class SearchStats:
     mode: str = ""  # "fork" or "subprocess"
     worker_start_s: float = 0.0
     elapsed_s: float = 0.0
+    first_validated_s: float | None = None  # from the search's start to its first validated candidate
     stopped: str = ""  # found, enough, exhausted, budget, disabled, no-suspects, baseline-passes
     notes: list[str] = field(default_factory=list)
+    # per suspect function: what its mutants did to the failing tests (mutation-informed localization)
+    evidence: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -185,6 +193,24 @@ def _junit_outcomes(path: Path) -> dict[str, bool] | None:
     return out
 
 
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+
+
+def _junit_failures(path: Path) -> dict[str, str]:
+    """{junit key: failure message} of the failed cases (addresses blanked: they differ run to run)."""
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError):
+        return {}
+    out: dict[str, str] = {}
+    for case in root.iter("testcase"):
+        for child in case:
+            if child.tag in ("failure", "error"):
+                key = _node_key(case.get("classname", ""), case.get("name", ""))
+                out.setdefault(key, _ADDRESS.sub("0x", child.get("message", "") or child.get("type", "")))
+    return out
+
+
 def _node_key(classname: str, name: str) -> str:
     return f"{classname}::{name}"
 
@@ -204,9 +230,10 @@ def _scratch_copy(workspace: Path) -> Path:
     return target
 
 
-def _suspect_files(failure: TestFailureRecord, workspace: Path) -> list[tuple[str, int, int]]:
-    out: list[tuple[str, int, int]] = []
-    for suspect in failure.suspects[:MAX_SUSPECTS]:
+def _suspect_files(failure: TestFailureRecord, workspace: Path) -> list[tuple[str, int, int, str]]:
+    """(relative file, first line, last line, qualname) of the suspects the cheap pass covers."""
+    out: list[tuple[str, int, int, str]] = []
+    for suspect in failure.suspects[:CHEAP_SUSPECTS]:
         if not suspect.file_path.endswith(".py") or suspect.line_start <= 0:
             continue
         path = Path(suspect.file_path)
@@ -214,8 +241,13 @@ def _suspect_files(failure: TestFailureRecord, workspace: Path) -> list[tuple[st
             rel = (path if path.is_absolute() else workspace / path).resolve().relative_to(workspace.resolve())
         except ValueError:
             continue  # outside the workspace (site-packages): not ours to edit
-        out.append((rel.as_posix(), suspect.line_start, max(suspect.line_end, suspect.line_start)))
+        out.append((rel.as_posix(), suspect.line_start, max(suspect.line_end, suspect.line_start), suspect.qualname))
     return out
+
+
+def apply_mutant(code: str, mutant: Mutant) -> str:
+    """The module text with the mutant's edit applied."""
+    return _apply_text(code, mutant)
 
 
 def _apply_text(code: str, mutant: Mutant) -> str:
@@ -285,6 +317,34 @@ class _Plan:
     mutant: Mutant
     rel: str
     score: float
+    suspect: tuple[str, str] = ("", "")  # (relative file, qualname) of the suspect it mutates
+    index: int = 0  # the suspect's rank in the failure's list
+    rank: int = 0  # the mutant's rank among that suspect's
+
+
+@dataclass
+class MutantEvidence:
+    """What the mutants of one suspect function did to the failing tests."""
+
+    file: str
+    qualname: str
+    tried: int = 0
+    fixed: int = 0  # mutants that made a failing test pass
+    changed: int = 0  # mutants that changed how a failing test fails
+
+    def score(self) -> float:
+        """1 when a mutant fixes a failing test, in between when mutants change the failure, 0 when
+        no mutant changes anything (the failure does not depend on this function)."""
+        if self.fixed:
+            return 1.0
+        if self.changed:
+            # weak: any code on the failing path changes the value; it says no more than coverage
+            # does, so it must not lift a suspect over one no mutant reached
+            return NEUTRAL + 0.05 * self.changed / max(1, self.tried)
+        return 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "score": round(self.score(), 3)}
 
 
 class _Search:
@@ -301,7 +361,10 @@ class _Search:
         self.modules = sorted({f.node_id.split("::")[0] for f in failing})
         self.before: dict[tuple[str, ...], dict[str, bool] | None] = {}
         self.confirm_s = 0.0
+        self.started = time.monotonic()
         self.originals: dict[str, str] = {}
+        self.base_messages: dict[str, str] = {}  # how the failing tests fail without a mutant
+        self.evidence: dict[tuple[str, str], MutantEvidence] = {}
 
     # -- setup ----------------------------------------------------------------
     def baseline(self) -> str:
@@ -319,6 +382,7 @@ class _Search:
                         fast.close()
                         return self._baseline_passes()
                     fast.timeout = max(1.5, 4 * seconds + 0.5)
+                    self.base_messages = _junit_failures(fast.junit)
                     self.fast = fast
                     self.stats.mode = "fork"
                     return ""
@@ -334,6 +398,7 @@ class _Search:
             first = self.runner.run(self.target_ids)
         if first is None:
             return "budget"
+        self.base_messages = _junit_failures(self.runner.junit)
         if not any(not first.get(k, True) for k in keys):
             return self._baseline_passes()
         return ""
@@ -345,7 +410,7 @@ class _Search:
     # -- candidates -------------------------------------------------------------
     def plans(self, failure: TestFailureRecord) -> list[_Plan]:
         out: list[_Plan] = []
-        for index, (rel, first, last) in enumerate(_suspect_files(failure, self.workspace)):
+        for index, (rel, first, last, qualname) in enumerate(_suspect_files(failure, self.workspace)):
             original = self.original(rel)
             if original is None:
                 continue
@@ -353,8 +418,44 @@ class _Search:
             mutants = mutants_for(original, rel, first, last, expected_value(failure.expected_value), focus)
             for rank, mutant in enumerate(mutants[:MAX_MUTANTS_PER_SUSPECT]):
                 near = 0.1 if focus and mutant.line == focus else 0.0
-                out.append(_Plan(mutant, rel, mutant.prior + near - SUSPECT_PENALTY * index - rank * 1e-6))
+                score = mutant.prior + near - SUSPECT_PENALTY * index - rank * 1e-6
+                out.append(_Plan(mutant, rel, score, (rel, qualname), index, rank))
         return sorted(out, key=lambda p: -p.score)
+
+    def ordered(self, failure: TestFailureRecord) -> Iterator[_Plan]:
+        """A cheap first pass over the top suspects (a few likeliest mutants each, round-robin), then
+        the rest, reordered by what the cheap pass saw: suspects whose mutants fixed or changed the
+        failure first; the concentrated search stays on the top MAX_SUSPECTS unless the evidence
+        points further down."""
+        plans = self.plans(failure)
+        cheap = [p for p in plans if p.rank < CHEAP_PER_SUSPECT]
+        cheap.sort(key=lambda p: (p.rank, p.index))
+        yield from cheap
+        rest = [p for p in plans if p.rank >= CHEAP_PER_SUSPECT]
+
+        def weight(p: _Plan) -> float | None:
+            ev = self.evidence.get(p.suspect)
+            mut = ev.score() if ev is not None and ev.tried else None
+            if p.index >= MAX_SUSPECTS and (mut is None or mut < 0.45):
+                return None  # below the top suspects and nothing says it matters
+            return p.score + CONCENTRATE * ((mut if mut is not None else NEUTRAL) - NEUTRAL)
+
+        weighted = [(w, p) for p in rest if (w := weight(p)) is not None]
+        weighted.sort(key=lambda wp: -wp[0])
+        yield from (p for _w, p in weighted)
+
+    def note_outcome(self, plan: _Plan, outcomes: dict[str, bool], messages: dict[str, str]) -> None:
+        """Mutation-informed localization: count what this mutant did to the failing tests."""
+        file, qualname = plan.suspect
+        if not file:
+            return
+        ev = self.evidence.setdefault(plan.suspect, MutantEvidence(file, qualname))
+        ev.tried += 1
+        keys = [_key_of_node_id(i) for i in self.target_ids]
+        if any(outcomes.get(k) for k in keys):
+            ev.fixed += 1
+        elif any(k in outcomes and messages.get(k, "") != self.base_messages.get(k, "") for k in keys):
+            ev.changed += 1
 
     def original(self, rel: str) -> str | None:
         if rel not in self.originals:
@@ -373,6 +474,7 @@ class _Search:
             patch = {"file": str(self.scratch / plan.rel), "source": mutated,
                      "start": m.edit.start.line, "end": m.edit.end.line}
             status, outcomes, _s = self.fast.run(self.target_ids, patch)
+            junit = self.fast.junit
             if status == "timeout":
                 self.stats.timeouts += 1
                 return None
@@ -381,10 +483,13 @@ class _Search:
             if status == "unpatchable" or status == "dead":
                 self.stats.fallbacks += 1
                 outcomes = self._slow(plan.rel, mutated, self.target_ids, False)
+                junit = self.runner.junit
         else:
             outcomes = self._slow(plan.rel, mutated, self.target_ids, False)
+            junit = self.runner.junit
         if outcomes is None:
             return None
+        self.note_outcome(plan, outcomes, _junit_failures(junit))
         fixed = [f for f in self.failing if outcomes.get(_key_of_node_id(f.node_id))]
         return fixed if failure in fixed else None
 
@@ -397,22 +502,30 @@ class _Search:
             path.write_text(self.originals[rel], encoding="utf-8")
 
     # -- stage 2: the judge --------------------------------------------------------
-    def confirm(self, plan: _Plan, failure: TestFailureRecord, mutated: str) -> tuple[bool, str]:
-        """(validated, note): a fresh subprocess over the failing module(s), then the importers."""
+    def confirm(self, plan: _Plan, failure: TestFailureRecord, mutated: str) -> tuple[str, dict[str, Any]]:
+        """("validated" | "partial" | "rejected", what the check covered).
+
+        A fresh subprocess over the failing module(s), then over every other test module that imports
+        the changed one: only when both pass is the edit validated.  When the budget ends before the
+        importers ran, the edit is "partial" (it fixes the failing tests; the rest is unchecked), so a
+        weak test cannot get an edit kept that changes what other tests check."""
         t0 = time.monotonic()
         ok = self._judge(plan.rel, mutated, self.modules, must_pass=[failure.node_id])
         self.confirm_s = max(self.confirm_s, time.monotonic() - t0)
+        covered: dict[str, Any] = {"checked": list(self.modules), "unchecked": []}
         if not ok:
-            return False, ""
+            return "rejected", covered
         widened = importing_test_modules(self.scratch, plan.rel, self.modules)
         if not widened:
-            return True, ""
+            return "validated", covered
         if self.runner.remaining() < 1.5 * self.confirm_s + 1.0:
-            return True, f"not re-checked in {len(widened)} other test module(s): out of budget"
+            covered["unchecked"] = widened
+            return "partial", covered
         if not self._judge(plan.rel, mutated, widened, must_pass=[]):
-            return False, ""
+            return "rejected", covered
         self.stats.widened += 1
-        return True, f"also re-checked {len(widened)} other test module(s) that import it"
+        covered["checked"] += widened
+        return "validated", covered
 
     def _judge(self, rel: str, mutated: str, targets: list[str], must_pass: list[str]) -> bool:
         must = {_key_of_node_id(node) for node in must_pass}
@@ -451,7 +564,7 @@ class _Search:
             if failure.failure_id in fixed_ids:
                 continue  # a validated candidate already makes this one pass
             mine = 0
-            for plan in self.plans(failure):
+            for plan in self.ordered(failure):
                 if mine >= per_failure:
                     break
                 if plan.mutant.key in seen:
@@ -486,24 +599,36 @@ class _Search:
         if fixed is None:
             return None
         self.stats.fast_passed += 1
-        ok, note = self.confirm(plan, failure, mutated)
-        if not ok:
+        verdict, covered = self.confirm(plan, failure, mutated)
+        if verdict == "rejected":
             if self.runner.remaining() > 0.5:
                 self.stats.confirm_rejected += 1
             return None
-        self.stats.validated += 1
+        validated = verdict == "validated"
+        self.stats.validated += validated
+        if validated and self.stats.first_validated_s is None:
+            self.stats.first_validated_s = round(time.monotonic() - self.started, 3)
         mutant = plan.mutant
-        detail = f"makes {len(fixed)} failing test(s) pass, breaks none in the failing test module(s)"
+        checked, unchecked = covered["checked"], covered["unchecked"]
+        detail = f"makes {len(fixed)} failing test(s) pass, breaks none in {len(checked)} test module(s) run"
+        if unchecked:
+            detail += f"; NOT checked in {len(unchecked)} other test module(s) that import it (out of budget)"
+        elif len(checked) > len(self.modules):
+            detail += f", {len(checked) - len(self.modules)} of them other modules that import it"
+        else:
+            detail += "; no other test module imports it"
+        prior = min(0.8 + 0.15 * mutant.prior, 0.97) if validated else 0.6 + 0.1 * mutant.prior
         return record_hashes(
             FixCandidate(
                 target_id=failure.failure_id,
-                description=f"{mutant.description} (validated: {detail}{'; ' + note if note else ''})",
-                confidence=round(min(0.8 + 0.15 * mutant.prior, 0.97), 3),
+                description=f"{mutant.description} ({'validated' if validated else 'partly checked'}: {detail})",
+                confidence=round(prior, 3),
                 mutation_type="rename" if mutant.kind == "name" else "replaceNode",
-                mutation={"kind": mutant.kind, "fixes": [f.failure_id for f in fixed]},
+                mutation={"kind": mutant.kind, "fixes": [f.failure_id for f in fixed],
+                          "checked": checked, "unchecked": unchecked},
                 edits=[mutant.edit],
                 source="search",
-                validated=True,
+                validated=validated,
             ).ensure_id(),
             self.workspace,
         )
@@ -554,6 +679,7 @@ def search_candidates(
     finally:
         if search is not None:
             search.close()
+            stats.evidence = [ev.to_dict() for ev in search.evidence.values()]
         stats.elapsed_s = round(time.monotonic() - start, 3)
         shutil.rmtree(scratch.parent, ignore_errors=True)
         _log_stats(stats)

@@ -179,6 +179,7 @@ def cmd_fix(args: argparse.Namespace, store: Path) -> int:
     except LoopError as exc:
         sys.stderr.write(f"whetstone fix: error: {exc}\n")
         return 2
+    os.environ.setdefault("WHETSTONE_SEARCH", "1")  # the loop's test runs search in full (plugin default: a share)
     orchestrator = FeedbackLoopOrchestrator(store, reporter=progress)
     previous = _sigterm_as_interrupt()
     code = 1

@@ -16,60 +16,14 @@ from typing import Any
 
 import pytest
 
+from .options import add_options, read_options
+
 ENV_ENABLE = "WHETSTONE_PYTEST"
-LOCATE_MODES = ("auto", "static", "coverage", "sbfl", "off")
 _TRUE = ("1", "true", "yes", "on")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("whetstone", "Whetstone: structured failure records, localization, verdict")
-    group.addoption(
-        "--whetstone", action="store_true", default=None, dest="whetstone",
-        help="enable Whetstone (same as -p whetstone, ini 'whetstone = true' or WHETSTONE_PYTEST=1)",
-    )
-    group.addoption(
-        "--whetstone-dir", default=None, dest="whetstone_dir", metavar="DIR",
-        help="store directory for sessions (default: $WHETSTONE_DIR or the nearest .whetstone/)",
-    )
-    group.addoption(
-        "--whetstone-rerun", default=None, dest="whetstone_rerun", type=int, metavar="N",
-        help="re-run each failing test once to detect flakiness and measure coverage (0 = off; default 1)",
-    )
-    group.addoption(
-        "--whetstone-locate", default=None, dest="whetstone_locate", choices=LOCATE_MODES,
-        help="localization: auto (default), static, coverage, sbfl (trace the whole suite), off",
-    )
-    group.addoption(
-        "--whetstone-max-candidates", default=None, dest="whetstone_max_candidates", type=int, metavar="N",
-        help="suspects per failure and fix candidates kept (default 5)",
-    )
-    group.addoption(
-        "--whetstone-candidates", default=None, dest="whetstone_candidates", type=int, choices=(0, 1),
-        metavar="0|1", help="propose fix candidates for the failures (default 1; 0 = off)",
-    )
-    group.addoption(
-        "--whetstone-search", default=None, dest="whetstone_search", type=int, choices=(0, 1), metavar="0|1",
-        help="search small edits at the top suspects and validate them by re-running the failing tests "
-        "in a scratch copy (default 1; 0 = off)",
-    )
-    group.addoption(
-        "--whetstone-agent", action="store_true", default=None, dest="whetstone_agent",
-        help="an agent drives: one line per failure (class, place, expected/actual, suspect), the top "
-        "candidates and the verdict; pytest's own tracebacks shortened to a line (default: on when "
-        "$AGENT or $AI_AGENT is set)",
-    )
-    group.addoption(
-        "--whetstone-search-budget", default=None, dest="whetstone_search_budget", type=float, metavar="S",
-        help="seconds the validated search may spend per run (default 20)",
-    )
-    parser.addini("whetstone", type="bool", default=False, help="enable the Whetstone plugin")
-    parser.addini("whetstone_candidates", default="1", help="propose fix candidates (0 = off)")
-    parser.addini("whetstone_search", default="1", help="validated fix search (0 = off)")
-    parser.addini("whetstone_search_budget", default="20", help="seconds for the validated fix search")
-    parser.addini("whetstone_dir", default="", help="Whetstone store directory")
-    parser.addini("whetstone_rerun", default="1", help="re-run failing tests once (0 = off)")
-    parser.addini("whetstone_locate", default="auto", help="auto|static|coverage|sbfl|off")
-    parser.addini("whetstone_max_candidates", default="5", help="suspects / candidates kept")
+    add_options(parser)
 
 
 def is_enabled(config: pytest.Config) -> bool:
@@ -102,35 +56,6 @@ def _named_by_p(config: pytest.Config) -> bool:
         if arg.startswith("-p") and arg[2:] in names:
             return True
     return False
-
-
-def option(config: pytest.Config, name: str) -> Any:
-    """Command-line value, else the ini twin."""
-    value = getattr(config.option, name, None)
-    if value is not None:
-        return value
-    try:
-        return config.getini(name)
-    except (ValueError, KeyError):
-        return None
-
-
-def search_budget(config: pytest.Config) -> float:
-    """Seconds for the validated search: command line, else $WHETSTONE_SEARCH[_BUDGET], else ini."""
-    enabled = getattr(config.option, "whetstone_search", None)
-    if enabled is None and os.environ.get("WHETSTONE_SEARCH", "").strip():
-        enabled = os.environ["WHETSTONE_SEARCH"].strip().lower() not in ("0", "false", "no", "off")
-    if enabled is None:
-        enabled = bool(_int(option(config, "whetstone_search"), 1))
-    if not enabled:
-        return 0.0
-    budget = getattr(config.option, "whetstone_search_budget", None)
-    if budget is None:
-        budget = os.environ.get("WHETSTONE_SEARCH_BUDGET") or option(config, "whetstone_search_budget")
-    try:
-        return max(0.0, float(budget if budget not in (None, "") else 20.0))
-    except (TypeError, ValueError):
-        return 20.0
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -173,13 +98,18 @@ class WhetstoneCollector:
         self.config = config
         self.workspace = str(config.rootpath)
         self.is_worker = hasattr(config, "workerinput")
-        self.rerun = _int(option(config, "whetstone_rerun"), 1)
-        locate = str(option(config, "whetstone_locate") or "auto")
-        self.locate = locate if locate in LOCATE_MODES else "auto"
-        self.max_n = max(1, _int(option(config, "whetstone_max_candidates"), 5))
-        self.search_budget = search_budget(config)
-        self.agent = _agent_mode(config)
+        self.options = options = read_options(config)
+        self.rerun = options.rerun
+        self.locate = options.locate
+        self.max_n = options.max_candidates
+        self.search_budget = options.search_budget_s
+        self.search_explicit = options.search_explicit
+        self.agent = options.agent
         self.restore_signals: Any = lambda: None
+        self.search_skipped = ""  # why a default run did not search (its budget rule)
+        self._items: dict[str, Any] = {}  # node id -> failing item (for the in-process mutant pass)
+        self._cheap_evidence: dict[str, list[Any]] = {}  # failure id -> what its cheap mutant pass saw
+        self._side_exceptions: dict[str, list[str]] = {}  # node id -> thread / unraisable exception texts
         self.captured: list[Any] = []  # capture.Captured, in execution order
         self.records: list[Any] = []  # final TestFailureRecords (incl. those from workers)
         self.candidates: list[Any] = []  # the FixCandidates written to the session
@@ -295,6 +225,7 @@ class WhetstoneCollector:
         cap.elapsed_ms = (time.perf_counter() - t0) * 1000
         self._item_caps.append(cap)
         self.captured.append(cap)
+        self._items[item.nodeid] = item
         self._failed_ids.add(item.nodeid)
 
     def _rerun(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
@@ -342,6 +273,16 @@ class WhetstoneCollector:
         passed = bool(reports) and all(r.passed for r in reports) and any(r.when == "call" for r in reports)
         for cap in caps:
             cap.record.flaky = passed
+
+    def pytest_warning_recorded(self, warning_message: Any, when: str, nodeid: str, location: Any) -> None:
+        if nodeid and not self._rerunning:
+            self._guard(self._side_exception, warning_message, nodeid)
+
+    def _side_exception(self, warning_message: Any, nodeid: str) -> None:
+        from ..locate.side_exceptions import MAX_TEXTS, is_side_exception
+
+        if is_side_exception(warning_message) and sum(map(len, self._side_exceptions.values())) < MAX_TEXTS:
+            self._side_exceptions.setdefault(nodeid, []).append(str(warning_message.message))
 
     # -- collection -----------------------------------------------------------
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
@@ -431,11 +372,16 @@ class WhetstoneCollector:
             cap.covered = measured.get(node_id + RERUN_SUFFIX) or measured.get(node_id)
             if self.locate != "off":
                 t0 = time.perf_counter()
+                frames = cap.frames
+                if node_id in self._side_exceptions:  # a thread's / unraisable exception: deepest of all
+                    from ..locate.side_exceptions import frames_of
+
+                    frames = [*frames, *(f for text in self._side_exceptions[node_id] for f in frames_of(text))]
                 ev = Evidence(
                     test_file=cap.test_abs,
                     test_line=cap.test_def_line,
                     test_name=record.test_name,
-                    frames=cap.frames,
+                    frames=frames,
                     covered_lines=cap.covered,
                     spectrum=spectrum,
                     total_failed=max(1, len(self._failed_ids)),
@@ -447,7 +393,40 @@ class WhetstoneCollector:
                 cap.elapsed_ms += (time.perf_counter() - t0) * 1000
             self.analysis_ms.append(round(cap.elapsed_ms, 2))
             out.append(record)
+        if self.locate != "off" and not self.is_worker:
+            self._guard(self._cheap_mutant_pass)
         return out
+
+    def _cheap_mutant_pass(self) -> None:
+        """A few mutants of each top suspect, run in forks of this process, re-rank the suspects
+        (mutation-informed localization within the default run's allowance; see locate/pymutants.py)."""
+        import time
+
+        from ..locate import pymutants
+        from ..locate.budget import cheap_pass_budget
+        from ..locate.mutation import rerank
+
+        if not pymutants.usable():
+            return
+        deadline = time.monotonic() + cheap_pass_budget(time.time() - self.started, self._rerun_spent)
+        self._rerunning = True  # the forks' reports must not be captured as failures
+        try:
+            for cap in self.captured[: pymutants.MAX_FAILURES]:
+                record = cap.record
+                item = self._items.get(record.node_id)
+                left = deadline - time.monotonic()
+                if left <= 0.05:
+                    break
+                if (item is None or record.flaky or cap.subtest or record.outcome == "timeout"
+                        or not record.suspects or record.exception_type in pymutants.HINTED):
+                    continue
+                evidence = pymutants.cheap_pass(record, item, self.workspace, left)
+                if evidence:
+                    self._cheap_evidence[record.failure_id] = evidence
+                    record.suspects = rerank(record.suspects, evidence)
+                    record.ast_node_id = f"{record.suspects[0].file_path}::{record.suspects[0].qualname}"
+        finally:
+            self._rerunning = False
 
     def _all_records(self) -> list[Any]:
         seen = {r.node_id for r in self.records}
@@ -485,7 +464,7 @@ class WhetstoneCollector:
         if self.collect_records:
             counts["error"] = counts.get("error", 0) + len(self.collect_records)
         invoked = self.config.invocation_params
-        store = resolve_store(option(self.config, "whetstone_dir"), invoked.dir)
+        store = resolve_store(self.options.store_dir, invoked.dir)
         ws_session = open_session(store, meta={"target": "pytest", "workspace": self.workspace})
         attempt, observation = run_records(
             ws_session.session_id, self.started, invoked.args, self.exitstatus, failure, records,
@@ -501,6 +480,17 @@ class WhetstoneCollector:
         candidates = self.candidates = self._guard(
             self._candidates, [r for r in live if r.outcome != "error" or is_source_load_error(r)]
         ) or []
+        if self._guard(self._rerank_by_mutants, records):
+            writer.add(events.TEST_FAILURES, {
+                "origin": f"pytest:{self.workspace}", "records": [r.to_dict() for r in records], "replace": True,
+            })
+        if self._cheap_evidence or (self.search_stats or {}).get("evidence"):
+            from ..locate.mutation import with_notes
+
+            writer.add(events.MUTANT_EVIDENCE, {
+                "in_process": {fid: with_notes(ev) for fid, ev in self._cheap_evidence.items()},
+                "search": with_notes((self.search_stats or {}).get("evidence") or []),
+            })
         if candidates:
             writer.add(events.CANDIDATES, {"records": [c.to_dict() for c in candidates]})
         if self.search_stats is not None:
@@ -511,6 +501,8 @@ class WhetstoneCollector:
             if self.candidates_ms is not None:
                 stats["candidates_ms"] = self.candidates_ms
             writer.add(events.PLUGIN_STATS, stats)
+        # judged again: the mutants may have re-ranked the suspects first_error points at
+        judgement = judge(Evidence(test_failures=records, facts=facts, phase="tests", tools=("pytest",)))
         report = self.session_path = display_path(ws_session.path, self.workspace)
         self.verdict = make_verdict("pytest", judgement, counts=counts, report=report)
         duration_ms = int((time.time() - self.started) * 1000)
@@ -527,7 +519,7 @@ class WhetstoneCollector:
         writer.write()
 
     def _candidates(self, failures: list[Any]) -> list[Any]:
-        if not failures or not _int(option(self.config, "whetstone_candidates"), 1):
+        if not failures or not self.options.candidates:
             return []
         import time
         from pathlib import Path
@@ -537,6 +529,8 @@ class WhetstoneCollector:
 
         # the validated search re-runs the failing tests in a scratch copy; outranks every guess
         budget = self.search_budget if not self.is_worker else 0.0
+        if budget > 0 and not self.search_explicit:
+            budget = self._default_search_budget(budget)
         stats = SearchStats()
         t0 = time.perf_counter()
         try:
@@ -547,6 +541,34 @@ class WhetstoneCollector:
             if budget > 0:
                 self.search_stats = stats.to_dict()
         return result[: self.max_n * max(1, len(failures))]
+
+    def _default_search_budget(self, budget: float) -> float:
+        """A default run searches only within a share of its own time, so a failing run stays near the
+        cost of a plain one; ``--whetstone-search=1`` (and ``whetstone fix``) search in full."""
+        import time
+
+        from ..locate.budget import default_search_budget
+
+        share = default_search_budget(time.time() - self.started, self._rerun_spent, budget)
+        if share <= 0:
+            self.search_skipped = "the run is too short for it by default"
+        return share
+
+    def _rerank_by_mutants(self, records: list[Any]) -> bool:
+        """Feed the search's mutant outcomes into each failure's suspects; True when any changed."""
+        evidence = (self.search_stats or {}).get("evidence") or []
+        if not evidence:
+            return False
+        from ..locate.mutation import rerank
+
+        changed = False
+        for record in records:
+            new = rerank(record.suspects, evidence)
+            if new != record.suspects:
+                record.suspects = new
+                record.ast_node_id = f"{new[0].file_path}::{new[0].qualname}" if new else record.ast_node_id
+                changed = True
+        return changed
 
     # -- terminal -------------------------------------------------------------
     @pytest.hookimpl(trylast=True)
@@ -586,6 +608,8 @@ class WhetstoneCollector:
                 f"search: {search['tried']} edit(s) tried in {search.get('elapsed_s', 0):.1f} s, "
                 f"{search.get('validated', 0)} validated (stopped: {search.get('stopped') or 'done'})"
             )
+        elif self.search_skipped and self.records:
+            lines.append(f"search: not run ({self.search_skipped}; --whetstone-search=1 runs it in full)")
         if self.session_path:
             lines.append(f"session: {self.session_path}")
         return lines
@@ -620,14 +644,6 @@ class WhetstoneCollector:
             pass
 
 
-def _agent_mode(config: pytest.Config) -> bool:
-    if getattr(config.option, "whetstone_agent", None):
-        return True
-    from ..report.agent import is_agent_environment
-
-    return is_agent_environment()
-
-
 def _cause_name(exc: BaseException) -> str:
     """The exception's type name; for pytest's CollectError wrapper, the type of what it wraps."""
     while type(exc).__name__ == "CollectError" and exc.__cause__ is not None:
@@ -647,13 +663,6 @@ def _outcome_key(report: Any) -> str | None:
     if report.skipped:
         return "xfailed" if hasattr(report, "wasxfail") else "skipped"
     return None
-
-
-def _int(value: Any, default: int) -> int:
-    try:
-        return int(str(value).strip())
-    except (TypeError, ValueError):
-        return default
 
 
 def _short(text: str, limit: int = 60) -> str:

@@ -20,6 +20,7 @@ TEST_FAILURES = "test_failures"
 TEST_FAILURE = "test_failure"
 CANDIDATES = "candidates"
 SEARCH = "search"  # what the validated search did
+MUTANT_EVIDENCE = "mutant_evidence"  # what mutants at each suspect did to the failing tests
 OBSERVATION = "observation"
 ATTEMPT = "attempt"
 COUNTS = "counts"
@@ -45,7 +46,7 @@ LOOP_RECOVERED = "loop_recovered"
 
 # The order a run's events are written in: records before the candidates that target them, the
 # verdict last (a reader that sees the verdict sees the whole run).
-RUN_ORDER = (BUILD_ERRORS, TEST_FAILURES, CANDIDATES, SEARCH, OBSERVATION, ATTEMPT, COUNTS, PLUGIN_STATS,
+RUN_ORDER = (BUILD_ERRORS, TEST_FAILURES, CANDIDATES, SEARCH, MUTANT_EVIDENCE, OBSERVATION, ATTEMPT, COUNTS, PLUGIN_STATS,
              VERDICT)
 
 

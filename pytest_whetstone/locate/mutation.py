@@ -1,0 +1,50 @@
+"""Mutation-informed localization: re-rank suspects by what their mutants did to the failing tests.
+
+The validated search runs mutants of the top suspects anyway (see ``candidates.search``); a
+function where a mutant makes a failing test pass, or changes how it fails, is very likely the
+fault (the MUSE / Metallaxis observation), one where no mutant changes anything is less likely.
+The search (and the in-process pass of :mod:`.pymutants`) report per suspect
+``{file, qualname, tried, fixed, changed, score}``; this module blends that score into the static
+ranking.  The session keeps the evidence beside the records (a ``mutant_evidence`` event: failure id
+-> those dicts, each with a one-line ``note``), so the suspect shape stays as documented.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from ..records import Suspect
+
+W_MUTANTS = 0.7  # share of the blended score that mutant outcomes decide, where they exist
+NEUTRAL = 0.25  # what an untried suspect is taken to score (between "changes nothing" and "changes")
+
+
+def with_notes(evidence: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    return [{**ev, "note": describe(ev)} for ev in evidence]
+
+
+def describe(ev: Mapping[str, Any]) -> str:
+    tried = int(ev.get("tried", 0))
+    if ev.get("fixed"):
+        return f"mutants: {ev['fixed']} of {tried} made a failing test pass"
+    if ev.get("changed"):
+        return f"mutants: {ev['changed']} of {tried} changed how the test fails"
+    return f"mutants: none of {tried} changed the failure"
+
+
+def rerank(suspects: list[Suspect], evidence: Iterable[Mapping[str, Any]]) -> list[Suspect]:
+    """The suspects in a new order (scores blended, evidence described); unchanged without evidence."""
+    by_key = {(str(e.get("file", "")), str(e.get("qualname", ""))): e for e in evidence if e.get("tried")}
+    if not suspects or not any((s.file_path, s.qualname) in by_key for s in suspects):
+        return suspects
+    top = max((s.score for s in suspects), default=0.0) or 1.0
+    out: list[Suspect] = []
+    for s in suspects:
+        ev = by_key.get((s.file_path, s.qualname))
+        mut = float(ev.get("score", 0.0)) if ev is not None else NEUTRAL
+        blended = (1 - W_MUTANTS) * (s.score / top) + W_MUTANTS * mut
+        out.append(replace(s, score=round(blended, 4)))
+    order = sorted(range(len(out)), key=lambda i: (-out[i].score, i))
+    return [out[i] for i in order]

@@ -1,0 +1,110 @@
+"""Mutation-informed localization and the default run's search budget."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_whetstone.locate.budget import default_search_budget
+from pytest_whetstone.locate.mutation import rerank, with_notes
+from pytest_whetstone.records import Suspect
+from pytest_whetstone.store.sessions import load_session
+
+# The test calls `report`, which the static signals rank first (called by the test, name match);
+# the fault is in the helper it calls.  Only running mutants tells the two apart.
+SOURCE = '''
+def _weights(n):
+    return [i * 2 for i in range(1, n)]
+
+
+def _evens(n):
+    return [i * 2 for i in range(10) if i < n]
+
+
+def report(n):
+    values = _weights(n)
+    label = "total"
+    return label, sum(values)
+'''
+TEST = '''
+from scores import report
+
+def test_report():
+    assert report(4) == ("total", 20)
+'''
+# the same shape with a comparison slip (`<` for `<=`): the first mutant of `_evens` undoes it
+SOURCE_CMP = SOURCE.replace("values = _weights(n)", "values = _evens(n)")
+
+
+def _events(root: Path) -> list[dict]:
+    path = next((root / ".whetstone").rglob("*.jsonl"))
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_rerank_raises_what_mutants_fix_and_sinks_what_they_leave_alone() -> None:
+    suspects = [Suspect("m.py", "caller", 1, 5, 0.6), Suspect("m.py", "helper", 6, 9, 0.25),
+                Suspect("m.py", "other", 10, 12, 0.3)]
+    evidence = [{"file": "m.py", "qualname": "caller", "tried": 6, "fixed": 0, "changed": 0, "score": 0.0},
+                {"file": "m.py", "qualname": "helper", "tried": 3, "fixed": 1, "changed": 1, "score": 1.0}]
+    ranked = rerank(suspects, evidence)
+    assert [s.qualname for s in ranked] == ["helper", "other", "caller"]
+    notes = [ev["note"] for ev in with_notes(evidence)]
+    assert notes == ["mutants: none of 6 changed the failure", "mutants: 1 of 3 made a failing test pass"]
+    assert rerank(suspects, []) == suspects  # no evidence: the static order stands
+
+
+def test_default_budget_is_a_share_of_the_run() -> None:
+    assert default_search_budget(2.0, 0.1, 20.0) == 0.0  # too short a run: no search at all
+    assert default_search_budget(40.0, 2.0, 20.0) == pytest.approx(8.0)
+    assert default_search_budget(400.0, 0.0, 20.0) == 20.0  # never above the configured budget
+
+
+@pytest.mark.whetstone_search
+def test_mutant_outcomes_reorder_the_suspects(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(scores=SOURCE, test_scores=TEST)
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    result = pytester.runpytest_subprocess("-p", "whetstone", "--whetstone-search-budget", "60")
+    result.assert_outcomes(failed=1)
+    events = _events(pytester.path)
+    batches = [e["data"]["records"] for e in events if e["event"] == "test_failures"]
+    informed = batches[-1][0]["suspects"]  # the traceback and the test's calls say `report`
+    assert informed[0]["qualname"] == "_weights"
+    search = next(e["data"] for e in events if e["event"] == "search")
+    by_name = {ev["qualname"]: ev for ev in search["evidence"]}
+    assert by_name["_weights"]["fixed"] >= 1
+    state = load_session(pytester.path / ".whetstone").state()
+    assert state.test_failures[0].suspects[0].qualname == "_weights"  # the report reads the informed order
+
+
+def test_default_failing_run_skips_the_search_when_short(pytester: pytest.Pytester,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    for key in ("WHETSTONE_SEARCH", "WHETSTONE_SEARCH_BUDGET"):
+        monkeypatch.delenv(key, raising=False)
+    pytester.makepyfile(scores=SOURCE, test_scores=TEST)
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    result = pytester.runpytest_subprocess("-p", "whetstone")
+    result.assert_outcomes(failed=1)
+    assert any(line.startswith("search: not run") for line in result.outlines)
+    state = load_session(pytester.path / ".whetstone").state()
+    assert state.test_failures[0].suspects  # localization and cheap candidates still run
+    assert state.candidates and not any(c.source == "search" for c in state.candidates)
+
+
+def test_default_run_reranks_by_an_in_process_mutant_pass(pytester: pytest.Pytester,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    for key in ("WHETSTONE_SEARCH", "WHETSTONE_SEARCH_BUDGET"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("WHETSTONE_MUTANT_PASS_S", "10")  # a loaded machine must not cut the pass short
+    pytester.makepyfile(scores=SOURCE_CMP, test_scores=TEST)
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    result = pytester.runpytest_subprocess("-p", "whetstone")
+    result.assert_outcomes(failed=1)  # the forks' runs are not reported
+    assert (pytester.path / "scores.py").read_text().strip() == SOURCE_CMP.strip()  # the file is untouched
+    state = load_session(pytester.path / ".whetstone").state()
+    failure = state.test_failures[0]
+    assert failure.suspects[0].qualname == "_evens"
+    evidence = next(e["data"] for e in _events(pytester.path) if e["event"] == "mutant_evidence")
+    notes = {ev["qualname"]: ev["note"] for ev in evidence["in_process"][failure.failure_id]}
+    assert "made a failing test pass" in notes["_evens"]
