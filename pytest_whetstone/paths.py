@@ -60,3 +60,14 @@ def display_path(path: str | os.PathLike[str], base: str | os.PathLike[str] | No
     if inside(full, root):
         return os.path.relpath(full, root)
     return full
+
+
+def relative_posix(path: str | os.PathLike[str], workspace: str | os.PathLike[str] | None) -> str:
+    """A file's path relative to the workspace (resolved, POSIX separators); as given when outside it."""
+    given = Path(path)
+    if workspace is None:
+        return given.as_posix()
+    try:
+        return given.resolve().relative_to(Path(workspace).resolve()).as_posix()
+    except (ValueError, OSError):
+        return given.as_posix()

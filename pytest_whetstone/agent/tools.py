@@ -301,16 +301,7 @@ def run_build_iteration(
 ) -> dict[str, Any]:
     """whetstone_run_build_iteration: {attempt_id, session_status, error_count, candidates} + the verdict."""
     command = check_command("build_command", build_command)
-    outcome, _session, candidates, status = _iteration(session_id, command, workspace, timeout_s, "build")
-    return {
-        "attempt_id": outcome.attempt_id,
-        "session_status": status,
-        "error_count": outcome.result.error_count,
-        "candidates": as_dicts(candidates),
-        "exit_code": outcome.exit_code,
-        "timed_out": outcome.timed_out,
-        **_verdict_fields(outcome),
-    }
+    return _iteration_result(*_iteration(session_id, command, workspace, timeout_s, "build"), "error_count")
 
 
 def run_test_iteration(
@@ -318,11 +309,17 @@ def run_test_iteration(
 ) -> dict[str, Any]:
     """whetstone_run_test_iteration: {attempt_id, session_status, fail_count, candidates} + the verdict."""
     command = check_command("test_command", test_command)
-    outcome, _session, candidates, status = _iteration(session_id, command, workspace, timeout_s, "tests")
+    return _iteration_result(*_iteration(session_id, command, workspace, timeout_s, "tests"), "fail_count")
+
+
+def _iteration_result(
+    outcome: Any, _session: Session, candidates: list[FixCandidate], status: str, count_key: str
+) -> dict[str, Any]:
+    count = outcome.result.error_count if count_key == "error_count" else _fail_count(outcome.result)
     return {
         "attempt_id": outcome.attempt_id,
         "session_status": status,
-        "fail_count": _fail_count(outcome.result),
+        count_key: count,
         "candidates": as_dicts(candidates),
         "exit_code": outcome.exit_code,
         "timed_out": outcome.timed_out,

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .. import paths
 from ..locate.cfamily import FunctionIndex
 from ..records import BuildErrorRecord, FixCandidate
 from .cfile import read_lines, resolve
@@ -72,8 +74,5 @@ class _Ctx:
         return self._lines[file_path]
 
     def rel(self, file_path: str) -> str:
-        path = resolve(file_path, self.workspace)
-        try:
-            return path.resolve().relative_to(self.workspace.resolve()).as_posix()
-        except ValueError:
-            return file_path
+        rel = paths.relative_posix(resolve(file_path, self.workspace), self.workspace)
+        return rel if not os.path.isabs(rel) else file_path

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import paths
 from ..locate.pysource import SourceFile, char_col, source_file
 from ..records import Position, TextEdit
 from .pyscan import bound_names
@@ -43,7 +44,7 @@ SAFE_STDLIB = frozenset(
     "string struct sys tempfile textwrap threading time timeit types typing unicodedata uuid warnings "
     "weakref zlib".split()
 )
-SKIP_DIRS = {".git", ".whetstone", "__pycache__", ".venv", "venv", ".tox", "node_modules", "build", "dist"}
+SKIP_DIRS = paths.SKIP_DIRS | {"build", "dist"}  # copies a build or packaging step left
 MAX_FILES = 3000
 
 

@@ -20,6 +20,7 @@ import keyword
 import re
 from pathlib import Path
 
+from .. import paths
 from ..records import FixCandidate, Position, TestFailureRecord, TextEdit
 
 SYNTAX = frozenset({"SyntaxError", "IndentationError", "TabError"})
@@ -141,11 +142,7 @@ def _where(record: TestFailureRecord, workspace: Path) -> tuple[Path, str, int] 
             path = Path(file_path)
             path = path if path.is_absolute() else workspace / path
             if path.is_file():
-                try:
-                    rel = path.resolve().relative_to(workspace.resolve()).as_posix()
-                except ValueError:
-                    rel = path.as_posix()
-                return path, rel, line
+                return path, paths.relative_posix(path, workspace), line
     return None
 
 

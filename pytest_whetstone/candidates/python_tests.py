@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .. import paths
 from ..locate.pysource import SourceFile, source_file
 from ..records import FixCandidate, TestFailureRecord
 from . import pyimports, pyscan
@@ -81,10 +82,7 @@ _STDLIB = pyimports.STDLIB
 
 
 def _rel(path: Path, workspace: Path) -> str:
-    try:
-        return path.resolve().relative_to(workspace.resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()
+    return paths.relative_posix(path, workspace)
 
 
 def _where(failure: TestFailureRecord, workspace: Path) -> tuple[Path, str, int] | None:

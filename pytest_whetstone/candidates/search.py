@@ -35,6 +35,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import paths
 from ..locate.mutation import NEUTRAL
 from ..records import FixCandidate, TestFailureRecord, rank_candidates
 from .forkrun import ForkWorker, fork_available
@@ -263,7 +264,7 @@ def _apply_text(code: str, mutant: Mutant) -> str:
 
 
 _TEST_FILE = re.compile(r"(^test_.*|.*_test)\.py$")
-_SKIP_DIRS = {".git", ".whetstone", "__pycache__", ".venv", "venv", ".tox", ".nox", "node_modules", "build", "dist"}
+_SKIP_DIRS = paths.SKIP_DIRS | {"build", "dist"}  # copies a build or packaging step left
 
 
 def importing_test_modules(root: Path, rel: str, exclude: list[str]) -> list[str]:

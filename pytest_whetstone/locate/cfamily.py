@@ -239,12 +239,7 @@ class Location:
 
 
 def _rel(path: Path, workspace: Path | None) -> str:
-    if workspace is not None:
-        try:
-            return path.resolve().relative_to(workspace.resolve()).as_posix()
-        except ValueError:
-            pass
-    return path.as_posix()
+    return paths.relative_posix(path, workspace)
 
 
 def _resolve(file_path: str, workspace: Path | None) -> Path:

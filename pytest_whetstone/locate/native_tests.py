@@ -150,10 +150,7 @@ class Workspace:
         return self._files
 
     def rel(self, path: Path) -> str:
-        try:
-            return path.resolve().relative_to(self.root).as_posix()
-        except ValueError:
-            return path.as_posix()
+        return paths.relative_posix(path, self.root)
 
     def find(self, printed: str) -> str | None:
         """A path as a tool printed it -> workspace-relative path of that file, if it is here."""

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from .. import paths
 from ..records import Suspect, TestFailureRecord
 from .pysource import FuncSpan, count_innermost, source_file
 
@@ -186,11 +187,8 @@ def _is_impl_file(path: str, workspace: str | None) -> bool:
 def relpath(path: str, workspace: str | None) -> str:
     if not workspace:
         return path
-    real = os.path.realpath(path)
-    ws = os.path.realpath(workspace)
-    if real == ws or real.startswith(ws + os.sep):
-        return os.path.relpath(real, ws)
-    return path
+    rel = paths.relative_posix(path, workspace)
+    return path if os.path.isabs(rel) else rel
 
 
 # --------------------------------------------------------------------------- what the test calls
