@@ -21,11 +21,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .config import Config
-from .edits import apply_candidate_by_id, undo_last
 from .parse import ParseResult, normalize_paths, parse_text
 from .records import BuildErrorRecord, FixCandidate, TestFailureRecord
-from .report import run_report
 from .runner import RunOutcome, generate_candidates, locate_records, run_command
+
+# report/ and edits.py are imported by the calls that need them: `whetstone run` stays light.
 
 __all__ = [
     "RunOutcome",
@@ -72,16 +72,22 @@ def report(
     exit_code: bool = False,
 ) -> tuple[str, int]:
     """(text, exit status) of ``whetstone report``."""
+    from .report import run_report
+
     return run_report(sources, session_id, fmt, output, exit_code=exit_code)
 
 
 def apply(store: Path, session_id: str | None, candidate_id: str, dry_run: bool = False) -> str:
     """Apply one candidate (or show its diff); returns the diff.  Raises EditError when refused."""
+    from .edits import apply_candidate_by_id
+
     diff_text, _journal = apply_candidate_by_id(store, session_id, candidate_id, dry_run)
     return diff_text
 
 
 def undo(store: Path, session_id: str | None = None, *, force: bool = False) -> str:
+    from .edits import undo_last
+
     return undo_last(store, session_id, force=force)
 
 

@@ -407,6 +407,8 @@ def locate_records(
 ) -> None:
     """Place records in the source: C/C++ scopes, native (gtest, Jest) suspects, and static Python
     suspects for failures read from a pytest text log.  Best effort: one warning line per failure."""
+    if not build_errors and not test_failures:
+        return  # nothing to place: a passing run never loads the locators
     from .locate.cfamily import locate_build_errors
     from .locate.native_tests import locate_native_failures
     from .locate.python import locate_python_failure

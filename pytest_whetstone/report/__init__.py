@@ -12,25 +12,47 @@ import os
 import secrets
 import warnings
 from collections.abc import Callable, Sequence
+from importlib import import_module
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..paths import display_path
 from ..store.location import STORE_DIRNAME, check_session_id, resolve_store, workspace_of
-from ..store.merge import merge_sessions
 from ..store.sessions import SessionState, SessionWarning, latest_session_id
 from ..store.shards import MergeError, audit_path_for, read_audit
-from . import github, html, json_report, sarif, text
-from .model import ReportModel, build_model
+
+if TYPE_CHECKING:
+    from .model import ReportModel, build_model
 
 __all__ = ["FORMATS", "ReportModel", "build_model", "render", "run_report"]
 
+
+def _format(module: str) -> Callable[[ReportModel], str]:
+    """A format's renderer, imported on first use: writing the agent report after every run
+    (``report/agent.py``) must not load every format and the merger."""
+
+    def render_with(model: ReportModel) -> str:
+        renderer: Callable[[ReportModel], str] = import_module(f"{__name__}.{module}").render
+        return renderer(model)
+
+    return render_with
+
+
 FORMATS: dict[str, Callable[[ReportModel], str]] = {
-    "text": text.render,
-    "json": json_report.render,
-    "sarif": sarif.render,
-    "github": github.render,
-    "html": html.render,
+    "text": _format("text"),
+    "json": _format("json_report"),
+    "sarif": _format("sarif"),
+    "github": _format("github"),
+    "html": _format("html"),
 }
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("ReportModel", "build_model"):
+        from . import model
+
+        return getattr(model, name)
+    raise AttributeError(name)
 USAGE_EXIT = 2
 FAILING_EXIT = 1  # --exit-code: the report shows a failing session
 MAX_WARNING_LINES = 10
@@ -42,6 +64,8 @@ def render(state_or_model: SessionState | ReportModel, fmt: str = "text", *,
         raise ValueError(f"unknown report format {fmt!r} (expected one of: {', '.join(FORMATS)})")
     model = state_or_model
     if isinstance(model, SessionState):
+        from .model import build_model
+
         model = build_model(model, workspace=workspace)
     return FORMATS[fmt](model)
 
@@ -90,6 +114,9 @@ def _guess_workspace() -> Path:
 
 def load_model(sources: Sequence[Path], session_id: str | None = None) -> ReportModel:
     files, workspace, report_path = _resolve_sources(sources, session_id)
+    from ..store.merge import merge_sessions
+    from .model import build_model
+
     state = merge_sessions(files, workspace)
     audit = read_audit(audit_path_for(files[0])) if len(files) == 1 else []
     return build_model(state, workspace=workspace, audit=audit, report_path=report_path)
