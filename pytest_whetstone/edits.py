@@ -6,7 +6,7 @@ here.  Positions are 1-based lines and 1-based columns counted in characters
 (code points) of the decoded line, end exclusive; a position may sit at the
 end of a line (col = len + 1) or at ``(last line + 1, 1)`` (end of file).
 
-Safety rules (DESIGN.md, "Trust boundaries"): edits are applied only inside
+Safety rules (docs/fixes.md): edits are applied only inside
 the workspace (after resolving symlinks), only to UTF-8 text files, only when
 the file still has the content the candidate was made from (sha256 in
 ``candidate.mutation["file_hashes"]``, see candidates/hashing.py), and

@@ -1,4 +1,4 @@
-"""`--format json`: exactly the DESIGN.md shape, deterministic bytes.
+"""`--format json`: the documented shape (docs/reports.md), deterministic bytes.
 
 Keys are the documented ones (more may be added later, never renamed);
 objects are written with sorted keys, so the same state always gives the
