@@ -34,7 +34,7 @@ from .cfile import (
     record_char_col,
     resolve,
 )
-from .common import new_candidate as _cand
+from .common import edit_for, manual_for
 from .hashing import record_hashes
 from .headerfix import corrected_include, declaring_header
 from .includes import add_include_edit, find_headers
@@ -151,13 +151,13 @@ def from_fixits(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
     else:
         detail = "replace with " + " ".join(repr(e.new_text) for e in edits)
     return [
-        _cand(
+        edit_for(
             record,
             f"compiler fix-it: {detail} ({record.file_path}:{record.line})",
-            max(confidence, 0.3),
-            kind,
             edits,
-            "compiler-fixit",
+            mutation_type=kind,
+            confidence=max(confidence, 0.3),
+            source="compiler-fixit",
             kind="fixit",
         )
     ]
@@ -182,13 +182,13 @@ def did_you_mean(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
     confidence = 0.75 - 0.1 * max(distance - 1, 0) - (0.2 if len(name) <= 2 else 0.0)
     rel = ctx.rel(record.file_path)
     return [
-        _cand(
+        edit_for(
             record,
             f"rename {name!r} to {suggestion!r} at {rel}:{record.line} (compiler's suggestion)",
-            confidence,
-            "rename",
             [edit(rel, record.line, start, record.line, end, suggestion)],
-            "compiler-fixit",
+            mutation_type="rename",
+            confidence=confidence,
+            source="compiler-fixit",
             old=name,
             new=suggestion,
         )
@@ -234,13 +234,13 @@ def missing_include(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
         if e is None:
             continue
         out.append(
-            _cand(
+            edit_for(
                 record,
                 f"add #include {header} to {rel} ({why})",
-                confidence,
-                "addImport",
                 [e],
-                "compiler-fixit" if confidence >= 0.85 else "rule",
+                mutation_type="addImport",
+                confidence=confidence,
+                source="compiler-fixit" if confidence >= 0.85 else "rule",
                 header=header,
                 symbol=symbol,
             )
@@ -275,13 +275,13 @@ def missing_header_file(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidat
     if len(near) == 1:
         new_name = (Path(name).parent / near[0]).as_posix() if "/" in name else near[0]
         out.append(
-            _cand(
+            edit_for(
                 record,
                 f"include {new_name!r} instead of the missing {name!r} ({rel}:{record.line})",
-                0.7,
-                "rename",
                 [edit(rel, record.line, pos + 1, record.line, pos + 1 + len(name), new_name)],
-                "heuristic",
+                mutation_type="rename",
+                confidence=0.7,
+                source="heuristic",
                 old=name,
                 new=new_name,
             )
@@ -291,13 +291,11 @@ def missing_header_file(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidat
         dirs = sorted({p.parent.relative_to(ctx.workspace).as_posix() if p.is_relative_to(ctx.workspace) else p.parent.as_posix() for p in found})
         dirs = [d[: -len(Path(name).parent.as_posix())].rstrip("/") if Path(name).parent.as_posix() != "." and d.endswith(Path(name).parent.as_posix()) else d for d in dirs]
         out.append(
-            _cand(
+            manual_for(
                 record,
                 f"{name} exists in the workspace: add the include path -I{dirs[0] or '.'} to the build",
-                0.4,
-                "manual",
-                [],
-                "heuristic",
+                confidence=0.4,
+                source="heuristic",
                 include_dirs=dirs,
             )
         )
@@ -318,25 +316,22 @@ def linker_library(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
     link = link_library_edit(ctx.workspace, lib, ctx.rel(hint) if hint else "")
     if link is None:
         return [
-            _cand(
+            manual_for(
                 record,
                 f"link with -l{lib}: {symbol} is defined in lib{lib} (add -l{lib} after the objects on the link line)",
-                0.6,
-                "manual",
-                [],
-                "rule",
+                confidence=0.6,
                 library=lib,
                 symbol=symbol,
             )
         ]
     return [
-        _cand(
+        edit_for(
             record,
             f"{link.description}: {symbol} is defined in lib{lib}",
-            0.8,
-            "addDependency",
             link.edits,
-            "rule",
+            mutation_type="addDependency",
+            confidence=0.8,
+            source="rule",
             library=lib,
             symbol=symbol,
             build_file=link.build_file,
@@ -366,13 +361,13 @@ def undefined_function_rename(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCa
     # a target nothing else calls is more likely a renamed definition (linkfix restores it)
     orphan = 0.3 if linker and _references(ctx, target) <= 1 else 0.0
     return [
-        _cand(
+        edit_for(
             record,
             f"call {target}() instead of the undefined {symbol}() ({len(new_edits)} call site(s))",
-            0.75 - 0.1 * (levenshtein(symbol, target) - 1) - orphan,
-            "rename",
             new_edits,
-            "heuristic",
+            mutation_type="rename",
+            confidence=0.75 - 0.1 * (levenshtein(symbol, target) - 1) - orphan,
+            source="heuristic",
             old=symbol,
             new=target,
         )
@@ -421,13 +416,10 @@ def missing_package(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
         apt = tables.apt_package_for(name)
         if apt:
             out.append(
-                _cand(
+                manual_for(
                     record,
                     f"install the {name} development files: apt-get install {apt}",
-                    0.6,
-                    "manual",
-                    [],
-                    "rule",
+                    confidence=0.6,
                     package=name,
                     apt=apt,
                     command=f"apt-get install -y {apt}",
@@ -435,13 +427,10 @@ def missing_package(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
             )
         else:
             out.append(
-                _cand(
+                manual_for(
                     record,
                     f"install the package that provides {name} (or set {name}_DIR / CMAKE_PREFIX_PATH)",
-                    0.3,
-                    "manual",
-                    [],
-                    "rule",
+                    confidence=0.3,
                     package=name,
                 )
             )
@@ -450,13 +439,10 @@ def missing_package(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
         lib = match.group(1) or match.group(2)
         apt = tables.apt_package_for(lib) or f"lib{lib}-dev"
         out.append(
-            _cand(
+            manual_for(
                 record,
                 f"the linker cannot find lib{lib}: install it (apt-get install {apt}) or fix -L paths",
-                0.5,
-                "manual",
-                [],
-                "rule",
+                confidence=0.5,
                 library=lib,
                 apt=apt,
             )
@@ -489,13 +475,13 @@ def syntax_token(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
         return []
     rel = ctx.rel(record.file_path)
     return [
-        _cand(
+        edit_for(
             record,
             f"insert {token!r} at {rel}:{at[0]}:{at[1]} (where the compiler expected it)",
-            _TOKEN_PRIOR[token] - 0.01 * i,
-            "insertNode",
             [insert(rel, at[0], at[1], token)],
-            "rule",
+            mutation_type="insertNode",
+            confidence=_TOKEN_PRIOR[token] - 0.01 * i,
+            source="rule",
             token=token,
         )
         for i, token in enumerate(dict.fromkeys(tokens))
@@ -506,13 +492,10 @@ def manual(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
     where = f"{record.file_path}:{record.line}" if record.file_path and record.line else (record.file_path or record.tool)
     confidence = 0.15 if record.error_type != "unknown" else 0.1
     return [
-        _cand(
+        manual_for(
             record,
             f"fix by hand ({record.error_type}) at {where}: {record.message[:300]}",
-            confidence,
-            "manual",
-            [],
-            "rule",
+            confidence=confidence,
             error_type=record.error_type,
         )
     ]

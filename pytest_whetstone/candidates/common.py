@@ -1,4 +1,5 @@
-"""The one constructor every candidate generator uses."""
+"""How every candidate generator makes its candidates: ``edit_for`` (edits) and ``manual_for`` (advice),
+over ``FixCandidate.edit`` / ``FixCandidate.manual``, tied to the record they fix."""
 
 from __future__ import annotations
 
@@ -11,21 +12,28 @@ from .hashing import record_hashes
 Generator = Callable[[TestFailureRecord, Path], list[FixCandidate]]
 
 
-def new_candidate(
-    target: BuildErrorRecord | TestFailureRecord,
-    description: str,
-    confidence: float,
-    mutation_type: str,
-    edits: list[TextEdit],
-    source: str,
-    **mutation: object,
+def _target_id(target: BuildErrorRecord | TestFailureRecord) -> str:
+    return target.error_id if isinstance(target, BuildErrorRecord) else target.failure_id
+
+
+def manual_for(
+    target: BuildErrorRecord | TestFailureRecord, description: str, *, confidence: float, source: str = "rule",
+    **details: object,
 ) -> FixCandidate:
-    """A candidate tied to its error or failure, with a deterministic id."""
-    target_id = target.error_id if isinstance(target, BuildErrorRecord) else target.failure_id
+    """Advice tied to its error or failure (no edits, never applied automatically)."""
+    return FixCandidate.manual(_target_id(target), description, confidence=confidence, source=source,
+                               details=details)
+
+
+def edit_for(
+    target: BuildErrorRecord | TestFailureRecord, description: str, edits: list[TextEdit], *,
+    mutation_type: str, confidence: float, source: str, **details: object,
+) -> FixCandidate:
+    """Concrete edits tied to their error or failure, with a deterministic id."""
     if mutation_type == "manual":
-        return FixCandidate.manual(target_id, description, confidence=confidence, source=source, details=mutation)
-    return FixCandidate.edit(target_id, description, edits, mutation_type=mutation_type, confidence=confidence,
-                             source=source, details=mutation)
+        return manual_for(target, description, confidence=confidence, source=source, **details)
+    return FixCandidate.edit(_target_id(target), description, edits, mutation_type=mutation_type,
+                             confidence=confidence, source=source, details=details)
 
 
 def per_failure(

@@ -15,7 +15,7 @@ from pathlib import Path
 from ..records import BuildErrorRecord, FixCandidate
 from .buildctx import _Ctx
 from .cfile import edit, levenshtein, quoted, resolve
-from .common import new_candidate as _cand
+from .common import edit_for
 from .includes import add_include_edit
 
 HEADER_EXT = (".h", ".hh", ".hpp", ".hxx", ".H", ".inc", ".inl")
@@ -81,8 +81,8 @@ def corrected_include(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]
     rel = ctx.rel(record.file_path)
     best = sorted(scored, key=lambda s: (scored[s], s))[:6]
     return [
-        _cand(record, f"include {new!r} instead of the missing {name!r} ({rel}:{record.line}; it exists on the include path)",
-              0.5 - 0.04 * i, "rename", [edit(rel, record.line, pos + 1, record.line, pos + 1 + len(name), new)], "heuristic",
+        edit_for(record, f"include {new!r} instead of the missing {name!r} ({rel}:{record.line}; it exists on the include path)",
+              [edit(rel, record.line, pos + 1, record.line, pos + 1 + len(name), new)], mutation_type="rename", confidence=0.5 - 0.04 * i, source="heuristic",
               old=name, new=new, operator="include-on-path")
         for i, new in enumerate(best)
     ]
@@ -133,6 +133,6 @@ def declaring_header(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
         e = add_include_edit(rel, lines, f'"{spelled}"')
         if e is None:
             continue
-        out.append(_cand(record, f'add #include "{spelled}" to {rel} (it declares {name})', 0.55 - 0.05 * i, "addImport", [e],
-                         "heuristic", header=spelled, symbol=name, operator="declaring-header"))
+        out.append(edit_for(record, f'add #include "{spelled}" to {rel} (it declares {name})', [e], mutation_type="addImport", confidence=0.55 - 0.05 * i,
+                         source="heuristic", header=spelled, symbol=name, operator="declaring-header"))
     return out

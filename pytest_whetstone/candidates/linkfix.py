@@ -18,7 +18,7 @@ from ..locate.cfamily import iter_sources, parse_file
 from ..records import BuildErrorRecord, FixCandidate
 from .buildctx import _Ctx
 from .cfile import edit, insert, levenshtein, quoted, resolve
-from .common import new_candidate as _cand
+from .common import edit_for
 
 _UNDEFINED = re.compile(r"undefined (?:reference to|symbol:?) " + quoted(r"([^'\u2019]+)") + "|undefined symbol: (\\S+)")
 _BUILD_FILES = ("Makefile", "makefile", "GNUmakefile", "CMakeLists.txt")
@@ -84,9 +84,9 @@ def restore_definition(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate
                 if m:
                     col = m.start() + 1
                     prior = 0.7 if refs <= 1 else 0.4
-                    out.append(_cand(record, f"rename the definition {other}() at {fn.file_path}:{r + 1} back to {name} "
-                                     f"(the name the code calls; {other} is referenced {refs} time(s))", prior - 0.05 * (dist - 1),
-                                     "rename", [edit(fn.file_path, r + 1, col, r + 1, col + len(other), name)], "heuristic",
+                    out.append(edit_for(record, f"rename the definition {other}() at {fn.file_path}:{r + 1} back to {name} "
+                                     f"(the name the code calls; {other} is referenced {refs} time(s))", [edit(fn.file_path, r + 1, col, r + 1, col + len(other), name)],
+                                     mutation_type="rename", confidence=prior - 0.05 * (dist - 1), source="heuristic",
                                      old=other, new=name, operator="restore-definition"))
                     break
     return out
@@ -123,8 +123,8 @@ def add_source(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
             new_edit = _insert_sorted(ctx, build_file, text, siblings, spelled)
             if new_edit is None:
                 continue
-            out.append(_cand(record, f"add {spelled} to the sources in {ctx.rel(str(build_file))} (it defines {name})", 0.6,
-                             "addDependency", [new_edit], "heuristic", added_sources=[str(source)], build_file=ctx.rel(str(build_file)),
+            out.append(edit_for(record, f"add {spelled} to the sources in {ctx.rel(str(build_file))} (it defines {name})", [new_edit],
+                             mutation_type="addDependency", confidence=0.6, source="heuristic", added_sources=[str(source)], build_file=ctx.rel(str(build_file)),
                              operator="add-source"))
     return out
 

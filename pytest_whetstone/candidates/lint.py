@@ -27,7 +27,7 @@ from typing import Any
 from ..locate.cfamily import ParsedFile, char_col, parse_file
 from ..records import BuildErrorRecord, FixCandidate
 from .cfile import quoted, read_lines, record_char_col, resolve
-from .common import new_candidate
+from .common import edit_for
 from .hashing import record_hashes
 from .tu_check import TuCheck, check_in_translation_unit
 
@@ -166,18 +166,18 @@ def _unused_variable(record: BuildErrorRecord, workspace: Path) -> list[FixCandi
     alone = site.lines[start[0] - 1][: start[1] - 1].strip() == "" and site.lines[end[0] - 1][end[1] - 1:].strip() == ""
     set_but_unused = "set but not used" in record.message
     if len(declarators) == 1 and alone and not set_but_unused and (init is None or not _SIDE_EFFECT.search(site.text(init))):
-        out.append(new_candidate(
-            record, f"remove the unused variable {name!r} ({record.file_path}:{start[0]})", 0.6, "deleteNode",
-            [_edit(site, (start[0], 1), (end[0] + 1, 1), "")], "rule", lint=lint_flag(record),
+        out.append(edit_for(
+            record, f"remove the unused variable {name!r} ({record.file_path}:{start[0]})", [_edit(site, (start[0], 1), (end[0] + 1, 1), "")], mutation_type="deleteNode",
+            confidence=0.6, source="rule", lint=lint_flag(record),
         ))
-    out.append(new_candidate(
+    out.append(edit_for(
         record, f"mark {name!r} as used: `(void){name};` after its declaration ({record.file_path}:{end[0]})",
-        0.55, "insertNode", [_edit(site, end, end, f"\n{indent}(void){name};")], "rule", lint=lint_flag(record),
+        [_edit(site, end, end, f"\n{indent}(void){name};")], mutation_type="insertNode", confidence=0.55, source="rule", lint=lint_flag(record),
     ))
     attribute = "[[maybe_unused]] " if site.cpp else "__attribute__((unused)) "
-    out.append(new_candidate(
-        record, f"declare {name!r} {attribute.strip()} ({record.file_path}:{start[0]})", 0.5, "insertNode",
-        [_edit(site, start, start, attribute)], "rule", lint=lint_flag(record),
+    out.append(edit_for(
+        record, f"declare {name!r} {attribute.strip()} ({record.file_path}:{start[0]})", [_edit(site, start, start, attribute)], mutation_type="insertNode",
+        confidence=0.5, source="rule", lint=lint_flag(record),
     ))
     return out
 
@@ -196,21 +196,21 @@ def _unused_parameter(record: BuildErrorRecord, workspace: Path) -> list[FixCand
     statements = [c for c in body.named_children if c.type != "comment"]
     first_line = site.start(statements[0])[0] if statements else 0
     indent = site.indent(first_line) if first_line and first_line != brace_end[0] else site.indent(brace_end[0]) + "    "
-    out.append(new_candidate(
-        record, f"mark the parameter {name!r} as used: `(void){name};` first in the body", 0.6, "insertNode",
-        [_edit(site, brace_end, brace_end, f"\n{indent}(void){name};")], "rule", lint=lint_flag(record),
+    out.append(edit_for(
+        record, f"mark the parameter {name!r} as used: `(void){name};` first in the body", [_edit(site, brace_end, brace_end, f"\n{indent}(void){name};")], mutation_type="insertNode",
+        confidence=0.6, source="rule", lint=lint_flag(record),
     ))
     if site.cpp:
         where = site.start(param)
-        out.append(new_candidate(
-            record, f"declare the parameter {name!r} [[maybe_unused]]", 0.5, "insertNode",
-            [_edit(site, where, where, "[[maybe_unused]] ")], "rule", lint=lint_flag(record),
+        out.append(edit_for(
+            record, f"declare the parameter {name!r} [[maybe_unused]]", [_edit(site, where, where, "[[maybe_unused]] ")], mutation_type="insertNode",
+            confidence=0.5, source="rule", lint=lint_flag(record),
         ))
     else:
         where = site.end(ident)
-        out.append(new_candidate(
-            record, f"declare the parameter {name!r} __attribute__((unused))", 0.5, "insertNode",
-            [_edit(site, where, where, " __attribute__((unused))")], "rule", lint=lint_flag(record),
+        out.append(edit_for(
+            record, f"declare the parameter {name!r} __attribute__((unused))", [_edit(site, where, where, " __attribute__((unused))")], mutation_type="insertNode",
+            confidence=0.5, source="rule", lint=lint_flag(record),
         ))
     return out
 
@@ -224,9 +224,9 @@ def _unused_function(record: BuildErrorRecord, workspace: Path) -> list[FixCandi
         return []
     where = site.start(function)
     attribute = "[[maybe_unused]] " if site.cpp else "__attribute__((unused)) "
-    return [new_candidate(
-        record, f"declare the function {name!r} {attribute.strip()} (or remove it if nothing needs it)", 0.45,
-        "insertNode", [_edit(site, where, where, attribute)], "rule", lint=lint_flag(record),
+    return [edit_for(
+        record, f"declare the function {name!r} {attribute.strip()} (or remove it if nothing needs it)", [_edit(site, where, where, attribute)],
+        mutation_type="insertNode", confidence=0.45, source="rule", lint=lint_flag(record),
     )]
 
 
@@ -246,10 +246,10 @@ def _sign_compare(record: BuildErrorRecord, workspace: Path) -> list[FixCandidat
         text = site.text(operand)
         simple = operand.type in ("identifier", "number_literal", "field_expression", "subscript_expression", "call_expression")
         cast = f"({to_type}){text}" if simple else f"({to_type})({text})"
-        out.append(new_candidate(
+        out.append(edit_for(
             record, f"cast {text[:60]!r} to {to_type!r} at the comparison ({record.file_path}:{record.line})",
-            0.5 if signed_to_unsigned else 0.45, "changeType",
-            [_edit(site, site.start(operand), site.end(operand), cast)], "rule", lint=lint_flag(record),
+            [_edit(site, site.start(operand), site.end(operand), cast)], mutation_type="changeType",
+            confidence=0.5 if signed_to_unsigned else 0.45, source="rule", lint=lint_flag(record),
         ))
     return out
 

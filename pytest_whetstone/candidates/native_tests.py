@@ -27,8 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ..locate import cfamily, jsfamily
 from ..locate.native_tests import Frame, Workspace, family_of, is_native, locate_native_failures, stack_frames
 from ..records import FixCandidate, Position, TestFailureRecord, TextEdit
-from .common import new_candidate as _cand
-from .common import per_failure
+from .common import edit_for, manual_for, per_failure
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -190,14 +189,14 @@ def value_correction(failure: TestFailureRecord, workspace: Path) -> list[FixCan
     edit = TextEdit(top.file_path, _pos(workspace, top.file_path, node.start_point),
                     _pos(workspace, top.file_path, node.end_point), new_text)
     return [
-        _cand(
+        edit_for(
             failure,
             f"change {_text(node)} to {new_text} in {top.qualname} ({top.file_path}:{edit.start.line}): "
             f"the test expected {failure.expected_value[:60]}, got {failure.actual_value[:60]}",
-            0.55,
-            "replaceNode",
             [edit],
-            "heuristic",
+            mutation_type="replaceNode",
+            confidence=0.55,
+            source="heuristic",
             kind="value-correction",
         )
     ]
@@ -241,14 +240,14 @@ def boundary_flip(failure: TestFailureRecord, workspace: Path) -> list[FixCandid
     edit = TextEdit(top.file_path, _pos(workspace, top.file_path, op.start_point),
                     _pos(workspace, top.file_path, op.end_point), new)
     return [
-        _cand(
+        edit_for(
             failure,
             f"off-by-one? change the loop bound `{_text(op)}` to `{new}` in {top.qualname} "
             f"({top.file_path}:{edit.start.line}): expected {failure.expected_value[:60]}, got {failure.actual_value[:60]}",
-            0.35,
-            "replaceNode",
             [edit],
-            "heuristic",
+            mutation_type="replaceNode",
+            confidence=0.35,
+            source="heuristic",
             kind="boundary",
         )
     ]
@@ -298,8 +297,8 @@ def guard_candidates(failure: TestFailureRecord, workspace: Path) -> list[FixCan
         at = f"{top.qualname} ({top.file_path}:{top.line_start})" if top else (failure.node_id or failure.test_name)
         hint = " (rebuild with -fsanitize=address to get the crashing frame)" if family_of(
             top.file_path if top else failure.file_path or "x.cc") == "c" else ""
-        return [_cand(failure, f"the test died ({what}): add a guard or precondition in {at}{hint}",
-                      0.3, "manual", [], "rule", kind="guard")]
+        return [manual_for(failure, f"the test died ({what}): add a guard or precondition in {at}{hint}",
+                      confidence=0.3, kind="guard")]
     out: list[FixCandidate] = []
     where = f"{frame.file_path}:{frame.line}"
     parsed = _parse(workspace, frame.file_path)
@@ -307,12 +306,12 @@ def guard_candidates(failure: TestFailureRecord, workspace: Path) -> list[FixCan
         edit = _c_guard_edit(parsed[0], frame, workspace)
         if edit is not None:
             edit_obj, ptr = edit
-            out.append(_cand(failure, f"guard against a null `{ptr}` before it is dereferenced at {where} ({what})",
-                             0.3, "insertNode", [edit_obj], "heuristic", kind="guard", pointer=ptr))
+            out.append(edit_for(failure, f"guard against a null `{ptr}` before it is dereferenced at {where} ({what})",
+                             [edit_obj], mutation_type="insertNode", confidence=0.3, source="heuristic", kind="guard", pointer=ptr))
     func = f" in {frame.func}" if frame.func else ""
     # the concrete guard (0.3) ranks above this description of it
-    out.append(_cand(failure, f"the test crashed ({what}) at {where}{func}: check the pointers, indices and "
-                     "preconditions that reach this line, and add a guard", 0.25, "manual", [], "rule", kind="guard"))
+    out.append(manual_for(failure, f"the test crashed ({what}) at {where}{func}: check the pointers, indices and "
+                     "preconditions that reach this line, and add a guard", confidence=0.25, kind="guard"))
     return out
 
 
@@ -362,7 +361,7 @@ def _infra(failure: TestFailureRecord) -> FixCandidate:
         what = f"{failure.test_name} did not run ({first[:160]}): fix the test setup or environment"
     else:
         what = f"test setup failed for {failure.test_name or failure.node_id}: fix the fixture/setup or environment"
-    return _cand(failure, what, 0.2, "manual", [], "rule", kind="fixture-setup")
+    return manual_for(failure, what, confidence=0.2, kind="fixture-setup")
 
 
 def rule_candidates(failure: TestFailureRecord, workspace: Path) -> list[FixCandidate]:
@@ -379,27 +378,26 @@ def rule_candidates(failure: TestFailureRecord, workspace: Path) -> list[FixCand
             gap = f": expected {failure.expected_value[:80]}, got {failure.actual_value[:80]}"
         if "Death test" in failure.message:
             gap += " (a death test: the code must abort/exit as the test says)"
-        out.append(_cand(failure, f"correct the value or logic in {at}{gap}", 0.5 if top else 0.4,
-                         "manual", [], "rule", kind="logic-change", suspect=top.to_dict() if top else None))
+        out.append(manual_for(failure, f"correct the value or logic in {at}{gap}", confidence=0.5 if top else 0.4, kind="logic-change", suspect=top.to_dict() if top else None))
     elif kind == "exception" or crashed:
         out.extend(guard_candidates(failure, workspace))
     elif kind == "timeout":
-        out.append(_cand(failure, f"the test timed out: look for a loop that never ends, a blocking call or a slow "
-                         f"algorithm in {at}", 0.2, "manual", [], "rule", kind="timeout"))
+        out.append(manual_for(failure, f"the test timed out: look for a loop that never ends, a blocking call or a slow "
+                         f"algorithm in {at}", confidence=0.2, kind="timeout"))
     elif kind == "infra":
         out.append(_infra(failure))
     elif kind == "wrong_output":
-        out.append(_cand(failure, f"output differs from the snapshot/golden file: fix {at} or, if the new output "
-                         "is right, regenerate the snapshot (jest -u)", 0.2, "manual", [], "rule", kind="snapshot"))
+        out.append(manual_for(failure, f"output differs from the snapshot/golden file: fix {at} or, if the new output "
+                         "is right, regenerate the snapshot (jest -u)", confidence=0.2, kind="snapshot"))
     elif kind == "missing_output":
-        out.append(_cand(failure, f"expected output was not produced: check the output path and that {at} writes it",
-                         0.2, "manual", [], "rule", kind="output-path"))
+        out.append(manual_for(failure, f"expected output was not produced: check the output path and that {at} writes it",
+                         confidence=0.2, kind="output-path"))
     return out
 
 
 def manual(failure: TestFailureRecord) -> FixCandidate:
     name = failure.node_id or f"{failure.test_suite}.{failure.test_name}"
-    return _cand(failure, f"investigate {name} by hand: {failure.message[:200]}", 0.1, "manual", [], "rule",
+    return manual_for(failure, f"investigate {name} by hand: {failure.message[:200]}", confidence=0.1,
                  kind="manual")
 
 

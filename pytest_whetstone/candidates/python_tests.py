@@ -21,8 +21,7 @@ from ..locate.pysource import SourceFile, source_file
 from ..records import FixCandidate, TestFailureRecord
 from . import pyimports, pyscan
 from .cfile import levenshtein
-from .common import new_candidate as _cand
-from .common import per_failure
+from .common import edit_for, manual_for, per_failure
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -127,13 +126,13 @@ def interpreter_hints(failure: TestFailureRecord, workspace: Path) -> list[FixCa
             edits = pyscan.name_edits(src, rel, attr, suggestion, line, "attr")
             if edits:
                 out.append(
-                    _cand(
+                    edit_for(
                         failure,
                         f"rename attribute {attr!r} to {suggestion!r} at {rel}:{line} ({owner} has no {attr!r})",
-                        0.75,
-                        "rename",
                         edits,
-                        "interpreter-hint",
+                        mutation_type="rename",
+                        confidence=0.75,
+                        source="interpreter-hint",
                         old=attr,
                         new=suggestion,
                     )
@@ -148,13 +147,13 @@ def interpreter_hints(failure: TestFailureRecord, workspace: Path) -> list[FixCa
             edits = pyscan.name_edits(src, rel, name, suggestion, line, "import")
             if edits:
                 out.append(
-                    _cand(
+                    edit_for(
                         failure,
                         f"import {suggestion!r} from {module} instead of the missing {name!r} ({rel}:{line})",
-                        0.75,
-                        "rename",
                         edits,
-                        "interpreter-hint",
+                        mutation_type="rename",
+                        confidence=0.75,
+                        source="interpreter-hint",
                         old=name,
                         new=suggestion,
                     )
@@ -180,13 +179,13 @@ def _name_error(
         if edits:
             distance = levenshtein(name, suggestion, 4)
             out.append(
-                _cand(
+                edit_for(
                     failure,
                     f"rename {name!r} to {suggestion!r} at {rel}:{line} (name not defined; {suggestion!r} is)",
-                    (0.8 if hint else 0.7) - 0.1 * max(distance - 1, 0),
-                    "rename",
                     edits,
-                    "interpreter-hint",
+                    mutation_type="rename",
+                    confidence=(0.8 if hint else 0.7) - 0.1 * max(distance - 1, 0),
+                    source="interpreter-hint",
                     old=name,
                     new=suggestion,
                 )
@@ -211,13 +210,13 @@ def _name_error(
             fixes.append(pyimports.ImportFix(f"add `{stmt}` to {rel} ({name!r} is not defined)", confidence, [edit], target[0], target[1]))
     for fix in fixes:
         out.append(
-            _cand(
+            edit_for(
                 failure,
                 fix.description,
-                fix.confidence,
-                "addImport",
                 fix.edits,
-                "interpreter-hint",
+                mutation_type="addImport",
+                confidence=fix.confidence,
+                source="interpreter-hint",
                 module=fix.module,
                 name=fix.name,
             )
@@ -233,8 +232,8 @@ def _missing_export(failure: TestFailureRecord, workspace: Path, importer: Path,
         return []
     rel = _rel(target, workspace)
     return [
-        _cand(failure, f"{fix.description} (module {module!r} has no {attr!r})", round(0.9 * fix.confidence, 3),
-              "addImport", fix.edits, "interpreter-hint", module=fix.module, name=fix.name)
+        edit_for(failure, f"{fix.description} (module {module!r} has no {attr!r})", fix.edits,
+              mutation_type="addImport", confidence=round(0.9 * fix.confidence, 3), source="interpreter-hint", module=fix.module, name=fix.name)
         for fix in pyimports.import_fixes(attr, target, rel, workspace)
     ]
 
@@ -304,13 +303,13 @@ def value_correction(failure: TestFailureRecord, workspace: Path) -> list[FixCan
     if len(hits) != 1:
         return []
     return [
-        _cand(
+        edit_for(
             failure,
             f"change the value {failure.actual_value} to {failure.expected_value} in {top.qualname} ({rel}:{hits[0].start.line})",
-            0.55,
-            "replaceNode",
             hits,
-            "heuristic",
+            mutation_type="replaceNode",
+            confidence=0.55,
+            source="heuristic",
             kind="value-correction",
         )
     ]
@@ -327,13 +326,10 @@ def rule_candidates(failure: TestFailureRecord, workspace: Path) -> list[FixCand
         if failure.expected_value or failure.actual_value:
             gap = f": expected {failure.expected_value[:80]}, got {failure.actual_value[:80]}"
         out.append(
-            _cand(
+            manual_for(
                 failure,
                 f"correct the value or logic in {at}{gap}",
-                0.5 if top else 0.4,
-                "manual",
-                [],
-                "rule",
+                confidence=0.5 if top else 0.4,
                 kind="logic-change",
                 suspect=top.to_dict() if top else None,
             )
@@ -342,62 +338,47 @@ def rule_candidates(failure: TestFailureRecord, workspace: Path) -> list[FixCand
         exc = failure.exception_type or "the exception"
         line = f"{failure.impl_file}:{failure.impl_line}" if failure.impl_file else at
         out.append(
-            _cand(
+            manual_for(
                 failure,
                 f"add a guard or precondition for {exc} at {line} (check the inputs that reach it)",
-                0.3,
-                "manual",
-                [],
-                "rule",
+                confidence=0.3,
                 kind="guard",
                 exception=failure.exception_type,
             )
         )
     elif kind == "timeout":
         out.append(
-            _cand(
+            manual_for(
                 failure,
                 f"the test timed out: look for a loop that never ends, a blocking call or a slow algorithm in {at}",
-                0.2,
-                "manual",
-                [],
-                "rule",
+                confidence=0.2,
                 kind="timeout",
             )
         )
     elif kind == "wrong_output":
         out.append(
-            _cand(
+            manual_for(
                 failure,
                 f"output differs from the snapshot/golden file: fix {at} or, if the new output is right, regenerate the snapshot",
-                0.2,
-                "manual",
-                [],
-                "rule",
+                confidence=0.2,
                 kind="snapshot",
             )
         )
     elif kind == "missing_output":
         out.append(
-            _cand(
+            manual_for(
                 failure,
                 f"expected output was not produced: check the output path and that {at} writes it",
-                0.2,
-                "manual",
-                [],
-                "rule",
+                confidence=0.2,
                 kind="output-path",
             )
         )
     elif kind == "infra":
         out.append(
-            _cand(
+            manual_for(
                 failure,
                 f"test setup failed: fix the fixture/setup or environment of {failure.test_name or failure.node_id}",
-                0.2,
-                "manual",
-                [],
-                "rule",
+                confidence=0.2,
                 kind="fixture-setup",
             )
         )
@@ -406,13 +387,10 @@ def rule_candidates(failure: TestFailureRecord, workspace: Path) -> list[FixCand
 
 def manual(failure: TestFailureRecord) -> FixCandidate:
     name = failure.node_id or f"{failure.test_suite}::{failure.test_name}"
-    return _cand(
+    return manual_for(
         failure,
         f"investigate {name} by hand: {failure.message[:200]}",
-        0.1,
-        "manual",
-        [],
-        "rule",
+        confidence=0.1,
         kind="manual",
     )
 

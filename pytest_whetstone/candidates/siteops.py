@@ -17,7 +17,7 @@ from ..locate.cfamily import byte_to_char_col, iter_sources, parse_file
 from ..records import BuildErrorRecord, FixCandidate
 from .buildctx import _Ctx
 from .cfile import IDENT, edit, insert, levenshtein, quoted, record_char_col, resolve
-from .common import new_candidate as _cand
+from .common import edit_for
 
 _AGGREGATE_OPEN = re.compile(r"\b(struct|union|enum|class)\b[^;(){}]*$")
 _INCLUDE_LOCAL = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
@@ -159,8 +159,8 @@ def aggregate_semicolon(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidat
         rel = ctx.rel(str(path))
         for offset in _unterminated_aggregates(text)[-3:]:
             line, col = _pos(text, offset)
-            out.append(_cand(record, f"insert ';' after the struct/class body ending at {rel}:{line}", 0.5, "insertNode",
-                             [insert(rel, line, col, ";")], "heuristic", token=";", operator="aggregate-semicolon"))
+            out.append(edit_for(record, f"insert ';' after the struct/class body ending at {rel}:{line}", [insert(rel, line, col, ";")], mutation_type="insertNode",
+                             confidence=0.5, source="heuristic", token=";", operator="aggregate-semicolon"))
     return out[:6]
 
 
@@ -214,17 +214,17 @@ def closing_brace(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
                 last -= 1
             blanks = end - 1 - last
             if blanks >= 2:  # the brace's own line is still there, emptied
-                out.append(_cand(record, f"close the block opened at {rel}:{oline} with '}}' on line {last + 2}", prior,
-                                 "insertNode", [insert(rel, last + 2, 1, indent + "}")], "heuristic", operator="close-brace"))
-            out.append(_cand(record, f"close the block opened at {rel}:{oline} with '}}' after line {last + 1}", prior - 0.05,
-                             "insertNode", [insert(rel, last + 1, len(lines[last]) + 1, "\n" + indent + "}")], "heuristic",
+                out.append(edit_for(record, f"close the block opened at {rel}:{oline} with '}}' on line {last + 2}", [insert(rel, last + 2, 1, indent + "}")],
+                                 mutation_type="insertNode", confidence=prior, source="heuristic", operator="close-brace"))
+            out.append(edit_for(record, f"close the block opened at {rel}:{oline} with '}}' after line {last + 1}", [insert(rel, last + 1, len(lines[last]) + 1, "\n" + indent + "}")],
+                             mutation_type="insertNode", confidence=prior - 0.05, source="heuristic",
                              operator="close-brace"))
-            out.append(_cand(record, f"close the block opened at {rel}:{oline} with '}}' before line {end + 1}", prior - 0.1,
-                             "insertNode", [insert(rel, end + 1, 1, indent + "}\n")], "heuristic", operator="close-brace"))
+            out.append(edit_for(record, f"close the block opened at {rel}:{oline} with '}}' before line {end + 1}", [insert(rel, end + 1, 1, indent + "}\n")],
+                             mutation_type="insertNode", confidence=prior - 0.1, source="heuristic", operator="close-brace"))
         last_line = len(lines) if lines[-1] else len(lines) - 1
-        out.append(_cand(record, f"close the block opened at {rel}:{oline} with '}}' at the end of the file", prior - 0.2,
-                         "insertNode", [insert(rel, last_line, len(lines[last_line - 1]) + 1, "\n" + indent + "}")],
-                         "heuristic", operator="close-brace"))
+        out.append(edit_for(record, f"close the block opened at {rel}:{oline} with '}}' at the end of the file", [insert(rel, last_line, len(lines[last_line - 1]) + 1, "\n" + indent + "}")],
+                         mutation_type="insertNode", confidence=prior - 0.2,
+                         source="heuristic", operator="close-brace"))
     return out
 
 
@@ -307,8 +307,8 @@ def address_or_deref(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
         options.append(("&" + wrapped, 0.55 if more_stars is not False else 0.35, "take its address"))
         options.append(("*" + wrapped, 0.45 if more_stars is False else 0.3, "dereference it"))
         for new, prior, what in options:
-            out.append(_cand(record, f"{what}: pass {new} instead of {src} ({rel}:{arg.start_point[0] + 1})", prior,
-                             "replaceNode", [_node_edit(ctx, pf, rel, arg, new)], "heuristic", operator="address-deref"))
+            out.append(edit_for(record, f"{what}: pass {new} instead of {src} ({rel}:{arg.start_point[0] + 1})", [_node_edit(ctx, pf, rel, arg, new)],
+                             mutation_type="replaceNode", confidence=prior, source="heuristic", operator="address-deref"))
     return out
 
 
@@ -353,8 +353,8 @@ def argument_count(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
             end = arg.end_point if i else (args[1].start_point if len(args) > 1 else arg.end_point)
             e = edit(rel, start[0] + 1, byte_to_char_col(pf.lines[start[0]], start[1] + 1), end[0] + 1,
                      byte_to_char_col(pf.lines[end[0]], end[1] + 1), "")
-            out.append(_cand(record, f"drop argument {i + 1} of {name}() ({rel}:{record.line})", 0.4 - 0.02 * i,
-                             "deleteNode", [e], "heuristic", operator="argument-count"))
+            out.append(edit_for(record, f"drop argument {i + 1} of {name}() ({rel}:{record.line})", [e],
+                             mutation_type="deleteNode", confidence=0.4 - 0.02 * i, source="heuristic", operator="argument-count"))
         return out
     if not name or arglist is None:
         return []
@@ -368,8 +368,8 @@ def argument_count(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
     at_line, at_col = close_row + 1, byte_to_char_col(pf.lines[close_row], close_col)  # before ')'
     for rank, (text_arg, _count) in enumerate(seen_at.most_common(4)):
         sep = ", " if args else ""
-        out.append(_cand(record, f"pass {text_arg} as the missing last argument of {name}() ({rel}:{record.line}) (from its other calls or its declaration)",
-                         0.45 - 0.05 * rank, "insertNode", [insert(rel, at_line, at_col, sep + text_arg)], "heuristic",
+        out.append(edit_for(record, f"pass {text_arg} as the missing last argument of {name}() ({rel}:{record.line}) (from its other calls or its declaration)",
+                         [insert(rel, at_line, at_col, sep + text_arg)], mutation_type="insertNode", confidence=0.45 - 0.05 * rank, source="heuristic",
                          operator="argument-count"))
     return out
 
@@ -456,8 +456,8 @@ def near_identifier(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
     near = [n for n in near if n[0] <= limit][:4]
     rel = ctx.rel(record.file_path)
     return [
-        _cand(record, f"rename {name!r} to {other!r} at {rel}:{record.line} (a near name the code uses)", 0.5 - 0.1 * (dist - 1) - 0.02 * i,
-              "rename", [edit(rel, record.line, start, record.line, start + len(name), other)], "heuristic", old=name, new=other,
+        edit_for(record, f"rename {name!r} to {other!r} at {rel}:{record.line} (a near name the code uses)", [edit(rel, record.line, start, record.line, start + len(name), other)],
+              mutation_type="rename", confidence=0.5 - 0.1 * (dist - 1) - 0.02 * i, source="heuristic", old=name, new=other,
               operator="near-identifier")
         for i, (dist, _c, other) in enumerate(near)
     ]
@@ -484,7 +484,7 @@ def unknown_callee(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
             if dist > limit:
                 break
             start = match.start(1) + 1
-            out.append(_cand(record, f"call {other}() instead of {name}(), which nothing declares ({rel}:{record.line})",
-                             0.5 - 0.1 * (dist - 1), "rename", [edit(rel, record.line, start, record.line, start + len(name), other)],
-                             "heuristic", old=name, new=other, operator="unknown-callee"))
+            out.append(edit_for(record, f"call {other}() instead of {name}(), which nothing declares ({rel}:{record.line})",
+                             [edit(rel, record.line, start, record.line, start + len(name), other)], mutation_type="rename", confidence=0.5 - 0.1 * (dist - 1),
+                             source="heuristic", old=name, new=other, operator="unknown-callee"))
     return out

@@ -8,7 +8,7 @@ from ..locate.cfamily import byte_to_char_col, parse_file
 from ..records import BuildErrorRecord, FixCandidate
 from .buildctx import _Ctx
 from .cfile import edit, quoted, record_char_col, resolve
-from .common import new_candidate as _cand
+from .common import edit_for
 
 _CONVERSION = [
     re.compile(r"(?:initialization|assignment) of " + quoted(r"([^'\u2019]+)") + r" from " + quoted(r"([^'\u2019]+)")),
@@ -65,13 +65,13 @@ def type_change(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
                 end_col = byte_to_char_col(pf.lines[nr], nc + 1)
                 new_text = f"{new_type}{'*' * stars} " if stars and _star_left(pf.source) else f"{new_type} {'*' * stars}"
                 out.append(
-                    _cand(
+                    edit_for(
                         record,
                         f"declare it as {from_type!r} instead of {to_type!r} ({rel}:{sr + 1})",
-                        0.4,
-                        "changeType",
                         [edit(rel, sr + 1, start_col, nr + 1, end_col, new_text)],
-                        "heuristic",
+                        mutation_type="changeType",
+                        confidence=0.4,
+                        source="heuristic",
                         old_type=to_type,
                         new_type=from_type,
                     )
@@ -88,13 +88,13 @@ def type_change(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
             expr = pf.lines[row][a - 1 : b - 1]
             if expr and "\n" not in expr:
                 out.append(
-                    _cand(
+                    edit_for(
                         record,
                         f"cast {expr!r} to {to_type!r} ({rel}:{row + 1})",
-                        0.25,
-                        "changeType",
                         [edit(rel, row + 1, a, row + 1, b, f"({to_type})({expr})")],
-                        "heuristic",
+                        mutation_type="changeType",
+                        confidence=0.25,
+                        source="heuristic",
                         cast_to=to_type,
                     )
                 )
