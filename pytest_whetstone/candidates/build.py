@@ -36,7 +36,7 @@ from .cfile import (
 )
 from .common import edit_for, manual_for
 from .hashing import record_hashes
-from .headerfix import corrected_include, declaring_header
+from .headerfix import corrected_include, declaring_header, missing_include_site
 from .includes import add_include_edit, find_headers
 from .linkfix import add_source, restore_definition
 from .linking import link_library_edit
@@ -255,15 +255,10 @@ def _looks_cpp(ctx: _Ctx, file_path: str) -> bool:
 
 def missing_header_file(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
     """`#include "utlis.h"` that does not exist: a near name in the same place, or -I hint."""
-    match = _MISSING_FILE.search(record.message)
-    lines = ctx.lines(record.file_path)
-    if not match or not lines or not (0 < record.line <= len(lines)):
+    site = missing_include_site(ctx, record, _MISSING_FILE)
+    if site is None:
         return []
-    name = match.group(1) or match.group(2)
-    text = lines[record.line - 1]
-    pos = text.find(name)
-    if pos < 0:
-        return []
+    name, text, pos, _lines = site
     rel = ctx.rel(record.file_path)
     out: list[FixCandidate] = []
     base_dir = resolve(record.file_path, ctx.workspace).parent / Path(name).parent

@@ -57,17 +57,27 @@ def _similarity(missing: str, candidate: str) -> tuple[int, int]:
     return (min(levenshtein(a, b, 12), inside * 12 + max(len(a), len(b)) - prefix), levenshtein(missing, candidate, 20))
 
 
-def corrected_include(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
-    """`#include "x.h"` that does not exist: the nearest existing headers on the include path."""
-    match = _MISSING.search(record.message)
+def missing_include_site(
+    ctx: _Ctx, record: BuildErrorRecord, pattern: re.Pattern[str]
+) -> tuple[str, str, int, list[str]] | None:
+    """(the missing name, its source line, where the name stands in it, the file's lines) when the
+    diagnostic names a file that does not exist and that name is written on the line it points at."""
+    match = pattern.search(record.message)
     lines = ctx.lines(record.file_path)
     if not match or not lines or not (0 < record.line <= len(lines)):
-        return []
+        return None
     name = match.group(1) or match.group(2)
     text = lines[record.line - 1]
     pos = text.find(name)
-    if pos < 0 or "#" not in text[:pos]:
+    return (name, text, pos, lines) if pos >= 0 else None
+
+
+def corrected_include(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
+    """`#include "x.h"` that does not exist: the nearest existing headers on the include path."""
+    site = missing_include_site(ctx, record, _MISSING)
+    if site is None or "#" not in site[1][: site[2]]:
         return []
+    name, text, pos, lines = site
     unit = record.translation_unit or record.file_path
     dirs = [resolve(record.file_path, ctx.workspace).parent, *ctx.include_dirs(unit)]
     already = set(re.findall(r'#\s*include\s*["<]([^">]+)[">]', "\n".join(lines)))
