@@ -10,17 +10,11 @@ verdict block of their own).
 
 from __future__ import annotations
 
-import contextlib
 import os
-import selectors
-import shlex
-import signal
-import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -29,6 +23,7 @@ from . import verdict as verdict_mod
 from .config import Config, load_config
 from .parse import ParseResult, normalize_paths, parse_file
 from .paths import display_path
+from .process import Interrupted, command_text, execute, signals_interrupt
 from .records import (
     AttemptRecord,
     BuildErrorRecord,
@@ -48,15 +43,6 @@ from .verdict import Evidence, RunFacts
 _BUILD_TOOLS = {"gcc", "clang", "clang_tidy", "cmake", "linker", "make", "unknown"}
 _RAW_KEEP = 64 * 1024  # bytes of raw output kept in the observation (head and tail)
 _AGENT_TAIL_LINES = 40  # output an agent sees when nothing in it could be read as a record
-_KILL_GRACE_S = 3.0  # how long an interrupted child's process group gets before SIGKILL
-
-
-class Interrupted(Exception):
-    """SIGTERM or SIGHUP reached ``whetstone run``: stop the child, still judge and print the verdict."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
 
 
 @dataclass
@@ -70,10 +56,6 @@ class RunOutcome:
     attempt_id: str = ""
     phases: list[dict[str, Any]] = field(default_factory=list)
     facts: RunFacts = field(default_factory=RunFacts)
-
-
-def _command_text(cmd: Sequence[str] | str) -> str:
-    return cmd if isinstance(cmd, str) else shlex.join(cmd)
 
 
 def run_command(
@@ -98,11 +80,11 @@ def run_command(
     session: Session | None = None
     outcome: RunOutcome | None = None
     started = time.monotonic()
-    with _signals_interrupt():
+    with signals_interrupt():
         try:
             config = config if config is not None else _load_config_quietly(cwd)
             store = store or find_store(cwd)
-            session = open_session(store, session_id, meta={"command": _command_text(cmd), "cwd": str(cwd)})
+            session = open_session(store, session_id, meta={"command": command_text(cmd), "cwd": str(cwd)})
             outcome = _run_and_record(cmd, phase, timeout, cwd, session, shell, echo, config, started, agent, out)
             return outcome
         except KeyboardInterrupt:
@@ -118,32 +100,6 @@ def run_command(
                 outcome = _aborted(cmd, phase, session, 2, RunFacts(exit_code=2, launch_error="whetstone failed"))
             if emit_verdict:
                 verdict_mod.emit(outcome.verdict, out)
-
-
-@contextlib.contextmanager
-def _signals_interrupt() -> Iterator[None]:
-    """SIGTERM and SIGHUP raise :class:`Interrupted` (SIGINT already raises KeyboardInterrupt).
-
-    Only the main thread can own signal handlers; a run started from a worker thread (an MCP tool)
-    keeps the process's handlers as they are."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def _raise(signum: int, _frame: Any) -> None:
-        raise Interrupted(signum)
-
-    previous = {}
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        try:
-            previous[sig] = signal.signal(sig, _raise)
-        except (OSError, ValueError):
-            pass
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 def _load_config_quietly(cwd: Path) -> Config:
@@ -168,7 +124,7 @@ def _aborted(cmd: Sequence[str] | str, phase: str, session: Session | None, code
 
 
 def _target(cmd: Sequence[str] | str) -> str:
-    text = _command_text(cmd)
+    text = command_text(cmd)
     return text if len(text) <= 120 else text[:117] + "..."
 
 
@@ -196,11 +152,11 @@ def _run_and_record(
     attempt_id = "A" + stable_id(session.session_id, time.time_ns(), os.getpid())
     mark = session.size()
     session.append(events.RUN_STARTED, {"attempt_id": attempt_id, "pid": os.getpid(), "phase": phase,
-                                   "command": _command_text(cmd)})
+                                   "command": command_text(cmd)})
     with tempfile.NamedTemporaryFile(prefix="whetstone-run-", suffix=".log", delete=False) as log:
         log_path = Path(log.name)
     try:
-        facts = _execute(cmd, cwd, session, shell, echo and not agent, timeout, log_path)
+        facts = execute(cmd, cwd, child_env(session), shell, echo and not agent, timeout, log_path)
         result = _analyse(log_path, cwd, session, config)
         raw_text, truncated = _raw_excerpt(log_path)
     finally:
@@ -254,122 +210,6 @@ def _run_and_record(
         _print_summary(result, candidates, sys.stderr)
     return RunOutcome(facts.exit_code or 0, verdict, session, result, candidates, facts.timed_out, attempt_id, phases,
                       facts)
-
-
-def _execute(
-    cmd: Sequence[str] | str,
-    cwd: Path,
-    session: Session,
-    shell: bool,
-    echo: bool,
-    timeout: float | None,
-    log_path: Path,
-) -> RunFacts:
-    """Run the command in its own process group; tee its output; say how it ended."""
-    args: Any = cmd if not shell else _command_text(cmd)
-    try:
-        proc = subprocess.Popen(
-            args,
-            cwd=str(cwd),
-            env=child_env(session),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            stdin=subprocess.DEVNULL if not sys.stdin or not sys.stdin.isatty() else None,
-            shell=shell,
-            start_new_session=True,
-        )
-    except FileNotFoundError as exc:
-        message = f"whetstone: command not found: {exc.filename or _command_text(cmd)}\n"
-        _write_err(message, log_path)
-        return RunFacts(exit_code=127, launch_error=message.strip())
-    except PermissionError as exc:
-        message = f"whetstone: cannot execute: {exc.filename or _command_text(cmd)}\n"
-        _write_err(message, log_path)
-        return RunFacts(exit_code=126, launch_error=message.strip())
-    except (OSError, ValueError) as exc:
-        message = f"whetstone: cannot run command: {exc}\n"
-        _write_err(message, log_path)
-        return RunFacts(exit_code=2, launch_error=message.strip())
-    deadline = time.monotonic() + timeout if timeout else None
-    with open(log_path, "ab") as log:
-        try:
-            timed_out = _pump(proc, log, echo, deadline)
-        except KeyboardInterrupt:
-            _stop_group(proc, signal.SIGINT)
-            return RunFacts(exit_code=130, interrupted="SIGINT")
-        except Interrupted as exc:
-            _stop_group(proc, exc.signum)
-            return RunFacts(exit_code=128 + exc.signum, interrupted=str(exc))
-    code = proc.wait()
-    if timed_out:
-        return RunFacts(exit_code=124, timed_out=True)
-    return RunFacts(exit_code=128 - code if code < 0 else code)
-
-
-def _write_err(message: str, log_path: Path) -> None:
-    sys.stderr.write(message)
-    sys.stderr.flush()
-    with open(log_path, "ab") as log:
-        log.write(message.encode())
-
-
-def _pump(proc: subprocess.Popen[bytes], log: IO[bytes], echo: bool, deadline: float | None) -> bool:
-    assert proc.stdout is not None and proc.stderr is not None
-    sel = selectors.DefaultSelector()
-    targets = {
-        proc.stdout.fileno(): sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None,
-        proc.stderr.fileno(): sys.stderr.buffer if hasattr(sys.stderr, "buffer") else None,
-    }
-    sel.register(proc.stdout, selectors.EVENT_READ)
-    sel.register(proc.stderr, selectors.EVENT_READ)
-    open_streams = 2
-    while open_streams:
-        wait = None if deadline is None else max(0.0, deadline - time.monotonic())
-        if deadline is not None and wait == 0.0:
-            _terminate_group(proc)
-            return True
-        for key, _ in sel.select(timeout=wait if wait is not None else 1.0):
-            chunk = os.read(key.fd, 65536)
-            if not chunk:
-                sel.unregister(key.fileobj)
-                open_streams -= 1
-                continue
-            log.write(chunk)
-            target = targets.get(key.fd)
-            if echo and target is not None:
-                try:
-                    target.write(chunk)
-                    target.flush()
-                except (OSError, ValueError):
-                    pass
-    if deadline is not None:
-        try:
-            proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            _terminate_group(proc)
-            return True
-    return False
-
-
-def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
-    try:
-        os.killpg(proc.pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _terminate_group(proc: subprocess.Popen[bytes]) -> None:
-    _stop_group(proc, signal.SIGTERM)
-
-
-def _stop_group(proc: subprocess.Popen[bytes], sig: int) -> None:
-    """Pass the signal to the child's whole process group; SIGKILL what is left after the grace time."""
-    _signal_group(proc, sig)
-    try:
-        proc.wait(timeout=_KILL_GRACE_S)
-    except subprocess.TimeoutExpired:
-        _signal_group(proc, signal.SIGKILL)
-        proc.wait()
 
 
 def _analyse(log_path: Path, cwd: Path, session: Session, config: Config) -> ParseResult:
@@ -522,7 +362,7 @@ def _record(
         session_id=session.session_id,
         action=action,
         phase=phase,
-        command=_command_text(cmd),
+        command=command_text(cmd),
         exit_code=facts.exit_code or 0,
         outcome=_attempt_outcome(facts, failure),
         gap_before=previous,

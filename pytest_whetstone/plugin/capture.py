@@ -434,3 +434,10 @@ def load_error_location(exc: BaseException, tb: TracebackType | None, workspace:
 def _inside(path: str, workspace: str) -> bool:
     root = os.path.realpath(workspace)
     return path == root or path.startswith(root + os.sep)
+
+
+def cause_name(exc: BaseException) -> str:
+    """The exception's type name; for pytest's CollectError wrapper, the type of what it wraps."""
+    while type(exc).__name__ == "CollectError" and exc.__cause__ is not None:
+        exc = exc.__cause__
+    return type(exc).__name__

@@ -1,0 +1,597 @@
+"""The collector: one object that gathers a pytest run's failures and writes its session.
+
+Registered by ``pytest_configure`` only when the plugin is enabled (see ``__init__``); its hooks stay
+thin: capture is in ``capture.py``, ranking in ``locate/``, the event log in ``store/``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .options import read_options
+
+RERUN_SUFFIX = "#whetstone-rerun"
+
+
+class WhetstoneCollector:
+    """Collects failures of one pytest process and writes the session (controller side).
+
+    Hooks stay thin: capture is in ``plugin/capture.py``, ranking in ``locate/``, the event log in
+    ``store/sessions.py``.  Any exception in our own analysis is turned into one warning line.
+    """
+
+    def __init__(self, config: pytest.Config) -> None:
+        import time
+
+        self.config = config
+        self.workspace = str(config.rootpath)
+        self.is_worker = hasattr(config, "workerinput")
+        self.options = options = read_options(config)
+        self.rerun = options.rerun
+        self.locate = options.locate
+        self.max_n = options.max_candidates
+        self.search_budget = options.search_budget_s
+        self.search_explicit = options.search_explicit
+        self.agent = options.agent
+        self.restore_signals: Any = lambda: None
+        self.search_skipped = ""  # why a default run did not search (its budget rule)
+        self._items: dict[str, Any] = {}  # node id -> failing item (for the in-process mutant pass)
+        self._cheap_evidence: dict[str, list[Any]] = {}  # failure id -> what its cheap mutant pass saw
+        self._side_exceptions: dict[str, list[str]] = {}  # node id -> thread / unraisable exception texts
+        self.captured: list[Any] = []  # capture.Captured, in execution order
+        self.records: list[Any] = []  # final TestFailureRecords (incl. those from workers)
+        self.candidates: list[Any] = []  # the FixCandidates written to the session
+        self.collect_records: list[Any] = []
+        self._collect_excinfo: dict[str, Any] = {}
+        self.failed_reports: dict[str, Any] = {}
+        self.counts: dict[str, int] = {}
+        self.analysis_ms: list[float] = []
+        self.warning: str | None = None
+        self.verdict: Any = None
+        self.session_path: str | None = None
+        self.exitstatus = 0
+        self.started = time.time()
+        self._cmp: Any = None
+        self._item_caps: list[Any] = []
+        self._in_call = False
+        self._rerunning = False
+        self._cov: Any = None  # locate.pycoverage.CoverageContexts
+        self._failed_ids: set[str] = set()
+        self._finished = False
+        self._rerun_spent = 0.0
+        self.rerun_skipped = 0
+        self.candidates_ms: float | None = None  # default (unvalidated) candidate generation, all failures
+        self.search_stats: dict[str, Any] | None = None  # what the validated search did (candidates.search)
+
+    # -- guard ----------------------------------------------------------------
+    def _guard(self, fn: Any, *args: Any) -> Any:
+        try:
+            return fn(*args)
+        except Exception as exc:  # our analysis must never change the run
+            if self.warning is None:
+                text = str(exc).splitlines()[0][:200] if str(exc) else ""
+                self.warning = f"analysis failed ({type(exc).__name__}: {text}); results may be incomplete"
+            return None
+
+    # -- session --------------------------------------------------------------
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        # sbfl measures every test; the other modes only re-runs, so they load coverage on
+        # the first failure and a passing session never imports it.
+        if self.locate == "sbfl" and not self._is_controller():
+            self._coverage_contexts()
+
+    def _coverage_contexts(self) -> Any:
+        if self._cov is None and self.locate in ("auto", "coverage", "sbfl") and not self._is_controller():
+            from ..locate.pycoverage import CoverageContexts
+
+            self._cov = CoverageContexts(self.workspace)
+        return self._cov
+
+    def _is_controller(self) -> bool:
+        return self.config.pluginmanager.has_plugin("dsession")
+
+    # -- per test -------------------------------------------------------------
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+        self._cmp = None
+        self._item_caps = []
+        if self.locate == "sbfl" and self._cov is not None:
+            with self._cov.measure(item.nodeid):  # opt-in: every test, one context each
+                result = yield
+        else:
+            result = yield
+        if self._item_caps and self.rerun > 0:
+            self._guard(self._rerun, item, nextitem)
+        self._item_caps = []
+        return result
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Any:
+        self._in_call = True
+        try:
+            return (yield)
+        finally:
+            self._in_call = False
+
+    def pytest_assertrepr_compare(self, config: pytest.Config, op: str, left: Any, right: Any) -> None:
+        if not self._rerunning:
+            from .capture import Comparison
+
+            self._cmp = Comparison(op, left, right)
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+        report = yield
+        if report.failed and not self._rerunning:
+            self._guard(self._capture, item, call, report)
+        return report
+
+    def _capture(self, item: pytest.Item, call: pytest.CallInfo[None], report: Any) -> None:
+        import time
+
+        t0 = time.perf_counter()  # lazy imports included: the first failure pays them
+        from ..locate.python import called_functions
+        from .capture import build_record
+
+        cap = build_record(item, call.when, call.excinfo, report, self._cmp, self.workspace)
+        if cap.record.failure_type in ("", "unknown"):
+            from ..classify import classify_test  # a fallback: most failures never need it
+
+            classify_test(cap.record)
+        cap.called = []
+        if self.locate != "off" and call.when == "call":
+            obj = getattr(item, "obj", None)
+            namespace = getattr(obj, "__globals__", None)
+            if namespace is None:
+                module = getattr(item, "module", None)
+                namespace = getattr(module, "__dict__", None)
+            cap.called = called_functions(cap.test_abs, cap.test_def_line, namespace, self.workspace)
+        cap.covered = None
+        # A failing unittest subTest / pytest subtest: its item's own call report passes, and a
+        # re-run would report the subtest failures again through the hooks (changing counts).
+        cap.subtest = self._in_call  # a report made while the test body still runs is a subtest's
+        cap.elapsed_ms = (time.perf_counter() - t0) * 1000
+        self._item_caps.append(cap)
+        self.captured.append(cap)
+        self._items[item.nodeid] = item
+        self._failed_ids.add(item.nodeid)
+
+    def _rerun(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
+        import contextlib
+        import io
+        import warnings
+
+        from _pytest.runner import runtestprotocol
+
+        from .rerun import alarm, quiet_live_logging
+
+        opt = self.config.option
+        if getattr(opt, "usepdb", False) or getattr(opt, "setupshow", False) or getattr(opt, "setuponly", False):
+            return
+        caps = self._item_caps
+        if any(c.record.outcome == "timeout" for c in caps):
+            return  # re-running a hang would only hang again
+        if any(c.subtest for c in caps):
+            return  # see _capture: not re-runnable without reporting twice
+        import time
+
+        # Budget: re-runs may take at most 30% of the session so far (at least 2 s), so a
+        # suite where most tests fail stays near the cost of a plain run.
+        if self._rerun_spent > max(2.0, 0.3 * (time.time() - self.started)):
+            self.rerun_skipped += 1
+            return
+        t0 = time.time()
+        measure = self.locate != "sbfl" and self._coverage_contexts() is not None
+        limit = 10.0 + 3.0 * sum(c.record.duration_ms for c in caps) / 1000.0
+        self._rerunning = True
+        try:
+            with contextlib.ExitStack() as stack:
+                stack.enter_context(warnings.catch_warnings(record=True))
+                if getattr(opt, "capture", "fd") == "no":
+                    stack.enter_context(contextlib.redirect_stdout(io.StringIO()))
+                    stack.enter_context(contextlib.redirect_stderr(io.StringIO()))
+                stack.enter_context(quiet_live_logging(self.config))
+                if measure:
+                    stack.enter_context(self._cov.measure(item.nodeid + RERUN_SUFFIX))
+                stack.enter_context(alarm(limit))
+                reports = runtestprotocol(item, nextitem=nextitem, log=False)
+        finally:
+            self._rerunning = False
+            self._rerun_spent += time.time() - t0
+        passed = bool(reports) and all(r.passed for r in reports) and any(r.when == "call" for r in reports)
+        for cap in caps:
+            cap.record.flaky = passed
+
+    def pytest_warning_recorded(self, warning_message: Any, when: str, nodeid: str, location: Any) -> None:
+        if nodeid and not self._rerunning:
+            self._guard(self._side_exception, warning_message, nodeid)
+
+    def _side_exception(self, warning_message: Any, nodeid: str) -> None:
+        from ..locate.side_exceptions import MAX_TEXTS, is_side_exception
+
+        if is_side_exception(warning_message) and sum(map(len, self._side_exceptions.values())) < MAX_TEXTS:
+            self._side_exceptions.setdefault(nodeid, []).append(str(warning_message.message))
+
+    # -- collection -----------------------------------------------------------
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed and not self.is_worker:
+            self._guard(self._collect_failure, report)
+
+    def pytest_exception_interact(self, node: Any, call: Any, report: Any) -> None:
+        # called before pytest_collectreport for a collector that raised: keep its exception
+        if isinstance(report, pytest.CollectReport) and call.excinfo is not None:
+            self._collect_excinfo[report.nodeid] = call.excinfo
+
+    def _collect_failure(self, report: pytest.CollectReport) -> None:
+        from ..verdict import is_source_load_error
+        from .capture import cause_name, load_error_location, record_from_report
+
+        record = record_from_report(report, self.workspace)
+        record.failure_type = "infra"
+        record.outcome = "error"
+        excinfo = self._collect_excinfo.pop(report.nodeid, None)
+        if excinfo is not None:
+            where = load_error_location(excinfo.value, excinfo.tb, self.workspace)
+            if where is not None:
+                # the code under test does not load: a source error at its own line, not a broken setup
+                record.exception_type = cause_name(excinfo.value)
+                record.impl_file, record.impl_line = where
+                if is_source_load_error(record):
+                    record.failure_type = "exception"
+        self.collect_records.append(record)
+
+    # -- outcomes (what the terminal counts) ------------------------------------
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if self.is_worker:
+            return
+        key = _outcome_key(report)
+        if key:
+            self.counts[key] = self.counts.get(key, 0) + 1
+        if report.failed:
+            self.failed_reports.setdefault(f"{report.nodeid}@{report.when}", report)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        data = (getattr(node, "workeroutput", None) or {}).get("whetstone")
+        if isinstance(data, dict):
+            self._guard(self._merge_worker, data)
+
+    def _merge_worker(self, data: dict[str, Any]) -> None:
+        from ..records import TestFailureRecord
+
+        self.records.extend(TestFailureRecord.from_dict(r) for r in data.get("records", []))
+        self.analysis_ms.extend(float(x) for x in data.get("analysis_ms", []))
+        if data.get("warning") and self.warning is None:
+            self.warning = str(data["warning"])
+
+    # -- end of session -------------------------------------------------------
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        self.exitstatus = int(exitstatus)
+        local = self._guard(self._finalize_local) or []
+        if self.is_worker:
+            workeroutput = getattr(self.config, "workeroutput", None)
+            if workeroutput is not None:
+                workeroutput["whetstone"] = {
+                    "records": [r.to_dict() for r in local],
+                    "analysis_ms": self.analysis_ms,
+                    "warning": self.warning,
+                }
+            return
+        self.records.extend(local)
+        self._guard(self._write_session, session)
+
+    def _finalize_local(self) -> list[Any]:
+        if not self.captured:
+            return []  # a passing session: nothing to rank, nothing to import
+        import time
+
+        from ..locate.python import Evidence, ast_node_id, rank_suspects
+
+        spectrum = None
+        measured = self._cov.result() if self._cov is not None and self.captured else {}
+        if self.locate == "sbfl" and measured:
+            from ..locate.sbfl import build_spectrum
+
+            spectrum = build_spectrum(measured, self._failed_ids, self.workspace)
+        out = []
+        for cap in self.captured:
+            record = cap.record
+            node_id = record.node_id
+            cap.covered = measured.get(node_id + RERUN_SUFFIX) or measured.get(node_id)
+            if self.locate != "off":
+                t0 = time.perf_counter()
+                frames = cap.frames
+                if node_id in self._side_exceptions:  # a thread's / unraisable exception: deepest of all
+                    from ..locate.side_exceptions import frames_of
+
+                    frames = [*frames, *(f for text in self._side_exceptions[node_id] for f in frames_of(text))]
+                ev = Evidence(
+                    test_file=cap.test_abs,
+                    test_line=cap.test_def_line,
+                    test_name=record.test_name,
+                    frames=frames,
+                    covered_lines=cap.covered,
+                    spectrum=spectrum,
+                    total_failed=max(1, len(self._failed_ids)),
+                    called=cap.called,
+                    missing_name=cap.missing_name,
+                )
+                record.suspects = rank_suspects(ev, self.workspace, self.max_n)
+                record.ast_node_id = ast_node_id(record.suspects[0] if record.suspects else None)
+                cap.elapsed_ms += (time.perf_counter() - t0) * 1000
+            self.analysis_ms.append(round(cap.elapsed_ms, 2))
+            out.append(record)
+        if self.locate != "off" and not self.is_worker:
+            self._guard(self._cheap_mutant_pass)
+        return out
+
+    def _cheap_mutant_pass(self) -> None:
+        """A few mutants of each top suspect, run in forks of this process, re-rank the suspects
+        (mutation-informed localization within the default run's allowance; see locate/pymutants.py)."""
+        import time
+
+        from ..locate import pymutants
+        from ..locate.budget import cheap_pass_budget
+        from ..locate.mutation import rerank
+
+        if not pymutants.usable():
+            return
+        deadline = time.monotonic() + cheap_pass_budget(time.time() - self.started, self._rerun_spent)
+        self._rerunning = True  # the forks' reports must not be captured as failures
+        try:
+            for cap in self.captured[: pymutants.MAX_FAILURES]:
+                record = cap.record
+                item = self._items.get(record.node_id)
+                left = deadline - time.monotonic()
+                if left <= 0.05:
+                    break
+                if (item is None or record.flaky or cap.subtest or record.outcome == "timeout"
+                        or not record.suspects or record.exception_type in pymutants.HINTED):
+                    continue
+                evidence = pymutants.cheap_pass(record, item, self.workspace, left)
+                if evidence:
+                    self._cheap_evidence[record.failure_id] = evidence
+                    record.suspects = rerank(record.suspects, evidence)
+                    record.ast_node_id = f"{record.suspects[0].file_path}::{record.suspects[0].qualname}"
+        finally:
+            self._rerunning = False
+
+    def _all_records(self) -> list[Any]:
+        seen = {r.node_id for r in self.records}
+        extra = []
+        for report in self.failed_reports.values():
+            if report.nodeid not in seen:  # e.g. a crashed xdist worker: no native capture
+                from .capture import record_from_report
+
+                seen.add(report.nodeid)
+                extra.append(record_from_report(report, self.workspace))
+        ordered = [*self.collect_records, *self.records, *extra]
+        if self._is_controller():  # records came from workers in arrival order
+            ordered = [*self.collect_records, *sorted([*self.records, *extra], key=lambda r: r.node_id)]
+        return list({r.failure_id: r for r in ordered}.values())
+
+    def _write_session(self, session: pytest.Session) -> None:
+        import time
+
+        from ..paths import display_path
+        from ..report.agent import write_agent_report
+        from ..store import events
+        from ..store.events import RunWriter
+        from ..store.sessions import open_session
+        from ..verdict import Evidence, is_source_load_error, judge, make_verdict, phase_ledger
+        from .run_records import resolve_store, run_facts, run_records
+
+        records = self._all_records()
+        self.records = records
+        facts = run_facts(self.exitstatus, collect_errors=len(self.collect_records))
+        judgement = judge(Evidence(test_failures=records, facts=facts, phase="tests", tools=("pytest",)))
+        failure = judgement.failure
+        live = [r for r in records if not r.flaky]
+        counts = dict(self.counts)
+        counts["flaky"] = sum(1 for r in records if r.flaky)
+        if self.collect_records:
+            counts["error"] = counts.get("error", 0) + len(self.collect_records)
+        invoked = self.config.invocation_params
+        store = resolve_store(self.options.store_dir, invoked.dir)
+        ws_session = open_session(store, meta={"target": "pytest", "workspace": self.workspace})
+        attempt, observation = run_records(
+            ws_session.session_id, self.started, invoked.args, self.exitstatus, failure, records,
+            counts.get("passed", 0), int((time.time() - self.started) * 1000),
+        )
+        writer = RunWriter(ws_session)
+        writer.add(events.ATTEMPT, {"attempt": attempt.to_dict()})
+        writer.add(events.OBSERVATION, {"observation": observation.to_dict()})
+        writer.add(
+            events.TEST_FAILURES,
+            {"origin": f"pytest:{self.workspace}", "records": [r.to_dict() for r in records], "replace": True},
+        )
+        candidates = self.candidates = self._guard(
+            self._candidates, [r for r in live if r.outcome != "error" or is_source_load_error(r)]
+        ) or []
+        if self._guard(self._rerank_by_mutants, records):
+            writer.add(events.TEST_FAILURES, {
+                "origin": f"pytest:{self.workspace}", "records": [r.to_dict() for r in records], "replace": True,
+            })
+        if self._cheap_evidence or (self.search_stats or {}).get("evidence"):
+            from ..locate.mutation import with_notes
+
+            writer.add(events.MUTANT_EVIDENCE, {
+                "in_process": {fid: with_notes(ev) for fid, ev in self._cheap_evidence.items()},
+                "search": with_notes((self.search_stats or {}).get("evidence") or []),
+            })
+        if candidates:
+            writer.add(events.CANDIDATES, {"records": [c.to_dict() for c in candidates]})
+        if self.search_stats is not None:
+            writer.add(events.SEARCH, self.search_stats)
+        writer.add(events.COUNTS, counts)
+        if self.analysis_ms or self.rerun_skipped:
+            stats: dict[str, Any] = {"analysis_ms": self.analysis_ms, "rerun_skipped": self.rerun_skipped}
+            if self.candidates_ms is not None:
+                stats["candidates_ms"] = self.candidates_ms
+            writer.add(events.PLUGIN_STATS, stats)
+        # judged again: the mutants may have re-ranked the suspects first_error points at
+        judgement = judge(Evidence(test_failures=records, facts=facts, phase="tests", tools=("pytest",)))
+        report = self.session_path = display_path(ws_session.path, self.workspace)
+        self.verdict = make_verdict("pytest", judgement, counts=counts, report=report)
+        duration_ms = int((time.time() - self.started) * 1000)
+        own = {**self.verdict.to_dict(), "facts": facts.to_dict(), "attempt_id": attempt.attempt_id,
+               "duration_ms": duration_ms}
+        written = write_agent_report(
+            store, self.verdict, session_id=ws_session.session_id, session_path=report,
+            phases=phase_ledger([own]), duration_ms=duration_ms, test_failures=records,
+            candidates=candidates or [],
+        )
+        if written is not None:
+            self.verdict.report = own["report"] = display_path(written, self.workspace)
+        writer.add(events.VERDICT, own)
+        writer.write()
+
+    def _candidates(self, failures: list[Any]) -> list[Any]:
+        if not failures or not self.options.candidates:
+            return []
+        import time
+        from pathlib import Path
+
+        from ..candidates import generate
+        from ..candidates.search import SearchStats
+
+        # the validated search re-runs the failing tests in a scratch copy; outranks every guess
+        budget = self.search_budget if not self.is_worker else 0.0
+        if budget > 0 and not self.search_explicit:
+            budget = self._default_search_budget(budget)
+        stats = SearchStats()
+        t0 = time.perf_counter()
+        try:
+            result = generate([], failures, Path(self.workspace), search_budget_s=budget, search_stats=stats)
+        finally:
+            total_ms = (time.perf_counter() - t0) * 1000
+            self.candidates_ms = round(total_ms - stats.elapsed_s * 1000, 2)  # the unvalidated generators
+            if budget > 0:
+                self.search_stats = stats.to_dict()
+        return result[: self.max_n * max(1, len(failures))]
+
+    def _default_search_budget(self, budget: float) -> float:
+        """A default run searches only within a share of its own time, so a failing run stays near the
+        cost of a plain one; ``--whetstone-search=1`` (and ``whetstone fix``) search in full."""
+        import time
+
+        from ..locate.budget import default_search_budget
+
+        share = default_search_budget(time.time() - self.started, self._rerun_spent, budget)
+        if share <= 0:
+            self.search_skipped = "the run is too short for it by default"
+        return share
+
+    def _rerank_by_mutants(self, records: list[Any]) -> bool:
+        """Feed the search's mutant outcomes into each failure's suspects; True when any changed."""
+        evidence = (self.search_stats or {}).get("evidence") or []
+        if not evidence:
+            return False
+        from ..locate.mutation import rerank
+
+        changed = False
+        for record in records:
+            new = rerank(record.suspects, evidence)
+            if new != record.suspects:
+                record.suspects = new
+                record.ast_node_id = f"{new[0].file_path}::{new[0].qualname}" if new else record.ast_node_id
+                changed = True
+        return changed
+
+    # -- terminal -------------------------------------------------------------
+    @pytest.hookimpl(trylast=True)
+    def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+        if self.is_worker:
+            return
+        lines = self._guard(self._summary_lines) or []
+        if self.warning:
+            lines.append(f"whetstone: warning: {self.warning}")
+        if not lines:
+            return
+        terminalreporter.write_sep("-", "whetstone")
+        for line in lines:
+            terminalreporter.write_line(line)
+
+    def _summary_lines(self) -> list[str]:
+        if self.agent:
+            from ..report.agent import agent_lines
+
+            return agent_lines([], self.records, self.candidates)
+        lines = []
+        for r in self.records:
+            label = "FLAKY" if r.flaky else r.failure_type.upper()
+            name = r.node_id or f"{r.test_suite}::{r.test_name}"
+            text = f"{label:<14} {name}"
+            if r.expected_value or r.actual_value:
+                text += f"  expected {_short(r.expected_value)} got {_short(r.actual_value)}"
+            elif r.exception_type:
+                text += f"  {r.exception_type}: {_short(r.message.splitlines()[0] if r.message else '')}"
+            if r.suspects:
+                s = r.suspects[0]
+                text += f"  -> {s.file_path}:{s.line_start} {s.qualname}"
+            lines.append(_one_line(text))
+        search = self.search_stats
+        if search and search.get("tried"):
+            lines.append(
+                f"search: {search['tried']} edit(s) tried in {search.get('elapsed_s', 0):.1f} s, "
+                f"{search.get('validated', 0)} validated (stopped: {search.get('stopped') or 'done'})"
+            )
+        elif self.search_skipped and self.records:
+            lines.append(f"search: not run ({self.search_skipped}; --whetstone-search=1 runs it in full)")
+        if self.session_path:
+            lines.append(f"session: {self.session_path}")
+        return lines
+
+    def close(self) -> None:
+        """Print the verdict block: the very last lines, after pytest's own stats line."""
+        if self._finished or self.is_worker:
+            return
+        self._finished = True
+        if self.verdict is None:
+            if self.warning:
+                from ..store.sessions import warn_line
+
+                warn_line(self.warning)
+            return
+        from ..verdict import is_nested, render
+
+        if is_nested():
+            return
+        tr = self.config.pluginmanager.get_plugin("terminalreporter")
+        text = render(self.verdict)
+        try:
+            if tr is not None:
+                tr.write(text)
+                tr.flush()  # type: ignore[union-attr]
+            else:
+                import sys
+
+                sys.stdout.write(text)
+                sys.stdout.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+
+
+def _outcome_key(report: Any) -> str | None:
+    if report.when == "call":
+        if report.passed:
+            return "xpassed" if hasattr(report, "wasxfail") else "passed"
+        if report.skipped:
+            return "xfailed" if hasattr(report, "wasxfail") else "skipped"
+        return "failed"
+    if report.failed:
+        return "error"
+    if report.skipped:
+        return "xfailed" if hasattr(report, "wasxfail") else "skipped"
+    return None
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _one_line(text: str) -> str:
+    return "".join(ch if ch.isprintable() else "?" for ch in text)

@@ -1,0 +1,179 @@
+"""Running one command as its own process group: output teed live to a log, bounded, and stopped whole.
+
+SIGTERM and SIGHUP raise :class:`Interrupted` while a run is in progress (SIGINT raises
+KeyboardInterrupt); either way the child's whole process group gets the signal, then SIGKILL after
+a grace time, and the caller still judges the run and prints its verdict.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import shlex
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from .verdict import RunFacts
+
+KILL_GRACE_S = 3.0  # how long an interrupted child's process group gets before SIGKILL
+
+
+class Interrupted(Exception):
+    """SIGTERM or SIGHUP reached ``whetstone run``: stop the child, still judge and print the verdict."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def command_text(cmd: Sequence[str] | str) -> str:
+    return cmd if isinstance(cmd, str) else shlex.join(cmd)
+
+
+@contextlib.contextmanager
+def signals_interrupt() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise :class:`Interrupted` (SIGINT already raises KeyboardInterrupt).
+
+    Only the main thread can own signal handlers; a run started from a worker thread (an MCP tool)
+    keeps the process's handlers as they are."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def _raise(signum: int, _frame: Any) -> None:
+        raise Interrupted(signum)
+
+    previous = {}
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        try:
+            previous[sig] = signal.signal(sig, _raise)
+        except (OSError, ValueError):
+            pass
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def execute(
+    cmd: Sequence[str] | str,
+    cwd: Path,
+    env: dict[str, str],
+    shell: bool,
+    echo: bool,
+    timeout: float | None,
+    log_path: Path,
+) -> RunFacts:
+    """Run the command in its own process group; tee its output; say how it ended."""
+    args: Any = cmd if not shell else command_text(cmd)
+    try:
+        proc = subprocess.Popen(
+            args,
+            cwd=str(cwd),
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL if not sys.stdin or not sys.stdin.isatty() else None,
+            shell=shell,
+            start_new_session=True,
+        )
+    except FileNotFoundError as exc:
+        message = f"whetstone: command not found: {exc.filename or command_text(cmd)}\n"
+        _write_err(message, log_path)
+        return RunFacts(exit_code=127, launch_error=message.strip())
+    except PermissionError as exc:
+        message = f"whetstone: cannot execute: {exc.filename or command_text(cmd)}\n"
+        _write_err(message, log_path)
+        return RunFacts(exit_code=126, launch_error=message.strip())
+    except (OSError, ValueError) as exc:
+        message = f"whetstone: cannot run command: {exc}\n"
+        _write_err(message, log_path)
+        return RunFacts(exit_code=2, launch_error=message.strip())
+    deadline = time.monotonic() + timeout if timeout else None
+    with open(log_path, "ab") as log:
+        try:
+            timed_out = _pump(proc, log, echo, deadline)
+        except KeyboardInterrupt:
+            _stop_group(proc, signal.SIGINT)
+            return RunFacts(exit_code=130, interrupted="SIGINT")
+        except Interrupted as exc:
+            _stop_group(proc, exc.signum)
+            return RunFacts(exit_code=128 + exc.signum, interrupted=str(exc))
+    code = proc.wait()
+    if timed_out:
+        return RunFacts(exit_code=124, timed_out=True)
+    return RunFacts(exit_code=128 - code if code < 0 else code)
+
+
+def _write_err(message: str, log_path: Path) -> None:
+    sys.stderr.write(message)
+    sys.stderr.flush()
+    with open(log_path, "ab") as log:
+        log.write(message.encode())
+
+
+def _pump(proc: subprocess.Popen[bytes], log: IO[bytes], echo: bool, deadline: float | None) -> bool:
+    assert proc.stdout is not None and proc.stderr is not None
+    sel = selectors.DefaultSelector()
+    targets = {
+        proc.stdout.fileno(): sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None,
+        proc.stderr.fileno(): sys.stderr.buffer if hasattr(sys.stderr, "buffer") else None,
+    }
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    sel.register(proc.stderr, selectors.EVENT_READ)
+    open_streams = 2
+    while open_streams:
+        wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+        if deadline is not None and wait == 0.0:
+            _terminate_group(proc)
+            return True
+        for key, _ in sel.select(timeout=wait if wait is not None else 1.0):
+            chunk = os.read(key.fd, 65536)
+            if not chunk:
+                sel.unregister(key.fileobj)
+                open_streams -= 1
+                continue
+            log.write(chunk)
+            target = targets.get(key.fd)
+            if echo and target is not None:
+                try:
+                    target.write(chunk)
+                    target.flush()
+                except (OSError, ValueError):
+                    pass
+    if deadline is not None:
+        try:
+            proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            _terminate_group(proc)
+            return True
+    return False
+
+
+def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _terminate_group(proc: subprocess.Popen[bytes]) -> None:
+    _stop_group(proc, signal.SIGTERM)
+
+
+def _stop_group(proc: subprocess.Popen[bytes], sig: int) -> None:
+    """Pass the signal to the child's whole process group; SIGKILL what is left after the grace time."""
+    _signal_group(proc, sig)
+    try:
+        proc.wait(timeout=KILL_GRACE_S)
+    except subprocess.TimeoutExpired:
+        _signal_group(proc, signal.SIGKILL)
+        proc.wait()
