@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .records import FixCandidate, TextEdit, rank_candidates, stable_id
+from .records import FixCandidate, Position, TextEdit, rank_candidates, stable_id
 from .store import events
 from .store.sessions import Session, load_session, now_iso
 
@@ -475,3 +475,14 @@ def undo_last(store: Path, session_id: str | None = None, *, force: bool = False
     entry = undo(session, force=force)
     files = ", ".join(entry.files) or "no files"
     return f"reverted {entry.journal_id} (candidate {entry.candidate_id}): restored {files}"
+
+
+def whole_file_replacement(rel: str, current: bytes, new_text: str) -> FixCandidate:
+    """A candidate that replaces a whole file with ``new_text`` (a rollback that goes through the engine)."""
+    text = current.decode("utf-8")
+    last_start = text.rfind("\n") + 1
+    end = Position(line=text.count("\n") + 1, col=len(text) - last_start + 1)
+    return FixCandidate(
+        candidate_id="rollback", mutation_type="replaceNode", source="rule",
+        edits=[TextEdit(file_path=rel, start=Position(1, 1), end=end, new_text=new_text)],
+    )

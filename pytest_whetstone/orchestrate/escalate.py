@@ -222,3 +222,11 @@ def write_setup_script(store: Path, session_id: str, gaps: list[dict[str, Any]])
     os.chmod(tmp, 0o755)
     os.replace(tmp, path)
     return path
+
+
+def wall_spent(wall: float, state: LoopState, phase: object = None) -> str:
+    """The rationale of a max_wall escalation: the budget, where it ran out, the gap as last measured."""
+    gap = state.current_gap
+    where = f" while {phase!s} ran" if phase else ""
+    measured = f"gap {gap.current} ({gap.metric_type})" if state.checks else "nothing measured yet"
+    return f"wall time of {wall:g}s spent{where}; {measured}, {state.fix_attempts} fix attempt(s) made"

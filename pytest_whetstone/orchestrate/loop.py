@@ -32,8 +32,6 @@ from ..records import (
     AuditEntry,
     FixCandidate,
     OrchestratorDecision,
-    Position,
-    TextEdit,
     rank_candidates,
     stable_id,
 )
@@ -48,7 +46,7 @@ from .env import (
     probe_environment,
     requirements_gap,
 )
-from .escalate import compose, write_setup_script
+from .escalate import compose, wall_spent, write_setup_script
 from .gatecheck import gate_refusal
 from .judging import _metric, _stage, assess_progress, final_verdict
 from .ledger import failure_of_build, failure_of_test, file_ledger
@@ -523,7 +521,7 @@ class FeedbackLoopOrchestrator:
                 if pre is None:
                     path.unlink()
                 else:
-                    edits.apply(_replace_all(rel, current or b"", pre), workspace, None,
+                    edits.apply(edits.whole_file_replacement(rel, current or b"", pre), workspace, None,
                                 expected_hashes={rel: now} if now else None)
             except (edits.EditError, OSError) as exc:
                 warn_line(f"cannot roll back {rel}: {exc}")
@@ -596,22 +594,3 @@ class FeedbackLoopOrchestrator:
             verdict=final_verdict(state, session),
             steps=steps,
         )
-
-
-def wall_spent(wall: float, state: LoopState, phase: object = None) -> str:
-    """The rationale of a max_wall escalation: the budget, where it ran out, the gap as last measured."""
-    gap = state.current_gap
-    where = f" while {phase!s} ran" if phase else ""
-    measured = f"gap {gap.current} ({gap.metric_type})" if state.checks else "nothing measured yet"
-    return f"wall time of {wall:g}s spent{where}; {measured}, {state.fix_attempts} fix attempt(s) made"
-
-
-def _replace_all(rel: str, current: bytes, new_text: str) -> FixCandidate:
-    """A whole-file replacement, so even a rollback goes through the edit engine."""
-    text = current.decode("utf-8")
-    last_start = text.rfind("\n") + 1
-    end = Position(line=text.count("\n") + 1, col=len(text) - last_start + 1)
-    return FixCandidate(
-        candidate_id="rollback", mutation_type="replaceNode", source="rule",
-        edits=[TextEdit(file_path=rel, start=Position(1, 1), end=end, new_text=new_text)],
-    )
