@@ -178,6 +178,22 @@ struct out {
     char buf[16384];
 };
 
+/* A writer on a record's temporary file; without memory the file and both paths are let go. */
+static struct out *out_open(int fd, char *final_path, char *tmp_path) {
+    struct out *o = malloc(sizeof *o);
+    if (!o) {
+        close(fd);
+        unlink(tmp_path);
+        free(final_path);
+        free(tmp_path);
+        return NULL;
+    }
+    o->fd = fd;
+    o->err = 0;
+    o->used = 0;
+    return o;
+}
+
 static void out_flush(struct out *o) {
     size_t off = 0;
     while (off < o->used && !o->err) {
@@ -381,17 +397,8 @@ int spool_write(const char *store, const struct spool *sp) {
     char *final_path, *tmp_path;
     int fd = open_record(store, "spool", name, &final_path, &tmp_path, rnd);
     if (fd < 0) return -fd;
-    struct out *o = malloc(sizeof *o);
-    if (!o) {
-        close(fd);
-        unlink(tmp_path);
-        free(final_path);
-        free(tmp_path);
-        return ENOMEM;
-    }
-    o->fd = fd;
-    o->err = 0;
-    o->used = 0;
+    struct out *o = out_open(fd, final_path, tmp_path);
+    if (!o) return ENOMEM;
     const char *session = getenv("WHETSTONE_SESSION");
     out_str(o, "{\"schema_version\":\"whetstone/1\",\"kind\":\"ccwrap\"");
     out_list(o, "argv", sp->argv, (size_t)sp->argc);
@@ -449,17 +456,8 @@ int command_write(const char *store, const struct command *c) {
         fd = open_record(store, "commands", name, &final_path, &tmp_path, rnd);
     }
     if (fd < 0) return -fd;
-    struct out *o = malloc(sizeof *o);
-    if (!o) {
-        close(fd);
-        unlink(tmp_path);
-        free(final_path);
-        free(tmp_path);
-        return ENOMEM;
-    }
-    o->fd = fd;
-    o->err = 0;
-    o->used = 0;
+    struct out *o = out_open(fd, final_path, tmp_path);
+    if (!o) return ENOMEM;
     out_str(o, "{\"schema_version\":\"whetstone/1\",\"kind\":\"command\"");
     out_key_str(o, "directory", c->cwd);
     out_list(o, "arguments", c->args, c->nargs);

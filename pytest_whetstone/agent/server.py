@@ -98,11 +98,9 @@ class RunResult(TypedDict):
     candidates: list[FixCandidate]
 
 
-class RunBuildIterationResult(TypedDict):
-    attempt_id: str
-    session_status: str
-    error_count: int
-    candidates: list[FixCandidate]
+class _IterationVerdict(TypedDict):
+    """What both iteration tools add: how the command ended and what the verdict judge said."""
+
     exit_code: NotRequired[int]
     timed_out: NotRequired[bool]
     failure: NotRequired[str | None]
@@ -112,6 +110,13 @@ class RunBuildIterationResult(TypedDict):
     retry: NotRequired[str | None]
     phases: NotRequired[list[PhaseEntry]]
     report_path: NotRequired[str | None]
+
+
+class RunBuildIterationResult(_IterationVerdict):
+    attempt_id: str
+    session_status: str
+    error_count: int
+    candidates: list[FixCandidate]
 
 
 class ParseTestOutputResult(TypedDict):
@@ -125,20 +130,11 @@ class SuggestTestFixResult(TypedDict):
     fail_count: int
 
 
-class RunTestIterationResult(TypedDict):
+class RunTestIterationResult(_IterationVerdict):
     attempt_id: str
     session_status: str
     fail_count: int
     candidates: list[FixCandidate]
-    exit_code: NotRequired[int]
-    timed_out: NotRequired[bool]
-    failure: NotRequired[str | None]
-    status: NotRequired[str]
-    phase: NotRequired[str]
-    first_error: NotRequired[str | None]
-    retry: NotRequired[str | None]
-    phases: NotRequired[list[PhaseEntry]]
-    report_path: NotRequired[str | None]
 
 
 class StartFeedbackLoopResult(TypedDict):
