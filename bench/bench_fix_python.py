@@ -368,7 +368,8 @@ def measure_cost(corpus: list[Fault], repeats: int = 5) -> int:
     Same fault, same node id, runs interleaved; medians."""
     sys.path.insert(0, str(REPO))
     from pytest_whetstone.candidates.forkrun import ForkWorker
-    from pytest_whetstone.candidates.search import _pytest_argv, _search_env
+    from pytest_whetstone.candidates.scratch_run import pytest_argv as _pytest_argv
+    from pytest_whetstone.candidates.scratch_run import search_env as _search_env
 
     lines = ["", f"## Per-mutant cost (`--measure-cost`, {time.strftime('%Y-%m-%d')}, median of {repeats}, interleaved)", "",
              "| library | fault | failing test | subprocess run (s) | fork run (s) | ratio | worker start (s) |",

@@ -25,11 +25,8 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
-import tempfile
 import time
-import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -38,14 +35,11 @@ from typing import Any
 from .. import paths
 from ..locate.mutation import NEUTRAL
 from ..records import FixCandidate, TestFailureRecord, rank_candidates
-from .forkrun import ForkWorker, fork_available
+from .forkrun import fork_available
 from .hashing import record_hashes
 from .mutants import Mutant, expected_value, mutants_for
+from .scratch_run import FastFilter, Runner, junit_failures, key_of_node_id, scratch_copy
 
-IGNORE = shutil.ignore_patterns(
-    ".git", ".whetstone", "__pycache__", "*.pyc", ".venv", "venv", ".tox", ".nox", "node_modules",
-    ".mypy_cache", ".ruff_cache", ".pytest_cache", ".hypothesis", "*.egg-info",
-)
 MAX_SUSPECTS = 3  # suspects the search concentrates on after the cheap pass
 CHEAP_SUSPECTS = 5  # the cheap first pass covers this many suspects ...
 CHEAP_PER_SUSPECT = 3  # ... with their likeliest mutants each
@@ -78,157 +72,6 @@ class SearchStats:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def _pytest_argv(python: str, junit: Path, targets: list[str], stop_first: bool = False) -> list[str]:
-    return [
-        python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:whetstone",
-        "-o", "addopts=", *(["-x"] if stop_first else []), "--junitxml", str(junit), *targets,
-    ]
-
-
-def _search_env(root: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env.pop("WHETSTONE_SESSION", None)
-    env["PYTHONDONTWRITEBYTECODE"] = "1"  # a stale .pyc must never hide a mutant
-    paths = [str(root / "src"), str(root)] if (root / "src").is_dir() else [str(root)]
-    env["PYTHONPATH"] = os.pathsep.join(paths + [p for p in [env.get("PYTHONPATH", "")] if p])
-    env["WHETSTONE_DIR"] = str(root / ".whetstone-scratch-store")
-    # Entry-point plugins (hypothesis, cov, ...) can cost seconds per run; the search
-    # runs without them unless the failures only reproduce with them (see baseline).
-    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    return env
-
-
-class _Runner:
-    """Runs pytest in the scratch copy (fresh subprocess) and reports per-test outcomes."""
-
-    def __init__(self, root: Path, python: str, deadline: float, stats: SearchStats) -> None:
-        self.root = root
-        self.python = python
-        self.deadline = deadline
-        self.stats = stats
-        self.junit = root / ".whetstone-search-junit.xml"
-        self.env = _search_env(root)
-        self.last_s = 0.0
-
-    def with_plugins(self) -> None:
-        self.env.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
-
-    def remaining(self) -> float:
-        return self.deadline - time.monotonic()
-
-    def run(self, targets: list[str], stop_first: bool = False) -> dict[str, bool] | None:
-        """{junit key: passed} for the targets, or None on timeout/crash/out of budget."""
-        remaining = self.remaining()
-        if remaining <= 0.5:
-            return None
-        self.junit.unlink(missing_ok=True)
-        self.stats.runs += 1
-        self.stats.subprocess_runs += 1
-        t0 = time.monotonic()
-        try:
-            subprocess.run(
-                _pytest_argv(self.python, self.junit, targets, stop_first),
-                cwd=self.root, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                timeout=remaining, check=False,
-            )
-        except subprocess.TimeoutExpired:
-            return None
-        finally:
-            self.last_s = time.monotonic() - t0
-        return _junit_outcomes(self.junit)
-
-
-class _FastFilter:
-    """The fork worker, with the bookkeeping the search needs."""
-
-    def __init__(self, runner: _Runner, modules: list[str]) -> None:
-        self.runner = runner
-        self.worker = ForkWorker(runner.root, runner.python, runner.env, modules)
-        self.junit = runner.root / ".whetstone-fast-junit.xml"
-        self.alive = False
-        self.timeout = 5.0
-
-    def start(self) -> bool:
-        budget = self.runner.remaining() - 1.0
-        self.alive = budget > 1.0 and self.worker.start(budget)
-        self.runner.stats.worker_start_s = round(self.worker.ready_s, 3)
-        return self.alive
-
-    def run(self, targets: list[str], patch: dict[str, Any] | None) -> tuple[str, dict[str, bool] | None, float]:
-        """(status, outcomes, seconds); status ok | timeout | unpatchable | dead | budget."""
-        timeout = min(self.timeout, self.runner.remaining())
-        if timeout <= 0.2:
-            return "budget", None, 0.0
-        self.junit.unlink(missing_ok=True)
-        reply = self.worker.run(targets, self.junit, timeout, patch)
-        status = str(reply.get("status", "dead"))
-        if status == "dead":
-            self.alive = False
-            self.runner.stats.notes.append("the fork worker died; the rest runs in subprocesses")
-            return status, None, 0.0
-        if status in ("ok", "timeout"):
-            self.runner.stats.runs += 1
-            self.runner.stats.fast_runs += 1
-        outcomes = _junit_outcomes(self.junit) if status == "ok" else None
-        return status, outcomes, float(reply.get("seconds", 0.0))
-
-    def close(self) -> None:
-        self.worker.close()
-        self.alive = False
-
-
-def _junit_outcomes(path: Path) -> dict[str, bool] | None:
-    try:
-        root = ET.parse(path).getroot()
-    except (OSError, ET.ParseError):
-        return None
-    out: dict[str, bool] = {}
-    for case in root.iter("testcase"):
-        classname = case.get("classname", "")
-        name = case.get("name", "")
-        failed = any(child.tag in ("failure", "error") for child in case)
-        key = _node_key(classname, name)
-        out[key] = out.get(key, True) and not failed  # a test reported twice fails if either failed
-    return out
-
-
-_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
-
-
-def _junit_failures(path: Path) -> dict[str, str]:
-    """{junit key: failure message} of the failed cases (addresses blanked: they differ run to run)."""
-    try:
-        root = ET.parse(path).getroot()
-    except (OSError, ET.ParseError):
-        return {}
-    out: dict[str, str] = {}
-    for case in root.iter("testcase"):
-        for child in case:
-            if child.tag in ("failure", "error"):
-                key = _node_key(case.get("classname", ""), case.get("name", ""))
-                out.setdefault(key, _ADDRESS.sub("0x", child.get("message", "") or child.get("type", "")))
-    return out
-
-
-def _node_key(classname: str, name: str) -> str:
-    return f"{classname}::{name}"
-
-
-def _key_of_node_id(node_id: str) -> str:
-    """pytest node id -> the junit classname::name key (a/b/test_x.py::C::t -> a.b.test_x.C::t)."""
-    parts = node_id.split("::")
-    module = parts[0].removesuffix(".py").replace("/", ".")
-    classname = ".".join([module, *parts[1:-1]])
-    return _node_key(classname, parts[-1])
-
-
-def _scratch_copy(workspace: Path) -> Path:
-    scratch = Path(tempfile.mkdtemp(prefix="whetstone-search-"))
-    target = scratch / "ws"
-    shutil.copytree(workspace, target, ignore=IGNORE, symlinks=True)
-    return target
 
 
 def _suspect_files(failure: TestFailureRecord, workspace: Path) -> list[tuple[str, int, int, str]]:
@@ -350,14 +193,14 @@ class MutantEvidence:
 
 class _Search:
     def __init__(
-        self, workspace: Path, scratch: Path, failing: list[TestFailureRecord], runner: _Runner, stats: SearchStats
+        self, workspace: Path, scratch: Path, failing: list[TestFailureRecord], runner: Runner, stats: SearchStats
     ) -> None:
         self.workspace = workspace
         self.scratch = scratch
         self.failing = failing
         self.runner = runner
         self.stats = stats
-        self.fast: _FastFilter | None = None
+        self.fast: FastFilter | None = None
         self.target_ids = [f.node_id for f in failing]
         self.modules = sorted({f.node_id.split("::")[0] for f in failing})
         self.before: dict[tuple[str, ...], dict[str, bool] | None] = {}
@@ -370,9 +213,9 @@ class _Search:
     # -- setup ----------------------------------------------------------------
     def baseline(self) -> str:
         """"" when the search can go on, else the reason to stop."""
-        keys = {_key_of_node_id(i) for i in self.target_ids}
+        keys = {key_of_node_id(i) for i in self.target_ids}
         if fork_available():
-            fast = _FastFilter(self.runner, self.modules)
+            fast = FastFilter(self.runner, self.modules)
             if fast.start():
                 # the unmutated run may be slow (the fault can make a test crawl): let it use up
                 # to a third of what is left rather than a fixed few seconds
@@ -383,7 +226,7 @@ class _Search:
                         fast.close()
                         return self._baseline_passes()
                     fast.timeout = max(1.5, 4 * seconds + 0.5)
-                    self.base_messages = _junit_failures(fast.junit)
+                    self.base_messages = junit_failures(fast.junit)
                     self.fast = fast
                     self.stats.mode = "fork"
                     return ""
@@ -399,7 +242,7 @@ class _Search:
             first = self.runner.run(self.target_ids)
         if first is None:
             return "budget"
-        self.base_messages = _junit_failures(self.runner.junit)
+        self.base_messages = junit_failures(self.runner.junit)
         if not any(not first.get(k, True) for k in keys):
             return self._baseline_passes()
         return ""
@@ -452,7 +295,7 @@ class _Search:
             return
         ev = self.evidence.setdefault(plan.suspect, MutantEvidence(file, qualname))
         ev.tried += 1
-        keys = [_key_of_node_id(i) for i in self.target_ids]
+        keys = [key_of_node_id(i) for i in self.target_ids]
         if any(outcomes.get(k) for k in keys):
             ev.fixed += 1
         elif any(k in outcomes and messages.get(k, "") != self.base_messages.get(k, "") for k in keys):
@@ -490,8 +333,8 @@ class _Search:
             junit = self.runner.junit
         if outcomes is None:
             return None
-        self.note_outcome(plan, outcomes, _junit_failures(junit))
-        fixed = [f for f in self.failing if outcomes.get(_key_of_node_id(f.node_id))]
+        self.note_outcome(plan, outcomes, junit_failures(junit))
+        fixed = [f for f in self.failing if outcomes.get(key_of_node_id(f.node_id))]
         return fixed if failure in fixed else None
 
     def _slow(self, rel: str, mutated: str, targets: list[str], stop_first: bool) -> dict[str, bool] | None:
@@ -529,7 +372,7 @@ class _Search:
         return "validated", covered
 
     def _judge(self, rel: str, mutated: str, targets: list[str], must_pass: list[str]) -> bool:
-        must = {_key_of_node_id(node) for node in must_pass}
+        must = {key_of_node_id(node) for node in must_pass}
         after = self._slow(rel, mutated, targets, True)  # -x: a broken mutant stops early
         if after is None:
             return False
@@ -667,10 +510,10 @@ def search_candidates(
     if not failing:
         stats.stopped = "no-suspects"
         return []
-    scratch = _scratch_copy(workspace)
+    scratch = scratch_copy(workspace)
     search: _Search | None = None
     try:
-        runner = _Runner(scratch, python or sys.executable, start + budget_s, stats)
+        runner = Runner(scratch, python or sys.executable, start + budget_s, stats)
         search = _Search(workspace, scratch, failing, runner, stats)
         reason = search.baseline()
         if reason:
