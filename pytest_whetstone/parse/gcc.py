@@ -33,6 +33,7 @@ from .gcc_text import (
     _CARET,
     _COLON_MEMO,
     _COMMAND,
+    _DRIVER_MISSING,
     _FIXIT,
     _GCC_ECHO,
     _GENERATED,
@@ -44,9 +45,9 @@ from .gcc_text import (
     _K_DIAG,
     _K_SCOPE,
     _K_TOOL,
-    _QUOTED,
     _SEVERITY,
     _SOURCE_EXT,
+    SourceLines,
     _colon_facts,
     _DiagFacts,
     find_symbol,
@@ -54,10 +55,6 @@ from .gcc_text import (
     unescape_fixit,
 )
 from .notes import make_note, note_at
-
-_DRIVER_MISSING = re.compile(
-    r"(?:(?P<a>[^\s:]+): No such file or directory$|no such file or directory: " + _QUOTED + r")"
-)
 
 # _diagnostic builds its records positionally, three times cheaper than by keyword on
 # the hot path of a big log; this pins the field order and defaults it relies on.
@@ -78,34 +75,6 @@ _ERRORS_SAID = re.compile(r"(\d+) errors? generated")
 _MAX_CONTEXT = 32
 _MAX_RAW_LINES = 200
 _MAX_UNDECIDED = 4096
-
-
-class _SourceLines:
-    """A few recently read source files, to turn fix-it byte columns into characters."""
-
-    def __init__(self) -> None:
-        self.files: dict[str, list[bytes] | None] = {}
-
-    def char_col(self, path: str, line: int, byte_col: int) -> int:
-        if byte_col <= 1:
-            return byte_col
-        if path not in self.files:
-            if len(self.files) > 8:
-                self.files.clear()
-            try:
-                if os.path.getsize(path) > 4_000_000:
-                    raise OSError
-                with open(path, "rb") as handle:
-                    self.files[path] = handle.read().split(b"\n")
-            except (OSError, ValueError):
-                self.files[path] = None
-        lines = self.files[path]
-        if lines is None or not 1 <= line <= len(lines):
-            return byte_col
-        prefix = lines[line - 1][: byte_col - 1]
-        if prefix.isascii():
-            return byte_col
-        return len(prefix.decode("utf-8", "replace")) + 1
 
 
 class GccParser(LineParser):
@@ -133,7 +102,7 @@ class GccParser(LineParser):
         self.undecided: list[BuildErrorRecord] = []
         self.last: BuildErrorRecord | None = None
         self.link_gate = SummaryGate()
-        self.sources = _SourceLines()
+        self.sources = SourceLines()
 
     # ------------------------------------------------------------------ feeding
 

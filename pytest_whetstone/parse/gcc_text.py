@@ -10,6 +10,7 @@ once per translation unit.  The state machine that groups lines into records is
 
 from __future__ import annotations
 
+import os
 import re
 from functools import lru_cache
 from typing import Any
@@ -245,3 +246,36 @@ def _scope_facts(m: re.Match[str]) -> tuple[str, str, str]:
     if what.startswith("At "):
         return ("top", path, "")
     return ("function", path, function_name(m.group("rest")))
+
+# the driver could not find an input file: gcc's "x.c: No such file", clang's "no such file or directory: 'x.c'"
+_DRIVER_MISSING = re.compile(
+    r"(?:(?P<a>[^\s:]+): No such file or directory$|no such file or directory: " + _QUOTED + r")"
+)
+
+
+class SourceLines:
+    """A few recently read source files, to turn fix-it byte columns into characters."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, list[bytes] | None] = {}
+
+    def char_col(self, path: str, line: int, byte_col: int) -> int:
+        if byte_col <= 1:
+            return byte_col
+        if path not in self.files:
+            if len(self.files) > 8:
+                self.files.clear()
+            try:
+                if os.path.getsize(path) > 4_000_000:
+                    raise OSError
+                with open(path, "rb") as handle:
+                    self.files[path] = handle.read().split(b"\n")
+            except (OSError, ValueError):
+                self.files[path] = None
+        lines = self.files[path]
+        if lines is None or not 1 <= line <= len(lines):
+            return byte_col
+        prefix = lines[line - 1][: byte_col - 1]
+        if prefix.isascii():
+            return byte_col
+        return len(prefix.decode("utf-8", "replace")) + 1
