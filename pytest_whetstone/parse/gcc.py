@@ -562,9 +562,10 @@ class GccParser(LineParser):
         said = _ERRORS_SAID.search(line)
         self.last_tally = 0
         if said:
-            self.last_tally = max(0, int(said.group(1)) - self.errors_seen)
+            self.last_tally = max(0, int(said.group(1)) - self.errors_seen - self.ctx.structured_errors)
             self.result.uncounted_errors += self.last_tally
         self.errors_seen = 0
+        self.ctx.structured_errors = 0
 
     def _tidy_line(self, line: str) -> bool:
         """clang-tidy's own lines.  It prints "N errors generated." *before* the diagnostics
