@@ -71,6 +71,7 @@ del _DEFAULTS
 
 _MAX_NOTES = 64
 _TIDY_STARTS = ("Error while processing ", "Suppressed ", "Use -header-filter=", "Found compiler error")
+_COMMAND_FAILED = re.compile(r"failed with exit (?:code|status) -?\d+$")
 _ERRORS_SAID = re.compile(r"(\d+) errors? generated")
 _MAX_CONTEXT = 32
 _MAX_RAW_LINES = 200
@@ -102,6 +103,7 @@ class GccParser(LineParser):
         self.undecided: list[BuildErrorRecord] = []
         self.last: BuildErrorRecord | None = None
         self.link_gate = SummaryGate()
+        self.command_gate = SummaryGate()
         self.sources = SourceLines()
 
     # ------------------------------------------------------------------ feeding
@@ -423,6 +425,14 @@ class GccParser(LineParser):
         if msg.startswith("too many errors emitted"):
             self._finish()
             return True  # clang's -ferror-limit summary
+        if msg.startswith(("command '", "Setup script exited with error: command '")) and _COMMAND_FAILED.search(msg):
+            # setuptools/distutils: "error: command '/usr/bin/gcc' failed with exit code 1" repeats
+            # the compiler's failure; a record of its own only when no error explains it.
+            self._finish()
+            if not self.command_gate.explained(self.result):
+                tool = "clang" if "clang" in msg else "gcc" if re.search(r"\b(?:g?cc|g\+\+|c\+\+)\b", msg) else "unknown"
+                self._emit_now(BuildErrorRecord(tool=tool, severity="error", message=msg, raw=line))
+            return True
         self._finish()
         message, code = split_flag(msg)
         rec = BuildErrorRecord(tool="clang", severity=sev, error_code=code, message=message, raw=line)
