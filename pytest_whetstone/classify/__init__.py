@@ -104,7 +104,7 @@ _LINT_FLAG = re.compile(
     r"|implicit-fallthrough|unknown-pragmas|reorder[\w-]*|overloaded-virtual|nested-anon-types"
     r"|language-extension-token|undef|cpp|useless-cast|double-promotion|inline|dev|comments?"
     r"|traditional[\w-]*|bad-function-cast|reserved-(?:macro-)?identifier|declaration-after-statement"
-    r"|covered-switch-default)\b"
+    r"|covered-switch-default|#warnings|#pragma-messages)\b"
 )
 # clang-tidy checks about style and hygiene (the rest, bugprone-, cert-, clang-analyzer-, ... find defects).
 _TIDY_STYLE = re.compile(

@@ -18,7 +18,7 @@ from typing import Any
 from .base import SOURCE_EXT as _SOURCE_EXT
 
 _FLAG = re.compile(
-    r"\s\[(?P<code>(?:-W|-f|-pedantic|-Werror)[\w+=,.<>-]*(?:,-W[\w+=.-]*)*"
+    r"\s\[(?P<code>(?:-W|-f|-pedantic|-Werror)[\w+=,.<>#-]*(?:,-W[\w+=.#-]*)*"
     r"|[a-z][a-z0-9]*(?:-[a-zA-Z0-9.]+)+(?:,[a-z][a-zA-Z0-9.-]+)*)\]$"
 )
 _QUOTED = "[‘'`\"]([^’'`\"]+)[’'`\"]"
