@@ -35,6 +35,7 @@ from .base import (
     RunError,
     strip_ansi,
 )
+from .gcc_json import JSON_LINE_START
 from .sarif import MAX_DOC, starts_document
 from .stream import ParseStream, Record
 
@@ -158,9 +159,9 @@ _EXOTIC_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 def _cut(raw: str) -> str:
-    """A line longer than MAX_LINE cut to it, unless it is a SARIF document a compiler
-    printed on one line (read whole, up to the SARIF reader's own bound)."""
-    if raw[:1] == "{" and starts_document(raw[:1024]):
+    """A line longer than MAX_LINE cut to it, unless it is a SARIF document or a gcc JSON
+    array a compiler printed on one line (read whole, up to the SARIF reader's own bound)."""
+    if (raw[:1] == "{" and starts_document(raw[:1024])) or raw.startswith(JSON_LINE_START):
         return raw[:MAX_DOC]
     return raw[:MAX_LINE]
 
