@@ -310,6 +310,8 @@ class GccParser(LineParser):
             self.pending_notes = []
         tu = self.pending_tu
         if tu:
+            if not tu.endswith(_SOURCE_EXT):
+                tu = self._unit_of_header(tu)
             self._remember_tu(path, tu)
         else:
             tu = self.tu_of.get(path, "")
@@ -340,8 +342,10 @@ class GccParser(LineParser):
             rec.notes = [make_note(t, self.ctx) for t in self.pending_notes[:_MAX_NOTES]]
             self.pending_notes = []
         tu = self.pending_tu or self.tu_of.get(printed_path, "")
+        if tu and not tu.endswith(_SOURCE_EXT):
+            tu = self._unit_of_header(tu)
         if self.pending_tu:
-            self._remember_tu(printed_path, self.pending_tu)
+            self._remember_tu(printed_path, tu)
         if tu:
             rec.translation_unit = self.ctx.resolve(tu)
         elif printed_path.endswith(_SOURCE_EXT):
@@ -369,6 +373,11 @@ class GccParser(LineParser):
         if self.pending_tu:
             self._remember_tu(printed_path, self.pending_tu)
         self.chain_style = ""
+
+    def _unit_of_header(self, header: str) -> str:
+        """gcc cuts an include chain it printed before short, at a header (``map:60``): the
+        unit that header belongs to, else the one source the compile command names."""
+        return self.tu_of.get(header) or self.ctx.sole_source() or header
 
     def _remember_tu(self, printed_path: str, unit: str) -> None:
         """The include chain just read named ``unit`` as the translation unit that reached
