@@ -84,7 +84,7 @@ class GccJsonLineParser(LineParser):
     print ``-fdiagnostics-format=json``, one array line per compilation."""
 
     name = "gcc"
-    priority = 8
+    priority = 14  # after the build parsers that claim most lines (none of them claims a JSON line)
 
     def feed(self, line: str) -> bool:
         if line[:1] != "[" or not line.startswith(JSON_LINE_START):

@@ -52,7 +52,7 @@ def starts_document(line: str) -> bool:
 
 class SarifParser(LineParser):
     name = "sarif"
-    priority = 9
+    priority = 14  # after the build parsers that claim most lines (none of them claims a JSON line)
 
     def __init__(self, result: ParseResult, ctx: ParseContext) -> None:
         super().__init__(result, ctx)
