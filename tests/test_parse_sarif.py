@@ -243,3 +243,24 @@ def test_real_clang_sarif_gives_what_its_text_gives(tmp_path: Path, source: str)
     assert [[str(n) for n in r.notes] for r in sarif.build_errors] == [[str(n) for n in r.notes]
                                                                       for r in text.build_errors]
     assert (sarif.reported_error_count, sarif.warning_count) == (text.reported_error_count, text.warning_count)
+
+
+def test_malformed_uris_and_odd_members_are_kept_not_fatal() -> None:
+    doc = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "GNU C17"}},
+                                         "originalUriBaseIds": {"PWD": {"uri": "file://[broken/"}},
+                                         "results": [
+        {"level": "error", "message": {"text": "one"}, "ruleId": True,
+         "locations": [{"physicalLocation": {"artifactLocation": {"uri": "file://[x/a.c"},
+                                             "region": {"startLine": "3", "startColumn": -1}}}]},
+        {"level": "bogus", "message": {"id": "m", "arguments": [7]}, "ruleIndex": 0,
+         "locations": [{"physicalLocation": {"artifactLocation": {"uri": "b.c", "uriBaseId": "PWD"},
+                                             "region": {"startLine": 2}}}]},
+        "not a result", {"locations": None, "relatedLocations": [None, 3], "fixes": [{"artifactChanges": [7]}]},
+    ]}]}
+    doc["runs"][0]["tool"]["driver"]["rules"] = [{"messageStrings": {"m": {"text": "value {0} is bad"}}}]
+    result = parse_text(json.dumps(doc))
+    assert [(r.tool, r.severity, r.file_path, r.line, r.col, r.error_code, r.message) for r in result.build_errors] == [
+        ("gcc", "error", "file://[x/a.c", 0, 0, "", "one"),
+        ("gcc", "warning", "b.c", 2, 0, "", "value 7 is bad"),
+        ("gcc", "warning", "", 0, 0, "", ""),
+    ]

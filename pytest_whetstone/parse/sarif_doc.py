@@ -176,9 +176,12 @@ class _Run:
             if not isinstance(uri, str):
                 return ""
         base = self.bases.get(str(artifact_location.get("uriBaseId") or ""))
-        if base and not urlparse(uri).scheme:
-            uri = urljoin(base if base.endswith("/") else base + "/", uri)
-        return self.ctx.resolve(uri_to_path(uri))
+        try:
+            if base and not urlparse(uri).scheme:
+                uri = urljoin(base if base.endswith("/") else base + "/", uri)
+            return self.ctx.resolve(uri_to_path(uri))
+        except ValueError:  # a malformed URI ("file://[x/a.c"): kept as written
+            return uri
 
     def level(self, result: dict[str, Any]) -> str:
         level = result.get("level")
