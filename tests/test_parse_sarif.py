@@ -17,7 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_whetstone.parse import iter_parse_text, parse_file, parse_text
-from pytest_whetstone.parse.base import MAX_LINE
+from pytest_whetstone.parse.base import MAX_LINE, ParseContext, ParseResult
+from pytest_whetstone.parse.sarif import SarifParser
+from pytest_whetstone.parse.sarif_doc import load, records
 from pytest_whetstone.parse.stream import write_jsonl
 
 SARIF = Path(__file__).parent / "fixtures" / "build" / "sarif"
@@ -219,7 +221,12 @@ def test_junk_truncation_and_interleaving_never_raise(text: str, cut: int, junk:
     whole = parse_text(text)
     part = parse_text(text[:cut])
     assert len(part.build_errors) <= len(whole.build_errors) + 2  # a cut line may read as another shape
-    parse_text(text[:cut].encode() + junk + text[cut:].encode())
+    spliced = text[:cut].encode() + junk + text[cut:].encode()
+    parse_text(spliced)
+    reader = SarifParser(ParseResult(), ParseContext())  # directly: the dispatcher would hide a raise
+    for line in spliced.decode("utf-8", "replace").splitlines():
+        reader.feed(line)
+    reader.flush()
     if every:
         lines = text.splitlines()
         noise = junk.decode("utf-8", "replace").splitlines() or ["x"]
@@ -264,3 +271,26 @@ def test_malformed_uris_and_odd_members_are_kept_not_fatal() -> None:
         ("gcc", "warning", "b.c", 2, 0, "", "value 7 is bad"),
         ("gcc", "warning", "", 0, 0, "", ""),
     ]
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["uri", "index", "uriBaseId", "region", "startLine", "startColumn", "endLine", "message",
+                         "text", "id", "locations", "physicalLocation", "artifactLocation", "relatedLocations",
+                         "fixes", "artifactChanges", "replacements", "deletedRegion", "insertedContent", "level",
+                         "ruleId", "ruleIndex", "logicalLocations", "kind", "name", "roles"]), inner, max_size=5),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_JSON, max_size=5), _JSON, _JSON)
+def test_any_json_in_a_sarif_shape_never_raises(results: list, tool: object, bases: object) -> None:
+    doc = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
+           "runs": [{"tool": tool, "originalUriBaseIds": bases, "artifacts": results, "results": results}]}
+    text = json.dumps(doc)
+    # the reader itself, not only the dispatcher (which would drop a parser that raised)
+    for cut in (len(text), len(text) // 3, len(text) // 2, len(text) - 2):
+        list(records(load(text[:cut])[0], ParseContext(cwd="/w")))
+    parse_text("make\n" + text + "\nmore\n")
