@@ -30,6 +30,8 @@ _CONTINUES = frozenset('"{}[]-0123456789')
 
 def _depth(line: str) -> int:
     """Brackets opened minus closed on one line of JSON (strings skipped)."""
+    if "{" not in line and "}" not in line and "[" not in line and "]" not in line:
+        return 0  # most lines of a pretty-printed document: one member
     if '"' in line:
         line = _STRING.sub("", line)
     return line.count("{") + line.count("[") - line.count("}") - line.count("]")
