@@ -35,8 +35,7 @@ from .base import (
     RunError,
     strip_ansi,
 )
-from .gcc_json import JSON_LINE_START
-from .sarif import MAX_DOC, starts_document
+from .sarif import cut_long_line as _cut
 from .stream import ParseStream, Record
 
 __all__ = [
@@ -156,14 +155,6 @@ def parse_text(
 _CHUNK = 1 << 20
 # Every character str.splitlines() breaks a line at besides \n and \r.
 _EXOTIC_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
-
-
-def _cut(raw: str) -> str:
-    """A line longer than MAX_LINE cut to it, unless it is a SARIF document or a gcc JSON
-    array a compiler printed on one line (read whole, up to the SARIF reader's own bound)."""
-    if (raw[:1] == "{" and starts_document(raw[:1024])) or raw.startswith(JSON_LINE_START):
-        return raw[:MAX_DOC]
-    return raw[:MAX_LINE]
 
 
 def _clean(raw: str) -> str:

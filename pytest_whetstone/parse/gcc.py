@@ -23,11 +23,10 @@ when nothing tells, the ``--tool`` given wins, then the last flavour seen, then 
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 from typing import Any
 
-from ..records import BuildErrorRecord, Note, Position, TextEdit
+from ..records import BuildErrorRecord, Note
 from .base import LineParser, ParseContext, ParseResult, RunError, SummaryGate
 from .gcc_text import (
     _CARET,
@@ -50,9 +49,9 @@ from .gcc_text import (
     SourceLines,
     _colon_facts,
     _DiagFacts,
+    command_failed,
     find_symbol,
     split_flag,
-    unescape_fixit,
 )
 from .notes import make_note, note_at
 
@@ -71,7 +70,6 @@ del _DEFAULTS
 
 _MAX_NOTES = 64
 _TIDY_STARTS = ("Error while processing ", "Suppressed ", "Use -header-filter=", "Found compiler error")
-_COMMAND_FAILED = re.compile(r"failed with exit (?:code|status) -?\d+$")
 _ERRORS_SAID = re.compile(r"(\d+) errors? generated")
 _MAX_CONTEXT = 32
 _MAX_RAW_LINES = 200
@@ -434,12 +432,10 @@ class GccParser(LineParser):
         if msg.startswith("too many errors emitted"):
             self._finish()
             return True  # clang's -ferror-limit summary
-        if msg.startswith(("command '", "Setup script exited with error: command '")) and _COMMAND_FAILED.search(msg):
-            # setuptools/distutils: "error: command '/usr/bin/gcc' failed with exit code 1" repeats
-            # the compiler's failure; a record of its own only when no error explains it.
+        tool = command_failed(msg)
+        if tool:  # setuptools' summary: a record only when no error explains it
             self._finish()
             if not self.command_gate.explained(self.result):
-                tool = "clang" if "clang" in msg else "gcc" if re.search(r"\b(?:g?cc|g\+\+|c\+\+)\b", msg) else "unknown"
                 self._emit_now(BuildErrorRecord(tool=tool, severity="error", message=msg, raw=line))
             return True
         self._finish()
@@ -496,22 +492,7 @@ class GccParser(LineParser):
         target = self.rec or self.last
         if target is None:
             return True
-        printed = unescape_fixit(m.group("file"))
-        l1, c1, l2, c2 = (int(m.group(k)) for k in ("l1", "c1", "l2", "c2"))
-        disk = printed if printed.startswith("/") else (
-            os.path.join(self.ctx.current_dir, printed) if self.ctx.current_dir else ""
-        )
-        if disk:
-            c1 = self.sources.char_col(disk, l1, c1)
-            c2 = self.sources.char_col(disk, l2, c2)
-        target.fixits.append(
-            TextEdit(
-                file_path=self.ctx.resolve(printed),
-                start=Position(l1, c1),
-                end=Position(l2, c2),
-                new_text=unescape_fixit(m.group("text")),
-            )
-        )
+        target.fixits.append(self.sources.fixit_edit(m, self.ctx))
         if target is self.rec:
             self._add_raw(line)
         return True

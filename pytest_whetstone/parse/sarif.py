@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import re
 
-from .base import LineParser, ParseContext, ParseResult
+from .base import MAX_LINE, LineParser, ParseContext, ParseResult
+from .gcc_json import JSON_LINE_START
 from .sarif_doc import load, records, sniff
 
 # The most of one document held (characters); beyond, it is read as cut there.
@@ -50,6 +51,14 @@ def starts_document(line: str) -> bool:
         if member.startswith('"version"'):
             return '"2.1.0"' in member
     return False
+
+
+def cut_long_line(raw: str) -> str:
+    """A line longer than MAX_LINE cut to it (the dispatcher's rule), unless it is a SARIF
+    document or a gcc JSON array a compiler printed on one line: read whole, up to MAX_DOC."""
+    if (raw[:1] == "{" and starts_document(raw[:1024])) or raw.startswith(JSON_LINE_START):
+        return raw[:MAX_DOC]
+    return raw[:MAX_LINE]
 
 
 class SarifParser(LineParser):
