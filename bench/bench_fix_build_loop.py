@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pytest_whetstone.orchestrate.loop import FeedbackLoopOrchestrator, start_loop
 from pytest_whetstone.orchestrate.state import loop_fold
+from pytest_whetstone.process import Interrupted
 from pytest_whetstone.store.sessions import load_session
 
 
@@ -59,6 +60,8 @@ def run_loop(
         converged = result.final_status == "converged"
         reason = result.escalation.escalation_reason if result.escalation else ""
         attempts = state.fix_attempts
+    except Interrupted:
+        raise  # the bench itself was stopped: not a finding
     except Exception as exc:  # a loop crash is a bench finding, not a bench failure
         seconds, converged, reason, attempts = time.monotonic() - t0, False, f"crash: {type(exc).__name__}: {exc}"[:120], 0
     finally:
