@@ -34,6 +34,7 @@ from .cfile import (
     record_char_col,
     resolve,
 )
+from .cmakefix import missing_source, required_package
 from .common import edit_for, manual_for
 from .hashing import record_hashes
 from .headerfix import corrected_include, declaring_header, missing_include_site
@@ -403,6 +404,8 @@ def missing_package(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
     out: list[FixCandidate] = []
     text = "\n".join(_texts(record))
     names: list[str] = []
+    if record.tool == "cmake" and record.function == "find_package" and record.symbol:
+        return []  # cmakefix.required_package says it with the X_DIR hint and the optional note
     if record.symbol and record.tool == "cmake":
         names.append(record.symbol)
     for pattern in _CMAKE_PACKAGE:
@@ -504,7 +507,7 @@ _BY_TYPE: dict[str, list[Generator]] = {
                          undefined_function_rename, restore_definition, add_source, aggregate_semicolon],
     "type_mismatch": [from_fixits, did_you_mean, type_change, address_or_deref, argument_count, unknown_callee,
                       declaring_header, aggregate_semicolon],
-    "missing_dependency": [from_fixits, missing_package, linker_library],
+    "missing_dependency": [from_fixits, missing_source, required_package, missing_package, linker_library],
     "syntax_error": [from_fixits, syntax_token, aggregate_semicolon, closing_brace, did_you_mean, missing_include],
     "resource_limit": [],
     "unknown": [from_fixits, did_you_mean, missing_include, linker_library, missing_package, syntax_token,
