@@ -182,12 +182,98 @@ def _indent(line: str) -> str:
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
+# A definition where the grammar allows none: the block above it was left open (gcc, g++, clang).
+_NESTED_DEFINITION = re.compile(r"definition is not allowed here|invalid storage class for function"
+                                r"|qualified-id in declaration|cannot appear at block scope")
+
+
 def closing_brace(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
-    """A block whose `}` is missing: close it where the indentation says it ends."""
+    """A block whose `}` is missing: close it just above the first definition the compiler found
+    nested in it, or where the indentation says it ends."""
     msg = record.message
-    if not ("end of input" in msg or re.search(r"expected " + quoted(r"\}"), msg) or "not allowed here" in msg
-            or "function-definition is not allowed" in msg):
+    nested = _NESTED_DEFINITION.search(msg) is not None
+    if not ("end of input" in msg or re.search(r"expected " + quoted(r"\}"), msg) or nested):
         return []
+    before = _close_before_definition(ctx, record) if nested else _close_at_top_level(ctx, record)
+    return before + _close_by_indentation(ctx, record)
+
+
+def _code_lines(lines: list[str]) -> list[bool]:
+    """For each line: does it hold code (not only blanks, comments, strings' continuations or a directive)?"""
+    mask = _code_mask("\n".join(lines))
+    out, offset = [], 0
+    for line in lines:
+        out.append(any(mask[offset + i] and not ch.isspace() for i, ch in enumerate(line)))
+        offset += len(line) + 1
+    return out
+
+
+_NOT_A_BODY = re.compile(r'^(?:extern\s+"C(?:\+\+)?"|namespace\b|(?:typedef\s+)?(?:struct|union|enum|class)\b[^(]*$)')
+
+
+def _close_at_top_level(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
+    """End of input with a block open: the first item that starts in column 0 while a function
+    body opened in column 0 is still open marks where that body ended (GNU C takes the functions
+    after it for nested ones, so the compiler has nothing more to say)."""
+    lines = ctx.lines(record.file_path)
+    if not lines or len(lines) > 200_000:
+        return []
+    code = _code_lines(lines)
+    opened = -1
+    out: list[FixCandidate] = []
+    for i, line in enumerate(lines):
+        if not code[i] or not line or line[0] in " \t":
+            continue
+        stripped = line.strip()
+        if stripped.startswith("}"):
+            opened = -1
+        elif opened >= 0 and not stripped.endswith(":"):  # a label is not a new item
+            out += _close_before_definition(ctx, record, start=i, prior=0.6 - 0.1 * len(out) / 2)
+            opened = -1
+            if len(out) >= 4:
+                break
+        if stripped.endswith("{") and not _NOT_A_BODY.match(stripped) and opened < 0:
+            opened = i
+    return out
+
+
+def _close_before_definition(ctx: _Ctx, record: BuildErrorRecord, start: int | None = None,
+                             prior: float = 0.62) -> list[FixCandidate]:
+    """The definition at the error starts a new top-level (or namespace-level) item: the block
+    above it ends after the last line of code above the definition (and the comments and
+    directives before it) -- on that line's emptied successor when there is one (the brace's own
+    line, its ``}`` removed), else on a line of its own."""
+    lines = ctx.lines(record.file_path)
+    if not lines or not (0 < record.line <= len(lines)):
+        return []
+    first = record.line - 1 if start is None else start  # 0-based: walk up to the definition's start
+    while first > 0 and start is None:
+        above = lines[first - 1].strip()
+        if not above or above.endswith((";", "}", "{")) or above.startswith("#"):
+            break
+        first -= 1
+    has_code = _code_lines(lines)
+    last = first - 1
+    while last >= 0 and not has_code[last]:
+        last -= 1
+    if last < 0:
+        return []
+    indent = _indent(lines[first])
+    rel = ctx.rel(record.file_path)
+    out: list[FixCandidate] = []
+    emptied = last + 1
+    if emptied < first and not lines[emptied].strip():  # the brace's own line, emptied
+        blank = lines[emptied]
+        e = insert(rel, emptied + 1, len(blank) + 1, "}" if blank else indent + "}")
+        out.append(edit_for(record, f"close the block above the definition at {rel}:{first + 1} with '}}' on line {emptied + 1}",
+                            [e], mutation_type="insertNode", confidence=prior, source="heuristic", operator="close-brace"))
+    out.append(edit_for(record, f"close the block above the definition at {rel}:{first + 1} with '}}' after line {last + 1}",
+                        [insert(rel, last + 1, len(lines[last]) + 1, "\n" + indent + "}")], mutation_type="insertNode",
+                        confidence=prior - 0.12, source="heuristic", operator="close-brace"))
+    return out
+
+
+def _close_by_indentation(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
     path = resolve(record.file_path, ctx.workspace)
     text = _read(path)
     if text is None:
