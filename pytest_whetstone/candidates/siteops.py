@@ -194,8 +194,11 @@ def closing_brace(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
     nested = _NESTED_DEFINITION.search(msg) is not None
     if not ("end of input" in msg or re.search(r"expected " + quoted(r"\}"), msg) or nested):
         return []
-    before = _close_before_definition(ctx, record) if nested else _close_at_top_level(ctx, record)
-    return before + _close_by_indentation(ctx, record)
+    # Where the indentation says the open body ended comes first: GNU C takes the functions
+    # between it and the first definition the compiler rejects for nested ones.
+    scan = _close_at_top_level(ctx, record, upto=record.line if nested else None)
+    before = _close_before_definition(ctx, record) if nested else []
+    return scan + before + _close_by_indentation(ctx, record)
 
 
 def _code_lines(lines: list[str]) -> list[bool]:
@@ -211,7 +214,7 @@ def _code_lines(lines: list[str]) -> list[bool]:
 _NOT_A_BODY = re.compile(r'^(?:extern\s+"C(?:\+\+)?"|namespace\b|(?:typedef\s+)?(?:struct|union|enum|class)\b[^(]*$)')
 
 
-def _close_at_top_level(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
+def _close_at_top_level(ctx: _Ctx, record: BuildErrorRecord, upto: int | None = None) -> list[FixCandidate]:
     """End of input with a block open: the first item that starts in column 0 while a function
     body opened in column 0 is still open marks where that body ended (GNU C takes the functions
     after it for nested ones, so the compiler has nothing more to say)."""
@@ -228,7 +231,9 @@ def _close_at_top_level(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidat
         if stripped.startswith("}"):
             opened = -1
         elif opened >= 0 and not stripped.endswith(":"):  # a label is not a new item
-            out += _close_before_definition(ctx, record, start=i, prior=0.6 - 0.1 * len(out) / 2)
+            if upto is not None and i + 1 > upto:
+                break
+            out += _close_before_definition(ctx, record, start=i, prior=0.64 - 0.1 * len(out) / 2)
             opened = -1
             if len(out) >= 4:
                 break
