@@ -450,7 +450,7 @@ def argument_count(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
     if not name or arglist is None:
         return []
     seen_at = Counter[str]()
-    for other in _other_calls(ctx, name, len(args) + 1):
+    for other in _other_calls(ctx, name, len(args) + 1, [a.text.decode("utf-8", "replace") for a in args]):
         seen_at[other] += 1
     for param in _parameter_names(ctx, name, len(args) + 1):
         if param not in seen_at and re.search(r"\b" + re.escape(param) + r"\b", "\n".join(ctx.lines(record.file_path) or [])):
@@ -494,8 +494,10 @@ def _walk_ids(node):  # type: ignore[no-untyped-def]
         stack.extend(reversed(n.named_children))
 
 
-def _other_calls(ctx: _Ctx, name: str, want: int, limit_files: int = 200) -> list[str]:
-    """The text of argument number `want` in other calls of `name` in the project."""
+def _other_calls(ctx: _Ctx, name: str, want: int, mine: list[str] | None = None, limit_files: int = 200) -> list[str]:
+    """The text of argument number `want` in other calls of `name` in the project; with ``mine``
+    (this call's arguments), first with the other call's earlier arguments renamed to this call's
+    (``f(dict, &dict->mm)`` elsewhere gives ``&state->mm`` for ``f(state, ?)``)."""
     found: list[str] = []
     needle = name.encode()
     for path in iter_sources(ctx.workspace)[:limit_files]:
@@ -510,9 +512,25 @@ def _other_calls(ctx: _Ctx, name: str, want: int, limit_files: int = 200) -> lis
                 if fn is not None and fn.text == needle:
                     args = _arguments(node)
                     if len(args) >= want:
-                        found.append(args[want - 1].text.decode("utf-8", "replace"))
+                        text = args[want - 1].text.decode("utf-8", "replace")
+                        renamed = _renamed_like(text, args[: want - 1], mine or [])
+                        if renamed != text:
+                            found.append(renamed)
+                        found.append(text)
             stack.extend(node.named_children)
     return found
+
+
+def _renamed_like(text: str, theirs: list, mine: list[str]) -> str:  # type: ignore[type-arg]
+    """``text`` with each identifier argument of the other call renamed to this call's argument there."""
+    mapping: dict[str, str] = {}
+    for arg, name in zip(theirs, mine, strict=False):
+        other = arg.text.decode("utf-8", "replace")
+        if arg.type == "identifier" and IDENT.fullmatch(name) and other != name:
+            mapping[other] = name
+    if not mapping:
+        return text
+    return re.sub(r"\b(" + "|".join(map(re.escape, mapping)) + r")\b", lambda k: mapping[k.group(1)], text)
 
 
 # --------------------------------------------------------------------------- near identifiers
