@@ -488,7 +488,8 @@ def syntax_token(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
 
 def manual(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
     where = f"{record.file_path}:{record.line}" if record.file_path and record.line else (record.file_path or record.tool)
-    confidence = 0.15 if record.error_type != "unknown" else 0.1
+    # below every automatic candidate (a rejected one included): the loop tries those before giving up
+    confidence = 0.04 if record.error_type != "unknown" else 0.03
     return [
         manual_for(
             record,
