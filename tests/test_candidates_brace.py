@@ -106,3 +106,27 @@ def test_c_brace_restored(compiler: str, inside: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("inside", ["double a = side_", "return \"square\""])
 def test_cxx_brace_restored(compiler: str, inside: str, tmp_path: Path) -> None:
     _top_restores(compiler, CXX_SOURCE, inside, ".cc", tmp_path)
+
+
+def test_a_struct_followed_by_the_next_declaration_lacks_its_semicolon() -> None:
+    from pytest_whetstone.candidates.siteops import _unterminated_aggregates
+
+    head = "struct point {\n    int x;\n}\n"
+    for after, missing in [("typedef struct box { int a; } box_t;\n", True), ("uint32_t area(int x);\n", True),
+                           ("origin;\n", False), ("pts[4];\n", False), ("*where = 0;\n", False)]:
+        text = head + after
+        assert bool(_unterminated_aggregates(text)) is missing, after
+
+
+def test_no_semicolon_is_offered_after_a_specifier(tmp_path: Path) -> None:
+    """gcc reports `struct a {...}` + `typedef struct b` at `struct`: a ';' after `typedef` is never the fix."""
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc not installed")
+    (tmp_path / ".whetstone" / "sessions").mkdir(parents=True)
+    (tmp_path / "geom.h").write_text("struct point {\n    int x;\n}\n\ntypedef struct box {\n    int w;\n} box_t;\n")
+    (tmp_path / "geom.c").write_text('#include "geom.h"\nint width(box_t *b) { return b->w; }\n')
+    proc = subprocess.run(["gcc", "-fsyntax-only", "geom.c"], cwd=tmp_path, capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"})
+    records = [r for r in parse_text(proc.stderr, "auto", cwd=str(tmp_path)).build_errors if r.is_failure]
+    cands = [c for c in candidates.generate(records[:1], [], tmp_path) if c.edits]
+    assert cands and cands[0].description.startswith("insert ';' after the struct/class body ending at geom.h:3"), proc.stderr

@@ -451,6 +451,7 @@ def missing_package(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
 # --------------------------------------------------------------------------- 5. rules
 
 
+_SPECIFIER_END = re.compile(r"\b(?:typedef|struct|union|enum|class|static|extern|inline|register|signed|unsigned)$")
 _EXPECTED_CLAUSE = re.compile(r"expected (.+?)\s+(before|after|at end)")
 _TOKEN_PRIOR = {";": 0.6, ")": 0.45, "]": 0.4, ",": 0.35, "}": 0.3}
 
@@ -471,6 +472,8 @@ def syntax_token(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
         at = prev_token_end(lines, record.line, col)
     if at is None:
         return []
+    if _SPECIFIER_END.search(lines[at[0] - 1][: at[1] - 1]):
+        return []  # no token ends a declaration after `typedef`/`struct`/`static`: the fault is earlier
     rel = ctx.rel(record.file_path)
     return [
         edit_for(

@@ -111,10 +111,31 @@ def _unterminated_aggregates(text: str) -> list[int]:
             while j < len(text) and (text[j].isspace() or not mask[j]):
                 j += 1
             nxt = text[j] if j < len(text) else ""
+            if nxt and (nxt.isalpha() or nxt == "_") and _starts_a_declaration(text, j):
+                out.append(i + 1)  # `} typedef ...`, `} int f(...)`: the next declaration, not a declarator
+                continue
             if nxt and (nxt == ";" or nxt == "," or nxt == ")" or nxt.isalnum() or nxt in "_*&["):
                 continue  # terminated, a declarator, or an argument
             out.append(i + 1)
     return out
+
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def _starts_a_declaration(text: str, at: int) -> bool:
+    """The word at ``at`` begins a new declaration: a keyword that cannot name a declarator
+    (``typedef``, ``struct``, ``int``, ``static`` ...), or a word followed by another word
+    (``uint32_t area(...)``), where a declarator would be followed by ``;`` ``,`` ``[`` ``=``."""
+    word = _WORD.match(text, at)
+    if word is None:
+        return False
+    if word.group() in _KEYWORDS and word.group() not in ("const", "volatile"):
+        return True
+    k = word.end()
+    while k < len(text) and text[k] in " \t\n":
+        k += 1
+    return k < len(text) and (text[k].isalpha() or text[k] == "_")
 
 
 def _project_includes(ctx: _Ctx, source: Path, limit: int = 12) -> list[Path]:
