@@ -312,6 +312,8 @@ def run_fault(project: Project, fault: Fault, cc: str, loop: bool = False) -> Ou
             mk = _makefile_text[project.name, cc]
             if fault.file != "Makefile":
                 (project.root / "Makefile").write_text(mk)
+            if fault.file == "Makefile":  # the program does not depend on its Makefile: relink it
+                (project.root / f"prog-{cc}").unlink(missing_ok=True)
             incs = " ".join(f"-I{i}" for i in project.includes)
             build = f"make -s 'CFLAGS={cflags} {incs}'"
             originals = {path: fault.original.encode(), project.root / "Makefile": (fault.original if fault.file == "Makefile" else mk).encode()}
