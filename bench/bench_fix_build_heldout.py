@@ -99,14 +99,17 @@ class HProject:
 
 
 def _sdist(spec: str, dirname: str) -> Path:
-    root = WORK / dirname
+    # Extracted outside WORK: WORK is the store's workspace, and the fix loop may edit any file
+    # in it -- the pristine copies must not be among them.
+    src = WORK.parent / (WORK.name + "-src")
+    root = src / dirname
     if not root.is_dir():
         sdists = WORK / "sdists"
         sdists.mkdir(parents=True, exist_ok=True)
         if not list(sdists.glob(dirname + ".tar.gz")):
             subprocess.run([sys.executable, "-m", "pip", "-q", "download", "--no-binary", ":all:", "--no-deps", spec, "-d", str(sdists)], check=True, capture_output=True)
         with tarfile.open(next(sdists.glob(dirname + ".tar.gz"))) as tar:
-            tar.extractall(WORK, filter="data")
+            tar.extractall(src, filter="data")
     return root
 
 
