@@ -134,3 +134,20 @@ def test_an_unrelated_unit_keeps_its_class(tmp_path: Path) -> None:
 def test_sqrt_not_declared_with_the_header_note_is_missing_include(compiler: str, tmp_path: Path) -> None:
     failing, output = _first_failure(compiler, "#include <vector>\ndouble root(double x) { return std::sqrt(x); }\n", ".cc", tmp_path)
     assert failing[0].error_type == "missing_include", output
+
+
+@pytest.mark.parametrize("compiler", ["gcc", "clang", "g++", "clang++"])
+@pytest.mark.parametrize("follow", [
+    "static const int kLimit = 3;",
+    "struct next { int a; };",
+    "typedef int handle;",
+    "int twice(int x) { return 2 * x; }",
+])
+def test_struct_missing_its_semicolon_is_a_syntax_error(compiler: str, follow: str, tmp_path: Path) -> None:
+    """Whatever the next declaration is, the first error is a syntax error (gcc's 'two or more data
+    types', clang's 'cannot combine with previous struct declaration specifier' included)."""
+    suffix = ".cc" if compiler.endswith("++") else ".c"
+    source = f"struct point {{\n    int x;\n}}\n\n{follow}\n\nint use(void) {{ struct point p; p.x = 1; return p.x; }}\n"
+    failing, output = _first_failure(compiler, source, suffix, tmp_path)
+    assert failing, output
+    assert failing[0].error_type == "syntax_error", output
