@@ -151,3 +151,12 @@ def test_struct_missing_its_semicolon_is_a_syntax_error(compiler: str, follow: s
     failing, output = _first_failure(compiler, source, suffix, tmp_path)
     assert failing, output
     assert failing[0].error_type == "syntax_error", output
+
+
+@pytest.mark.parametrize("compiler", ["g++", "clang++"])
+def test_an_unknown_parameter_type_is_an_undefined_symbol(compiler: str, tmp_path: Path) -> None:
+    """g++ says "variable or field 'Print' declared void" first; the error on the same line that
+    names the undeclared type decides its class."""
+    source = "namespace dc {\nvoid Print(Bignum value);\nVector<char> Buffer();\n}\n"
+    failing, output = _first_failure(compiler, source, ".cc", tmp_path)
+    assert {r.error_type for r in failing} == {"undefined_symbol"}, output

@@ -60,7 +60,8 @@ _BUILD_PATTERNS: list[tuple[str, FoldedPattern]] = [
             r"|no declaration matches|Undefined symbols for architecture|no type named|Unknown CMake command"
             r"|implicitly declaring library function|call to undeclared (?:library )?function"
             r"|multiple definition of|duplicate symbol|redefinition of|first defined here"
-            r"|use of undeclared identifier|cannot find symbol|unknown identifier",
+            r"|use of undeclared identifier|cannot find symbol|unknown identifier|no template named"
+            r"|forbids declaration of .{1,200} with no type",
         ),
     ),
     (
@@ -318,6 +319,23 @@ def unclosed_block_cascade(records: list[BuildErrorRecord]) -> None:
             record.error_type = "syntax_error"
 
 
+def same_place(records: list[BuildErrorRecord]) -> None:
+    """An error no pattern knows takes the class of an error the compiler reports at the same
+    place (g++'s "variable or field 'f' declared void" comes with "'T' was not declared in this
+    scope" on its line: the unknown type is the cause)."""
+    known: dict[tuple[str, int], str] = {}
+    for record in records:
+        if record.is_failure and record.line and record.error_type not in ("", "unknown"):
+            known.setdefault((record.file_path, record.line), record.error_type)
+    if not known:
+        return
+    for record in records:
+        if record.is_failure and record.error_type == "unknown" and record.tool != "cmake":
+            found = known.get((record.file_path, record.line))
+            if found:
+                record.error_type = found
+
+
 def _unit(record: BuildErrorRecord) -> str:
     return record.translation_unit or record.file_path
 
@@ -391,6 +409,7 @@ def classify_result(result: ParseResult, config: Config | None = None) -> ParseR
     for record in result.build_errors:
         classify_build(record, config)
     unclosed_block_cascade(result.build_errors)
+    same_place(result.build_errors)
     for failure in result.test_failures:
         classify_test(failure, config)
     return result
