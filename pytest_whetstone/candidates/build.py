@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from ..locate.cfamily import byte_to_char_col, iter_sources, language_for, parse_file
 from ..records import BuildErrorRecord, FixCandidate, TextEdit, rank_candidates
 from . import tables
+from .braces import closing_brace
 from .buildctx import Generator, _Ctx
 from .cfile import (
     IDENT,
@@ -45,7 +46,6 @@ from .siteops import (
     address_or_deref,
     aggregate_semicolon,
     argument_count,
-    closing_brace,
     near_identifier,
     unknown_callee,
 )
