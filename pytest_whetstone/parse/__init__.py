@@ -584,15 +584,15 @@ def _prepend(first: str, rest: Iterable[str]) -> Iterable[str]:
 def normalize_paths(result: ParseResult, cwd: str, workspace: str) -> ParseResult:
     """Make every record's file_path workspace-relative (the shape reports use)."""
     for record in result.build_errors:
-        record.file_path = workspace_relative(record.file_path, cwd, workspace)
+        record.file_path = workspace_relative(record.file_path, workspace, cwd)
         if record.translation_unit:
-            record.translation_unit = workspace_relative(record.translation_unit, cwd, workspace)
+            record.translation_unit = workspace_relative(record.translation_unit, workspace, cwd)
         for edit in record.fixits:
-            edit.file_path = workspace_relative(edit.file_path, cwd, workspace)
+            edit.file_path = workspace_relative(edit.file_path, workspace, cwd)
         record.error_id = ""
         record.ensure_id()
     for failure in result.test_failures:
-        failure.file_path = workspace_relative(failure.file_path, cwd, workspace)
+        failure.file_path = workspace_relative(failure.file_path, workspace, cwd)
         if failure.impl_file:
-            failure.impl_file = workspace_relative(failure.impl_file, cwd, workspace)
+            failure.impl_file = workspace_relative(failure.impl_file, workspace, cwd)
     return result
