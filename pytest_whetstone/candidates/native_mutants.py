@@ -71,10 +71,13 @@ def _text(node: Any) -> str:
 
 
 def _in_error(node: Any) -> bool:
+    """Inside an ``ERROR`` node, or in a statement tree-sitter could not parse whole."""
     cur = node
     while cur is not None:
         if cur.type == "ERROR" or cur.is_missing:
             return True
+        if cur.type.endswith(("_statement", "declaration")):
+            return bool(cur.has_error)
         cur = cur.parent
     return False
 
