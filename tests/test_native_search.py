@@ -87,16 +87,20 @@ MAKEFILE = """\
 CXX ?= g++
 CXXFLAGS = -std=c++17 -O0 -Isrc
 LIBS = -lgtest -lgtest_main -pthread
-TESTS = geo_test
+TESTS = geo_test more_test
 all: $(TESTS)
 src/geo.o: src/geo.cc src/geo.h
 \t$(CXX) $(CXXFLAGS) -c src/geo.cc -o src/geo.o
 tests/geo_test.o: tests/geo_test.cc src/geo.h
 \t$(CXX) $(CXXFLAGS) -c tests/geo_test.cc -o tests/geo_test.o
+tests/more_test.o: tests/more_test.cc src/geo.h
+\t$(CXX) $(CXXFLAGS) -c tests/more_test.cc -o tests/more_test.o
 geo_test: src/geo.o tests/geo_test.o
 \t$(CXX) -o geo_test tests/geo_test.o src/geo.o $(LIBS)
+more_test: src/geo.o tests/more_test.o
+\t$(CXX) -o more_test tests/more_test.o src/geo.o $(LIBS)
 check: $(TESTS)
-\t./geo_test
+\t./geo_test && ./more_test
 .PHONY: all check
 """
 GEO_H = """\
@@ -133,6 +137,12 @@ TEST(Geo, InsideExcludesFarEdge) {
 }
 TEST(Geo, Scale) { EXPECT_EQ(scale(10, 3, 2), 15); }
 """
+MORE_TEST = """\
+#include <gtest/gtest.h>
+#include "geo.h"
+
+TEST(More, ManhattanIsSymmetric) { EXPECT_EQ(manhattan(3, 4, 0, 0), 7); }
+"""
 
 
 @pytest.fixture()
@@ -141,7 +151,7 @@ def make_project(tmp_path: Path) -> Path:
         pytest.skip("make not installed")
     proj = tmp_path / "geo"
     for rel, text in {"Makefile": MAKEFILE, "src/geo.h": GEO_H, "src/geo.cc": GEO_CC,
-                      "tests/geo_test.cc": GEO_TEST}.items():
+                      "tests/geo_test.cc": GEO_TEST, "tests/more_test.cc": MORE_TEST}.items():
         (proj / rel).parent.mkdir(parents=True, exist_ok=True)
         (proj / rel).write_text(text)
     build = subprocess.run(["make", "CXX=ccwrap++"], cwd=proj, env=_env(proj / ".whetstone"),
@@ -237,6 +247,46 @@ def test_a_mutant_that_does_not_compile_or_loops_costs_one_bounded_trial(make_pr
     finally:
         trial.close()
     assert (make_project / "src/geo.cc").read_text() == GEO_CC
+
+
+def test_the_wider_check_runs_the_other_test_binaries_that_link_the_code(make_project: Path) -> None:
+    failure = _failure(make_project, "InsideExcludesFarEdge", Suspect("src/geo.cc", "inside", 9, 11, 1.0))
+    trial, why = cxx_trial([failure], make_project, make_project / ".whetstone", timeout_s=10.0)
+    assert trial is not None, why
+    try:
+        good = GEO_CC.replace("y <= h", "y < h")
+        assert trial.run_wider("src/geo.cc", good).ok
+        # fixes the failing test, breaks a test in another binary: not validated
+        bad = good.replace("absval(x1 - x2) + absval(y1 - y2)", "absval(x2) + absval(y2)")
+        assert trial.run_failing("src/geo.cc", bad).passed == {failure.failure_id}
+        wider = trial.run_wider("src/geo.cc", bad)
+        assert not wider.ok and "More.ManhattanIsSymmetric" in wider.failed
+        assert set(wider.covered) == {"geo_test", "more_test"}
+    finally:
+        trial.close()
+
+
+def test_a_shared_library_is_relinked_in_scratch_space(tmp_path: Path) -> None:
+    if not (shutil.which("cmake") and shutil.which("ctest")):
+        pytest.skip("cmake/ctest not installed")
+    proj = tmp_path / "calc"
+    shutil.copytree(FIXTURES / "gtest_calc", proj)
+    env = _env(proj / ".whetstone", CC="ccwrap", CXX="ccwrap++")
+    configure = subprocess.run(["cmake", "-S", str(proj), "-B", str(proj / "build"), "-DBUILD_SHARED_LIBS=ON"],
+                               env=env, capture_output=True, text=True)
+    if configure.returncode != 0:
+        pytest.skip("CMake could not configure the gtest project: " + configure.stderr[-200:])
+    assert subprocess.run(["cmake", "--build", str(proj / "build")], env=env, capture_output=True).returncode == 0
+    assert list((proj / "build").glob("libcalc.so*"))
+    before = _tree_hashes(proj)
+    verdict, out = _whetstone(["run", "--search", "--", "ctest", "--output-on-failure"], proj / "build",
+                              proj / ".whetstone")
+    assert _tree_hashes(proj) == before
+    report = json.loads((proj / ".whetstone" / "reports" / Path(verdict["report"]).name).read_text())
+    state = load_session(proj / ".whetstone", report["session_id"]).state()
+    validated = {(c.edits[0].file_path, c.edits[0].new_text) for c in state.current_candidates()
+                 if c.validated and c.source == "search"}
+    assert ("src/stats.cc", "<=") in validated, out
 
 
 def test_a_test_that_passes_when_rerun_alone_is_not_searched(make_project: Path) -> None:

@@ -23,7 +23,7 @@ from xml.etree import ElementTree
 
 from ..build.compdb import Command, CompileDatabase
 from ..build.gate import HEADER_EXT, Gate, _relink_args
-from ..locate.native_tests import Workspace, _find_gtest_file, gtest_names
+from ..locate.native_tests import Workspace, _find_gtest_file, gtest_names, is_test_file
 from ..process import run_bounded
 from ..records import TestFailureRecord
 from .native_trial import SuiteOutcome, TrialOutcome
@@ -53,6 +53,8 @@ class CxxTrial:
         self.scratch = Path(tempfile.mkdtemp(prefix="whetstone-cxx-trial-"))
         self._count = 0
         self._members: dict[str, set[str]] = {}
+        self._last: tuple[tuple[str, str], list[tuple[_Binary, str]] | str] | None = None
+        self._env_for: dict[str, str] = {}  # scratch binary -> the directory of its relinked shared libraries
 
     # ----------------------------------------------------------------- protocol
 
@@ -67,12 +69,13 @@ class CxxTrial:
     def run_failing(self, rel: str, text: str) -> TrialOutcome:
         started = time.monotonic()
         out = TrialOutcome()
-        built = self._build(rel, text, [b for b in self.binaries if b.tests])
+        built = self._build(rel, text, self.binaries)
         if isinstance(built, str):
             out.error = built
         else:
             for binary, path in built:
-                self._run_tests(binary, path, out)
+                if binary.tests:
+                    self._run_tests(binary, path, out)
         out.seconds = time.monotonic() - started
         return out
 
@@ -101,7 +104,21 @@ class CxxTrial:
     # ----------------------------------------------------------------- building
 
     def _build(self, rel: str, text: str, binaries: list[_Binary]) -> list[tuple[_Binary, str]] | str:
-        """Scratch binaries with ``rel`` holding ``text`` (or why they could not be built)."""
+        """Scratch binaries with ``rel`` holding ``text`` (or why they could not be built); the wider
+        check after run_failing reuses what that built."""
+        key = (rel, text)
+        if self._last is not None and self._last[0] == key:
+            done = self._last[1]
+            if isinstance(done, str):
+                return done
+            have = {b.path: p for b, p in done}
+            if all(b.path in have for b in binaries):
+                return [(b, have[b.path]) for b in binaries]
+        built = self._build_new(rel, text, binaries)
+        self._last = (key, built)
+        return built
+
+    def _build_new(self, rel: str, text: str, binaries: list[_Binary]) -> list[tuple[_Binary, str]] | str:
         path = Path(os.path.realpath(self.workspace / rel))
         commands = self.db.for_source(path)[:1]
         if not commands:
@@ -124,16 +141,52 @@ class CxxTrial:
                 why = f"{first.file_path}:{first.line}: {first.message}" if first else unit.output.strip()[:200]
                 return f"does not compile: {why}"
             replaced[real_obj] = str(obj)
+        libs = self._relink_shared(replaced, objdir)
+        if isinstance(libs, str):
+            return libs
         out: list[tuple[_Binary, str]] = []
         for binary in binaries:
             swapped = self._swap_archives(binary.link, replaced, objdir)
+            direct = {r for r in self._inputs(binary.link) if r in replaced}
+            if not direct and not swapped:
+                if any(r in libs for r in self._inputs(binary.link)):
+                    out.append((binary, binary.path))  # only its shared library changed: LD_LIBRARY_PATH
+                continue  # the mutated code is not in this binary: nothing to rebuild or run
             target = objdir / ("bin-" + Path(binary.path).name)
             args = _relink_args(binary.link, {**replaced, **swapped}, [], target)
             code, output = _quiet(args, binary.link.directory, max(60.0, self.timeout_s))
             if code != 0:
                 return f"does not link: {output.strip().splitlines()[-1][:200] if output.strip() else f'exit {code}'}"
             out.append((binary, str(target)))
+        if not out:
+            return f"no test binary links the code of {rel}"
+        self._env_for = {path: str(objdir / "lib") for _b, path in out} if libs else {}
         return out
+
+    def _inputs(self, link: Command) -> list[str]:
+        return [os.path.realpath(os.path.join(link.directory, a)) for a in link.arguments[1:] if not a.startswith("-")]
+
+    def _relink_shared(self, replaced: dict[str, str], objdir: Path) -> set[str] | str:
+        """Project shared libraries built from a replaced object, relinked into ``objdir/lib`` under their
+        own file names (the test binaries find them there through LD_LIBRARY_PATH)."""
+        done: set[str] = set()
+        for link in self.db.links():
+            if not link.output or not any(a in ("-shared", "-dynamiclib") for a in link.arguments):
+                continue
+            real = os.path.realpath(os.path.join(link.directory, link.output))
+            if real in done or not any(r in replaced for r in self._inputs(link)):
+                continue
+            libdir = objdir / "lib"
+            libdir.mkdir(exist_ok=True)
+            args = _relink_args(link, replaced, [], libdir / Path(real).name)
+            code, output = _quiet(args, link.directory, max(60.0, self.timeout_s))
+            if code != 0:
+                return f"does not link: {output.strip().splitlines()[-1][:200] if output.strip() else f'exit {code}'}"
+            for alias in {Path(link.output).name, Path(real).name} - {Path(real).name}:
+                (libdir / alias).symlink_to(Path(real).name)
+            done.add(real)
+            done.add(os.path.join(os.path.dirname(real), Path(link.output).name))
+        return done
 
     def _swap_archives(self, link: Command, replaced: dict[str, str], objdir: Path) -> dict[str, str]:
         """Project archives on the link line holding a replaced object: scratch copies with it swapped."""
@@ -194,6 +247,8 @@ class CxxTrial:
             if tests:
                 args.append("--gtest_filter=" + ":".join(tests))
         env = dict(os.environ)
+        if path in self._env_for:
+            env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [self._env_for[path], env.get("LD_LIBRARY_PATH")]))
         env.pop("GTEST_OUTPUT", None)
         env.pop("GTEST_FILTER", None)
         try:
@@ -281,9 +336,37 @@ def cxx_trial(
         binaries.setdefault(binary.path, binary).tests[failure.failure_id] = name
     if not binaries:
         return None, f"no recorded link command builds the test binary of {', '.join(missing[:3]) or 'the failures'}"
+    for other in _other_test_binaries(db, workspace, set(binaries)):
+        binaries[other.path] = other  # the wider check runs them too when they link the mutated code
     for binary in binaries.values():
         binary.gtest = _links_gtest(binary.link)
     return CxxTrial(workspace, db, list(binaries.values()), timeout_s), ""
+
+
+def _other_test_binaries(db: CompileDatabase, workspace: Path, known: set[str], limit: int = 16) -> list[_Binary]:
+    """Other executables the build linked from a test source's object (``*_test.cc``, ``tests/...``)."""
+    def is_test(command: Command) -> bool:
+        return any(is_test_file(os.path.relpath(os.path.realpath(os.path.join(command.directory, src)), workspace))
+                   for src in command.sources)
+
+    test_objects = {
+        os.path.realpath(os.path.join(c.directory, c.output)) for c in db.commands if c.output and not c.is_link and is_test(c)
+    }
+    out: list[_Binary] = []
+    for link in db.links():
+        if not link.output or any(a in ("-shared", "-dynamiclib", "-r") for a in link.arguments):
+            continue
+        path = os.path.realpath(os.path.join(link.directory, link.output))
+        if path in known or not os.access(path, os.X_OK):
+            continue
+        inputs = {os.path.realpath(os.path.join(link.directory, a)) for a in link.arguments[1:] if not a.startswith("-")}
+        one_step = link.is_compile and is_test(link)
+        if one_step or inputs & test_objects:
+            known.add(path)
+            out.append(_Binary(path, link))
+            if len(out) >= limit:
+                break
+    return out
 
 
 def _binary_of(db: CompileDatabase, test_source: Path) -> _Binary | None:
