@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..edits import EditError, apply_edits_text
-from ..locate.mutation import MutantEvidence, rerank
+from ..locate.mutation import NEUTRAL, MutantEvidence, rerank
 from ..locate.native_tests import family_of
 from ..records import FixCandidate, TestFailureRecord, rank_candidates
 from .hashing import record_hashes
@@ -40,6 +40,8 @@ TOP_SUSPECTS = 3  # suspects the search covers
 FIRST_PASS = 3  # mutants per suspect before the search concentrates
 MAX_MUTANTS = 60  # trials per search, whatever the budget
 TRIAL_TIMEOUT_S = 20.0
+CONCENTRATE = 1.0  # how far mutant evidence moves a suspect's remaining mutants
+PARTIAL_GRACE = 8  # trials spent looking for a fix of every failing test after one that fixes some
 
 
 @dataclass
@@ -173,20 +175,25 @@ class _Search:
             if text is None:
                 continue
             mutants = mutants_in(suspect.file_path, text.encode("utf-8"), suspect.line_start, suspect.line_end,
-                                 expected=failure.expected_value, qualname=suspect.qualname)
+                                 expected=failure.expected_value, actual=failure.actual_value,
+                                 qualname=suspect.qualname)
             per_suspect.append([_Plan(failure, suspect.file_path, suspect.qualname, m, index, r)
                                 for r, m in enumerate(mutants)])
         first = [p for rank in range(FIRST_PASS) for plans in per_suspect for p in plans[rank:rank + 1]]
         rest = [p for plans in per_suspect for p in plans[FIRST_PASS:]]
         return first + rest
 
-    def ordered_rest(self, rest: list[_Plan]) -> list[_Plan]:
-        """After the first pass: suspects whose mutants changed the failure first, then by prior."""
-        def weight(p: _Plan) -> tuple[float, float, int]:
+    def ordered_rest(self, failure: TestFailureRecord, rest: list[_Plan]) -> list[_Plan]:
+        """After the first pass: by the mutant's prior and its suspect's static score, moved by what the
+        suspect's mutants did (none changed the failure: down; they changed it: a little up)."""
+        top = max((s.score for s in failure.suspects[:TOP_SUSPECTS]), default=0.0) or 1.0
+
+        def weight(p: _Plan) -> float:
             ev = self.evidence.get((p.rel, p.qualname))
-            mut = ev.score() if ev is not None and ev.tried else 0.25
-            return (-mut, -p.mutant.prior, p.suspect_index)
-        return sorted(rest, key=weight)
+            mut = ev.score() if ev is not None and ev.tried else NEUTRAL
+            static = failure.suspects[p.suspect_index].score / top
+            return p.mutant.prior + 0.3 * static + CONCENTRATE * (mut - NEUTRAL)
+        return sorted(rest, key=lambda p: (-weight(p), p.suspect_index, p.rank))
 
     # ----------------------------------------------------------------- run
 
@@ -204,32 +211,41 @@ class _Search:
             self.stats.notes.append("the failing tests pass when re-run alone: not searched")
             return []
         found: list[FixCandidate] = []
-        fixed_ids: set[str] = set()
+        fixed_ids: set[str] = set()  # failures a complete candidate already makes pass
+        seen: set[tuple[str, int, int, int, int, str]] = set()
         for failure in live:
             if failure.failure_id in fixed_ids:
                 continue
             plans = self.plans(failure)
-            first, rest = plans[: FIRST_PASS * TOP_SUSPECTS], plans[FIRST_PASS * TOP_SUSPECTS:]
-            queue = first
+            queue, rest = plans[: FIRST_PASS * TOP_SUSPECTS], plans[FIRST_PASS * TOP_SUSPECTS:]
             ordered = False
-            while queue:
+            after_partial = -1  # trials left to look for a complete fix once a partial one is found
+            while queue and after_partial != 0:
                 plan = queue.pop(0)
                 if not queue and not ordered:
-                    queue, ordered = self.ordered_rest(rest), True
+                    queue, ordered = self.ordered_rest(failure, rest), True
+                if plan.mutant.key in seen:
+                    continue
+                seen.add(plan.mutant.key)
                 if self.stats.tried >= MAX_MUTANTS:
                     self.stats.stopped = "count"
                     return self.finish(found)
                 if self.remaining() < self.estimate():
                     self.stats.stopped = "budget"
                     return self.finish(found)
-                cand = self.try_one(plan, failure)
-                if cand is not None:
-                    found.append(cand)
+                after_partial -= after_partial > 0
+                cand = self.try_one(plan, len(live))
+                if cand is None:
+                    continue
+                found.append(cand)
+                if len(found) >= wanted:
+                    self.stats.stopped = "enough"
+                    return self.finish(found)
+                if cand.mutation.get("complete"):
                     fixed_ids.update(cand.mutation.get("fixes", []))
-                    if len(found) >= wanted:
-                        self.stats.stopped = "enough"
-                        return self.finish(found)
                     break
+                if after_partial < 0:
+                    after_partial = PARTIAL_GRACE  # one edit may still fix every failing test: look a little
         self.stats.stopped = self.stats.stopped or ("found" if found else "exhausted")
         return self.finish(found)
 
@@ -237,7 +253,7 @@ class _Search:
         trials = self.stats.trial_s
         return statistics.median(trials) if trials else 0.5
 
-    def try_one(self, plan: _Plan, failure: TestFailureRecord) -> FixCandidate | None:
+    def try_one(self, plan: _Plan, failing: int) -> FixCandidate | None:
         original = self.original(plan.rel)
         if original is None:
             return None
@@ -255,8 +271,8 @@ class _Search:
             return None  # says nothing about the fault: a mutant that does not build is not evidence
         ev.tried += 1
         base = self.base.failing if self.base else {}
-        fixes = sorted(fid for fid in outcome.passed if fid in base)
-        if failure.failure_id not in outcome.passed:
+        fixes = [f.failure_id for f in self.failures if f.failure_id in outcome.passed and f.failure_id in base]
+        if not fixes:
             if any(outcome.failing.get(fid) != sig for fid, sig in base.items() if fid in outcome.failing):
                 ev.changed += 1
             return None
@@ -269,16 +285,19 @@ class _Search:
         self.stats.validated += 1
         if self.stats.first_validated_s is None:
             self.stats.first_validated_s = round(time.monotonic() - self.started, 3)
+        complete = len(fixes) >= failing
         covered = ", ".join(wider.covered[:4]) or "the failing tests"
         mutant = plan.mutant
+        share = f"all {len(fixes)} failing test(s)" if complete else f"{len(fixes)} of {failing} failing tests"
+        confidence = min(0.8 + 0.15 * mutant.prior, 0.97) if complete else 0.7 + 0.1 * mutant.prior
         return record_hashes(
             FixCandidate(
-                target_id=failure.failure_id,
-                description=(f"{mutant.description} (validated: makes {len(fixes)} failing test(s) pass, "
-                             f"breaks no other test of {covered})"),
-                confidence=round(min(0.8 + 0.15 * mutant.prior, 0.97), 3),
+                target_id=fixes[0],
+                description=f"{mutant.description} (validated: makes {share} pass, breaks no other test of {covered})",
+                confidence=round(confidence, 3),
                 mutation_type="replaceNode",
-                mutation={"kind": mutant.kind, "fixes": fixes, "checked": wider.covered, "unchecked": []},
+                mutation={"kind": mutant.kind, "fixes": fixes, "complete": complete, "checked": wider.covered,
+                          "unchecked": []},
                 edits=[mutant.edit],
                 source="search",
                 validated=True,

@@ -41,6 +41,17 @@ class _Binary:
     gtest: bool = True
 
 
+@dataclass
+class _Build:
+    """One mutated text compiled: its scratch objects, and what was linked with them so far."""
+
+    objdir: Path
+    replaced: dict[str, str]  # real object -> scratch object
+    libs: set[str]  # real shared libraries relinked under objdir/lib
+    archives: dict[str, str] = field(default_factory=dict)  # real archive -> scratch copy ("" = untouched)
+    linked: dict[str, str | None] = field(default_factory=dict)  # binary -> scratch binary (None: not linked)
+
+
 class CxxTrial:
     """The :class:`.native_trial.Trial` of C/C++ test binaries built through ccwrap."""
 
@@ -53,7 +64,7 @@ class CxxTrial:
         self.scratch = Path(tempfile.mkdtemp(prefix="whetstone-cxx-trial-"))
         self._count = 0
         self._members: dict[str, set[str]] = {}
-        self._last: tuple[tuple[str, str], list[tuple[_Binary, str]] | str] | None = None
+        self._last: tuple[tuple[str, str], _Build | str] | None = None
         self._env_for: dict[str, str] = {}  # scratch binary -> the directory of its relinked shared libraries
 
     # ----------------------------------------------------------------- protocol
@@ -69,13 +80,12 @@ class CxxTrial:
     def run_failing(self, rel: str, text: str) -> TrialOutcome:
         started = time.monotonic()
         out = TrialOutcome()
-        built = self._build(rel, text, self.binaries)
+        built = self._build(rel, text, [b for b in self.binaries if b.tests])
         if isinstance(built, str):
             out.error = built
         else:
             for binary, path in built:
-                if binary.tests:
-                    self._run_tests(binary, path, out)
+                self._run_tests(binary, path, out)
         out.seconds = time.monotonic() - started
         return out
 
@@ -104,21 +114,30 @@ class CxxTrial:
     # ----------------------------------------------------------------- building
 
     def _build(self, rel: str, text: str, binaries: list[_Binary]) -> list[tuple[_Binary, str]] | str:
-        """Scratch binaries with ``rel`` holding ``text`` (or why they could not be built); the wider
-        check after run_failing reuses what that built."""
+        """Scratch binaries with ``rel`` holding ``text`` (or why they could not be built).  The objects
+        of the last text are kept, so the wider check after run_failing links only what is left."""
         key = (rel, text)
-        if self._last is not None and self._last[0] == key:
-            done = self._last[1]
-            if isinstance(done, str):
-                return done
-            have = {b.path: p for b, p in done}
-            if all(b.path in have for b in binaries):
-                return [(b, have[b.path]) for b in binaries]
-        built = self._build_new(rel, text, binaries)
-        self._last = (key, built)
-        return built
+        if self._last is None or self._last[0] != key:
+            self._last = (key, self._compile(rel, text))
+        build = self._last[1]
+        if isinstance(build, str):
+            return build
+        out: list[tuple[_Binary, str]] = []
+        for binary in binaries:
+            if binary.path not in build.linked:
+                linked = self._link(binary, build)
+                if linked is not None and linked.startswith("does not link"):
+                    return linked
+                build.linked[binary.path] = linked
+            target = build.linked[binary.path]
+            if target is not None:
+                out.append((binary, target))
+        if not out and not any(build.linked.values()):
+            return f"no test binary links the code of {rel}"
+        self._env_for = {path: str(build.objdir / "lib") for _b, path in out} if build.libs else {}
+        return out
 
-    def _build_new(self, rel: str, text: str, binaries: list[_Binary]) -> list[tuple[_Binary, str]] | str:
+    def _compile(self, rel: str, text: str) -> _Build | str:
         path = Path(os.path.realpath(self.workspace / rel))
         commands = self.db.for_source(path)[:1]
         if not commands:
@@ -144,24 +163,21 @@ class CxxTrial:
         libs = self._relink_shared(replaced, objdir)
         if isinstance(libs, str):
             return libs
-        out: list[tuple[_Binary, str]] = []
-        for binary in binaries:
-            swapped = self._swap_archives(binary.link, replaced, objdir)
-            direct = {r for r in self._inputs(binary.link) if r in replaced}
-            if not direct and not swapped:
-                if any(r in libs for r in self._inputs(binary.link)):
-                    out.append((binary, binary.path))  # only its shared library changed: LD_LIBRARY_PATH
-                continue  # the mutated code is not in this binary: nothing to rebuild or run
-            target = objdir / ("bin-" + Path(binary.path).name)
-            args = _relink_args(binary.link, {**replaced, **swapped}, [], target)
-            code, output = _quiet(args, binary.link.directory, max(60.0, self.timeout_s))
-            if code != 0:
-                return f"does not link: {output.strip().splitlines()[-1][:200] if output.strip() else f'exit {code}'}"
-            out.append((binary, str(target)))
-        if not out:
-            return f"no test binary links the code of {rel}"
-        self._env_for = {path: str(objdir / "lib") for _b, path in out} if libs else {}
-        return out
+        return _Build(objdir, replaced, libs)
+
+    def _link(self, binary: _Binary, build: _Build) -> str | None:
+        """The scratch path of this binary with the build's objects (None: the code is not in it)."""
+        inputs = self._inputs(binary.link)
+        swapped = self._swap_archives(binary.link, build)
+        if not swapped and not any(r in build.replaced for r in inputs):
+            # only its shared library changed (LD_LIBRARY_PATH), or the mutated code is not in it at all
+            return binary.path if any(r in build.libs for r in inputs) else None
+        target = build.objdir / ("bin-" + Path(binary.path).name)
+        args = _relink_args(binary.link, {**build.replaced, **swapped}, [], target)
+        code, output = _quiet(args, binary.link.directory, max(60.0, self.timeout_s))
+        if code != 0:
+            return f"does not link: {output.strip().splitlines()[-1][:200] if output.strip() else f'exit {code}'}"
+        return str(target)
 
     def _inputs(self, link: Command) -> list[str]:
         return [os.path.realpath(os.path.join(link.directory, a)) for a in link.arguments[1:] if not a.startswith("-")]
@@ -188,24 +204,30 @@ class CxxTrial:
             done.add(os.path.join(os.path.dirname(real), Path(link.output).name))
         return done
 
-    def _swap_archives(self, link: Command, replaced: dict[str, str], objdir: Path) -> dict[str, str]:
-        """Project archives on the link line holding a replaced object: scratch copies with it swapped."""
+    def _swap_archives(self, link: Command, build: _Build) -> dict[str, str]:
+        """Project archives on the link line holding a replaced object: scratch copies with it swapped
+        (one copy per archive and build, shared by every binary that links it)."""
         out: dict[str, str] = {}
         for arg in link.arguments[1:]:
             if arg.startswith("-") or not arg.endswith(".a"):
                 continue
             real = os.path.realpath(os.path.join(link.directory, arg))
+            if real in build.archives:
+                if build.archives[real]:
+                    out[real] = build.archives[real]
+                continue
+            build.archives[real] = ""
             if not real.startswith(str(self.workspace)) or not os.path.exists(real):
                 continue
             members = self._archive_members(real)
-            mine = [obj for real_obj, obj in replaced.items() if Path(real_obj).name in members]
+            mine = [obj for real_obj, obj in build.replaced.items() if Path(real_obj).name in members]
             if not mine:
                 continue
-            copy = objdir / f"{len(out)}-{Path(real).name}"
+            copy = build.objdir / f"{len(build.archives)}-{Path(real).name}"
             shutil.copyfile(real, copy)
-            code, output = _quiet(["ar", "r", str(copy), *mine], str(objdir), 60.0)
+            code, _output = _quiet(["ar", "r", str(copy), *mine], str(build.objdir), 60.0)
             if code == 0:
-                out[real] = str(copy)
+                build.archives[real] = out[real] = str(copy)
         return out
 
     def _archive_members(self, archive: str) -> set[str]:
