@@ -22,8 +22,12 @@ SIG_MAX = 240
 NODE_REPORTER = r"""
 export default async function* reporter(source) {
   for await (const event of source) {
-    if (!['test:start', 'test:pass', 'test:fail'].includes(event.type)) continue;
     const d = event.data || {};
+    if (event.type === 'test:stderr') {
+      yield JSON.stringify({ type: event.type, file: d.file || '', message: String(d.message) }) + '\n';
+      continue;
+    }
+    if (!['test:start', 'test:pass', 'test:fail'].includes(event.type)) continue;
     const det = d.details || {};
     let err = det.error;
     if (err && err.cause && typeof err.cause === 'object') err = err.cause;
@@ -130,24 +134,12 @@ def read_command(command: str, workspace: Path, depth: int = 0) -> Command:
         tokens = shlex.split(command)
     except ValueError:
         return Command()
-    script = npm_script(tokens)
-    if script and depth < 4:
-        scripts = _scripts(workspace)
-        for name in (f"pre{script}", script):
-            if name in scripts:
-                found = read_command(scripts[name], workspace, depth + 1)
-                if found.kind:
-                    return found
-        return Command()
     for segment in _segments(tokens):
-        found = _read_segment(segment)
+        script = npm_script(segment)
+        body = _scripts(workspace).get(script, "") if script and depth < 4 else ""
+        found = read_command(body, workspace, depth + 1) if body else _read_segment(segment)  # yarn jest
         if found.kind:
             return found
-        script = npm_script(segment)
-        if script and depth < 4:
-            found = read_command(" ".join(segment), workspace, depth + 1)
-            if found.kind:
-                return found
     return Command()
 
 
@@ -283,6 +275,7 @@ def read_node_events(path: Path, root: str) -> RunResult:
         return out
     prefix = root.rstrip("/") + "/"
     stack: list[str] = []
+    stderr: dict[str, list[str]] = {}  # a file's stderr: why it did not load
     for line in lines:
         try:
             ev = json.loads(line)
@@ -292,6 +285,9 @@ def read_node_events(path: Path, root: str) -> RunResult:
         name = str(ev.get("name", ""))
         file = str(ev.get("file", ""))
         rel = file[len(prefix):] if file.startswith(prefix) else file
+        if ev.get("type") == "test:stderr":
+            stderr.setdefault(rel, []).append(str(ev.get("message", "")))
+            continue
         if rel and rel not in out.files:
             out.files.append(rel)
         if ev.get("type") == "test:start":
@@ -301,7 +297,8 @@ def read_node_events(path: Path, root: str) -> RunResult:
         parts = [*stack[:nesting], name]
         if nesting == 0 and (name == file or name.endswith(rel) and rel):
             if ev.get("type") == "test:fail":  # the file itself: it did not load, or exited badly
-                out.file_errors[rel] = error_line(str(ev.get("message") or "failed"), root)
+                why = "".join(stderr.get(rel, [])) or str(ev.get("message") or "failed")
+                out.file_errors[rel] = error_line(why, root)
             continue
         if ev.get("skip") or ev.get("suite"):
             continue

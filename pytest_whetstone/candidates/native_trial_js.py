@@ -327,11 +327,11 @@ def _test_file(record: TestFailureRecord, workspace: Path) -> str:
     return ""
 
 
-def _parts(record: TestFailureRecord) -> list[str]:
+def _parts(record: TestFailureRecord, kind: str) -> list[str]:
     name = record.test_name
     if record.runner == "jest":
         return [p.strip() for p in name.split(" › ")]
-    if record.runner in ("node", "vitest"):
+    if record.runner in ("node", "vitest") or kind == "node-test":  # node's TAP nests subtests with " > " too
         return [p.strip() for p in name.split(" > ")]
     return [name.strip()]  # mocha (its full title), TAP (the assertion's description)
 
@@ -356,7 +356,7 @@ def js_trial(failures: list[TestFailureRecord], workspace: Path, *, command: str
         file = _test_file(r, workspace)
         if not file:
             return None, f"cannot find the test file of {r.test_name!r}"
-        parts = _parts(r)
+        parts = _parts(r, kind)
         if kind == "mocha":  # mocha's full title joins the path with spaces; the records with " > "
             parts = [" ".join(p.strip() for p in r.test_name.split(" > "))]
         targets.append(_Target(r.ensure_id().failure_id, file, parts))
