@@ -208,3 +208,32 @@ def test_refusals_say_why_in_one_line(tmp_path: Path) -> None:
 def test_signature_is_the_message_without_its_stack() -> None:
     message = "Error: expect(received).toBe(expected)\n\nExpected: 9\nReceived: 5\n    at Object.toBe (/s/t.js:8:1)"
     assert runs.signature(message, "/s") == "Error: expect(received).toBe(expected) Expected: 9 Received: 5"
+
+
+# --------------------------------------------------------------------------- mocha and vitest
+
+
+@pytest.mark.parametrize(("fixture", "package", "argv", "name"), [
+    ("mocha_tally", "mocha@10", ["npx", "mocha"], "tally > counts > counts each vote"),
+    ("vitest_tally", "vitest@1", ["npx", "vitest", "run"], "tally > counts > counts each vote"),
+])
+def test_mocha_and_vitest_trials(tmp_path: Path, fixture: str, package: str, argv: list[str], name: str) -> None:
+    proj = _install(tmp_path, fixture, package)
+    failures = _failures(argv, proj)
+    assert [f.test_name for f in failures] == [name]
+    fid = failures[0].failure_id
+    before = _hashes(proj)
+    src = (proj / "lib" / "tally.js").read_text()
+    trial = _trial(failures, proj, "npm test")
+    try:
+        base = trial.baseline()
+        assert set(base.failing) == {fid} and not base.error and trial.filter
+        assert trial.run_failing("lib/tally.js", src.replace("|| 0) - 1", "|| 0) + 1")).passed == {fid}
+        changed = trial.run_failing("lib/tally.js", src.replace("|| 0) - 1", "|| 0) - 2"))
+        assert set(changed.failing) == {fid} and changed.failing[fid] != base.failing[fid]
+        assert trial.run_failing("lib/tally.js", src.replace("return counts;", "return counts +;")).error
+        assert trial.run_wider("lib/tally.js", src.replace("|| 0) - 1", "|| 0) + 1")).ok
+        assert not trial.run_wider("lib/tally.js", src).ok
+    finally:
+        trial.close()
+    assert _hashes(proj) == before

@@ -256,7 +256,8 @@ def read_jest_json(path: Path, root: str) -> RunResult:
         if suite.get("status") == "failed" and not any(a.get("status") == "failed" for a in results):
             out.file_errors[rel] = error_line(message.replace("Test suite failed to run", ""), root) or "failed"
         for a in results:
-            key = (rel, title_key([*map(str, a.get("ancestorTitles", []) or []), str(a.get("title", ""))]))
+            ancestors = [str(t) for t in a.get("ancestorTitles", []) or [] if str(t)]  # vitest: "" for the file
+            key = (rel, title_key([*ancestors, str(a.get("title", ""))]))
             if a.get("status") == "passed":
                 out.passed.add(key)
             elif a.get("status") == "failed":

@@ -68,9 +68,12 @@ class JsTrial:
 
     def baseline(self) -> TrialOutcome:
         outcome = self.run_failing("", "")
-        if self.filter and not outcome.error and len(outcome.failing) + len(outcome.passed) < len(self.targets):
+        if self.filter and "did not run" in outcome.error:
             self.filter = False  # the title filter missed a test: run the whole files from now on
-            outcome = self.run_failing("", "")
+            unfiltered = self.run_failing("", "")
+            if len(unfiltered.failing) + len(unfiltered.passed) > len(outcome.failing) + len(outcome.passed):
+                return unfiltered
+            self.filter = True
         return outcome
 
     def run_failing(self, rel: str, text: str) -> TrialOutcome:
@@ -183,7 +186,7 @@ class JsTrial:
             argv = [node, *cmd.node_flags, str(bin_dir / "vitest"), "run", "--reporter=json",
                     f"--outputFile={out}", "--watch=false", *cmd.flags]
             argv += files if files is not None else cmd.paths
-            return argv + (["-t", _title_regex(targets, " ")] if targets else [])
+            return argv + (["-t", _title_regex(targets, " ", start="(?:^|\\s)")] if targets else [])  # a leading " "
         if self.kind == "mocha":
             argv = [node, *cmd.node_flags, str(bin_dir / "mocha"), "--reporter=json", "--no-color", *cmd.flags]
             argv += files if files is not None else cmd.paths
@@ -245,10 +248,11 @@ class _Swap:
             self.path.write_bytes(self.original)
 
 
-def _title_regex(targets: list[_Target], sep: str) -> str:
-    """The exact full titles, as one anchored alternation (Jest's -t joins the path with spaces)."""
+def _title_regex(targets: list[_Target], sep: str, start: str = "^") -> str:
+    """The exact full titles, as one anchored alternation (Jest's -t joins the path with spaces;
+    vitest 1 puts the file's nameless suite first, so its full names start with a space)."""
     titles = sorted({sep.join(t.parts) for t in targets})
-    return "^(?:" + "|".join(re.escape(t) for t in titles) + ")$"
+    return start + "(?:" + "|".join(re.escape(t) for t in titles) + ")$"
 
 
 def _link_packages(src: Path, dest: Path) -> None:
@@ -295,8 +299,9 @@ def _execute(argv: list[str], cwd: Path, env: dict[str, str], timeout: float, wo
 
 
 def _last_line(text: str, root: str) -> str:
+    """Why a run ended with no test outcome: its ``XxxError: ...`` line, else its last line."""
     lines = [ln.strip() for ln in re.sub(r"\x1b\[[0-9;]*m", "", text).splitlines() if ln.strip()]
-    err = next((ln for ln in lines if re.match(r"^\w*(?:Error|Exception)\b", ln)), lines[-1] if lines else "")
+    err = next((ln for ln in lines if re.match(r"^[A-Z]\w*(?:Error|Exception)\b:", ln)), lines[-1] if lines else "")
     return err.replace(root.rstrip("/") + "/", "")[:200]
 
 
