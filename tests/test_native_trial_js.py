@@ -124,6 +124,16 @@ def test_jest_through_npm_test_keeps_the_haste_map_out_of_node_modules(ledger: P
         assert "haste" not in out.lower() and "duplicate" not in out.lower(), out
     finally:
         trial.close()
+    # Records from ``jest --json`` name suites from the test files' common directory ("ledger.test.js").
+    done = subprocess.run(["npx", "jest", "--ci", "--json"], cwd=ledger, capture_output=True, text=True, timeout=120)
+    from_json = [r.ensure_id() for r in parse_text(done.stdout).test_failures]
+    assert {f.test_suite for f in from_json} == {"ledger.test.js"}
+    trial = _trial(from_json, ledger, "npx jest --ci --json")
+    try:
+        assert {t.file for t in trial.targets} == {"test/ledger.test.js"}
+        assert set(trial.baseline().failing) == {f.failure_id for f in from_json}
+    finally:
+        trial.close()
 
 
 # --------------------------------------------------------------------------- node:test
@@ -237,3 +247,26 @@ def test_mocha_and_vitest_trials(tmp_path: Path, fixture: str, package: str, arg
     finally:
         trial.close()
     assert _hashes(proj) == before
+
+
+def test_the_copy_keeps_links_and_leaves_generated_output(tmp_path: Path) -> None:
+    proj = tmp_path / "stock"
+    shutil.copytree(FIXTURES / "node_stock", proj)
+    outside = tmp_path / "shared"
+    outside.mkdir()
+    (proj / "seed").symlink_to("data")  # inside the project: stays relative, into the copy
+    (proj / "shared").symlink_to(os.path.relpath(outside, proj))  # outside: made absolute
+    (proj / "coverage").mkdir()
+    (proj / "coverage" / "lcov.info").write_text("x")
+    (proj / "node_modules" / ".cache").mkdir(parents=True)
+    (proj / "node_modules" / "left-pad").mkdir()
+    failures = _failures(["node", "--test"], proj)
+    trial = _trial(failures, proj, "node --test")
+    try:
+        assert os.readlink(trial.root / "seed") == "data" and (trial.root / "seed" / "initial.json").is_file()
+        assert os.readlink(trial.root / "shared") == str(outside)
+        assert not (trial.root / "coverage").exists() and not (trial.root / ".whetstone").exists()
+        assert os.readlink(trial.root / "node_modules" / "left-pad") == str(proj / "node_modules" / "left-pad")
+        assert not (trial.root / "node_modules" / ".cache").exists()  # a tool's cache is written in the copy
+    finally:
+        trial.close()

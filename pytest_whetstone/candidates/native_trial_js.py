@@ -132,11 +132,11 @@ class JsTrial:
                            and not (here / d).is_symlink()]
             for d in os.listdir(here):
                 if (here / d).is_symlink() and (here / d).is_dir() and d not in SKIP_COPY:
-                    os.symlink(os.readlink(here / d), dest / d)
+                    os.symlink(self._link_target(here / d), dest / d)
             for name in filenames:
                 src = here / name
                 if src.is_symlink():
-                    os.symlink(os.readlink(src), dest / name)
+                    os.symlink(self._link_target(src), dest / name)
                     continue
                 count += 1
                 size += src.stat().st_size
@@ -144,6 +144,13 @@ class JsTrial:
                     return f"project too large for a scratch copy (> {MAX_COPY_FILES} files or {MAX_COPY_BYTES >> 20} MB)"
                 shutil.copy2(src, dest / name)
         return ""
+
+    def _link_target(self, link: Path) -> str:
+        """A link inside the project stays relative (it points into the copy); one outside, absolute."""
+        target = os.readlink(link)
+        resolved = (link.parent / target).resolve()
+        inside = resolved == self.workspace or self.workspace in resolved.parents
+        return target if inside and not os.path.isabs(target) else str(resolved)
 
     def _mutated(self, rel: str, text: str) -> _Swap:
         return _Swap(self.root, rel, text)
@@ -325,11 +332,26 @@ def _test_file(record: TestFailureRecord, workspace: Path) -> str:
         cand = cand.removeprefix("./")
         if (workspace / cand).is_file():
             return cand
-        hits = [p for p in workspace.rglob(Path(cand).name) if p.as_posix().endswith("/" + cand)
-                and not set(p.relative_to(workspace).parts) & SKIP_COPY][:2]
+        hits = _find(workspace, cand)
         if len(hits) == 1:
-            return hits[0].relative_to(workspace).as_posix()
+            return hits[0]
     return ""
+
+
+def _find(workspace: Path, tail: str) -> list[str]:
+    """Workspace-relative files ending with ``/tail`` (Jest's JSON names suites from their common
+    directory), outside node_modules and generated output; at most two."""
+    name = Path(tail).name
+    hits: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(workspace):
+        dirnames[:] = [d for d in dirnames if d not in SKIP_COPY]
+        if name in filenames:
+            rel = (Path(dirpath) / name).relative_to(workspace).as_posix()
+            if ("/" + rel).endswith("/" + tail):
+                hits.append(rel)
+                if len(hits) > 1:
+                    break
+    return hits
 
 
 def _parts(record: TestFailureRecord, kind: str) -> list[str]:
