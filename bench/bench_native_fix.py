@@ -1,11 +1,16 @@
-"""Development bench: C++ test failures located and fixed by the native mutant search (run by hand).
+"""Development bench: C++ and JS test failures located and fixed by the native mutant search (by hand).
 
-    python bench/bench_native_fix.py [--faults N] [--seed S] [--out bench/results/native_fix.md]
+    python bench/bench_native_fix.py [--project exprcalc|textkit|all] [--faults N] [--seed S] [--out FILE]
 
-The project bench/native_dev/exprcalc (a tokenizer, a shunting-yard parser and an evaluator that
-calls both, a formatter; CMake + Ninja, a static library, three gtest binaries under ctest) is built
-through ccwrap in a scratch directory.  Faults are one-token slips seeded inside its library
-functions (a seeded sample); those the suite does not detect are dropped.  For each fault:
+Two development projects in bench/native_dev/, copied into a scratch directory:
+
+* exprcalc (C++): a tokenizer, a shunting-yard parser and an evaluator that calls both, a formatter;
+  CMake + Ninja through ccwrap, a static library, three gtest binaries under ctest;
+* textkit (JS): a package whose ``main`` exports one anonymous function over helpers in another
+  module, tested with ``node --test`` through ``require('../')``.
+
+Faults are one-token slips seeded inside the library functions (a seeded sample); those the suite
+does not detect are dropped.  For each fault:
 
 * ``whetstone run -- ctest``: the faulty function's rank among the first failure's suspects;
 * ``whetstone run --search -- ctest``: its rank after the mutants re-ranked them, and whether the
@@ -37,10 +42,24 @@ sys.path.insert(0, str(REPO))
 
 from pytest_whetstone.candidates.native_mutants import mutants_in  # noqa: E402
 from pytest_whetstone.edits import apply_edits_text  # noqa: E402
-from pytest_whetstone.locate import cfamily  # noqa: E402
+from pytest_whetstone.locate import cfamily, jsfamily  # noqa: E402
 
-PROJECT = HERE / "native_dev" / "exprcalc"
-LIB = ["src/tokenizer.cc", "src/parser.cc", "src/evaluator.cc", "src/format.cc"]
+
+@dataclass
+class Project:
+    name: str
+    lib: list[str]
+    build: list[str] | None
+    test: list[str]
+    configure: list[str] | None = None
+
+
+PROJECTS = {
+    "exprcalc": Project("exprcalc", ["src/tokenizer.cc", "src/parser.cc", "src/evaluator.cc", "src/format.cc"],
+                        ["cmake", "--build", "build"], ["ctest", "--test-dir", "build", "--output-on-failure"],
+                        ["cmake", "-S", ".", "-B", "build", "-G", "Ninja"]),
+    "textkit": Project("textkit", ["lib/index.js", "lib/helpers.js"], None, ["node", "--test", "test/"]),
+}
 SEED_KINDS = {"cmp-boundary", "cmp-flip", "cmp-reverse", "remove-not", "off-by-one", "arith", "boolop",
               "bool-const", "swap-args", "int-const", "drop-one"}
 BEGIN = "===WHETSTONE-RESULT==="
@@ -75,19 +94,25 @@ def _env(proj: Path) -> dict[str, str]:
     return env
 
 
-def faults(proj: Path, n: int, seed: int) -> list[Fault]:
+def _functions(rel: str, data: bytes) -> list[tuple[str, int, int]]:
+    if rel.endswith(".js"):
+        pj = jsfamily.parse_source(data)
+        return [(f.qualname, f.line_start, f.line_end) for f in jsfamily.functions_in(pj, rel)]
+    pf = cfamily.parse_source(data, "cpp")
+    return [(f.qualname, f.line_start, f.line_end) for f in cfamily.functions_in(pf, rel)]
+
+
+def faults(proj: Path, project: Project, n: int, seed: int) -> list[Fault]:
     rng = random.Random(seed)
     pool: list[Fault] = []
-    for rel in LIB:
+    for rel in project.lib:
         data = (proj / rel).read_bytes()
-        pf = cfamily.parse_source(data, "cpp")
-        for fn in cfamily.functions_in(pf, rel):
-            mutants = [m for m in mutants_in(rel, data, fn.line_start, fn.line_end, qualname=fn.qualname)
-                       if m.kind in SEED_KINDS]
+        for qualname, first, last in _functions(rel, data):
+            mutants = [m for m in mutants_in(rel, data, first, last, qualname=qualname) if m.kind in SEED_KINDS]
             rng.shuffle(mutants)
             for m in mutants[:3]:
                 text = apply_edits_text(data.decode(), [m.edit])
-                pool.append(Fault(rel, fn.qualname, m.kind, text, m.description))
+                pool.append(Fault(rel, qualname, m.kind, text, m.description))
     rng.shuffle(pool)
     return pool[: n * 2]  # some will not be detected
 
@@ -130,17 +155,24 @@ def _search_event(proj: Path, report: dict) -> dict:
     return found
 
 
-def measure(proj: Path, fault: Fault, env: dict[str, str], original: bytes) -> Outcome | None:
+def _builds(project: Project, proj: Path, env: dict[str, str]) -> bool:
+    return project.build is None or _sh(project.build, proj, env).returncode == 0
+
+
+def measure(project: Project, proj: Path, fault: Fault, env: dict[str, str], original: bytes) -> Outcome | None:
     path = proj / fault.rel
     path.write_text(fault.text)
     try:
-        if _sh(["cmake", "--build", "build"], proj, env).returncode != 0:
+        if not _builds(project, proj, env):
             return None
         t0 = time.perf_counter()
-        if _sh(["ctest", "--test-dir", "build"], proj, env).returncode == 0:
-            return None  # the suite does not detect it
+        try:
+            if _sh(project.test, proj, env, timeout=60).returncode == 0:
+                return None  # the suite does not detect it
+        except subprocess.TimeoutExpired:
+            return None  # the fault makes the suite hang: not a fault this bench measures
         plain = time.perf_counter() - t0
-        test = ["ctest", "--test-dir", "build", "--output-on-failure"]
+        test = project.test
         _v, report, run_s = _whetstone(["run", "--", *test], proj, env)
         rank = _rank(report, fault)
         _v, report, search_s = _whetstone(["run", "--search", "--", *test], proj, env)
@@ -151,8 +183,7 @@ def measure(proj: Path, fault: Fault, env: dict[str, str], original: bytes) -> O
         passes = exact = False
         if top and top.get("edits"):
             _sh([sys.executable, "-m", "pytest_whetstone", "apply", top["candidate_id"]], proj, env)
-            built = _sh(["cmake", "--build", "build"], proj, env).returncode == 0
-            passes = built and _sh(["ctest", "--test-dir", "build"], proj, env).returncode == 0
+            passes = _builds(project, proj, env) and _sh(project.test, proj, env).returncode == 0
             exact = path.read_bytes() == original
         return Outcome(fault, rank, rank_after, bool(top and top.get("validated")), passes, exact, plain, run_s,
                        search_s, stats.get("trial_median_s"))
@@ -162,31 +193,40 @@ def measure(proj: Path, fault: Fault, env: dict[str, str], original: bytes) -> O
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--faults", type=int, default=24)
+    ap.add_argument("--project", default="all", choices=[*PROJECTS, "all"])
+    ap.add_argument("--faults", type=int, default=24, help="per project")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--out", default=str(HERE / "results" / "native_fix.md"))
     args = ap.parse_args()
+    outcomes: list[Outcome] = []
+    for name in (PROJECTS if args.project == "all" else [args.project]):
+        outcomes += run_project(PROJECTS[name], args.faults, args.seed)
+    write(outcomes, args)
+
+
+def run_project(project: Project, n: int, seed: int) -> list[Outcome]:
     scratch = Path(tempfile.mkdtemp(prefix="bench-native-fix-"))
-    proj = scratch / "exprcalc"
-    shutil.copytree(PROJECT, proj)
+    proj = scratch / project.name
+    shutil.copytree(HERE / "native_dev" / project.name, proj)
     env = _env(proj)
-    _sh(["cmake", "-S", ".", "-B", "build", "-G", "Ninja"], proj, env)
-    assert _sh(["cmake", "--build", "build"], proj, env).returncode == 0
+    if project.configure:
+        _sh(project.configure, proj, env)
+    assert _builds(project, proj, env)
     outcomes: list[Outcome] = []
     try:
-        for fault in faults(proj, args.faults, args.seed):
-            if len(outcomes) >= args.faults:
+        for fault in faults(proj, project, n, seed):
+            if len(outcomes) >= n:
                 break
             original = (proj / fault.rel).read_bytes()
-            out = measure(proj, fault, env, original)
-            _sh(["cmake", "--build", "build"], proj, env)
+            out = measure(project, proj, fault, env, original)
+            _builds(project, proj, env)
             if out is not None:
                 outcomes.append(out)
-                print(f"{fault.qualname:28} {fault.kind:13} rank {out.rank} -> {out.rank_after} "
+                print(f"{project.name:9} {fault.qualname:28} {fault.kind:13} rank {out.rank} -> {out.rank_after} "
                       f"passes={out.passes} exact={out.exact}", flush=True)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    write(outcomes, args)
+    return outcomes
 
 
 def _pct(k: int, n: int) -> str:
@@ -202,11 +242,12 @@ def write(outcomes: list[Outcome], args: argparse.Namespace) -> None:
     med = statistics.median
     trials = [o.trial_median_s for o in outcomes if o.trial_median_s]
     lines = [
-        "# Native search on C++ test failures (development set)",
+        "# Native search on C++ and JS test failures (development set)",
         "",
-        f"`python bench/bench_native_fix.py --faults {args.faults} --seed {args.seed}`: bench/native_dev/exprcalc "
-        "(CMake + Ninja, static library, three gtest binaries, ctest), built through ccwrap; one seeded one-token "
-        f"fault at a time; {n} faults the suite detects.",
+        f"`python bench/bench_native_fix.py --project {args.project} --faults {args.faults} --seed {args.seed}`: "
+        "bench/native_dev/exprcalc (C++: CMake + Ninja through ccwrap, static library, three gtest binaries, ctest) "
+        "and bench/native_dev/textkit (JS: an anonymous exported function over helpers, node --test); one seeded "
+        f"one-token fault at a time; {n} faults the suites detect.",
         "",
         "| | default run | with the search |",
         "|---|---|---|",

@@ -161,6 +161,9 @@ def mutants_in(
                     inner = inner[1:-1]
                 add("remove-not", f"drop the `!` of `{_short(_text(node))}`", src.edit(node, inner))
         elif t in _NUMBERS:
+            if expected and _same_value(_text(node), actual) and re.fullmatch(r"-?\d+(?:\.\d+)?", expected.strip()):
+                add("return-expected", f"`{_text(node)}` -> `{expected.strip()}` (the value the test got -> the one "
+                    "it expected)", src.edit(node, expected.strip()), PRIOR["return-expected"] + 0.12)
             _number(src, node, ints, add)
         elif t in ("true", "false"):
             other = "false" if t == "true" else "true"

@@ -285,10 +285,12 @@ class _Search:
         self.stats.validated += 1
         if self.stats.first_validated_s is None:
             self.stats.first_validated_s = round(time.monotonic() - self.started, 3)
-        complete = len(fixes) >= failing
+        # complete: every failing test passes or fails exactly as before (another fault's failure)
+        unchanged = [fid for fid, sig in base.items() if outcome.failing.get(fid) == sig]
+        complete = len(fixes) + len(unchanged) >= len(base)
         covered = ", ".join(wider.covered[:4]) or "the failing tests"
         mutant = plan.mutant
-        share = f"all {len(fixes)} failing test(s)" if complete else f"{len(fixes)} of {failing} failing tests"
+        share = f"{len(fixes)} of {failing} failing tests" if len(fixes) < failing else f"all {failing} failing test(s)"
         confidence = min(0.8 + 0.15 * mutant.prior, 0.97) if complete else 0.7 + 0.1 * mutant.prior
         return record_hashes(
             FixCandidate(

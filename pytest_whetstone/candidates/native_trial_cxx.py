@@ -23,7 +23,8 @@ from xml.etree import ElementTree
 
 from ..build.compdb import Command, CompileDatabase
 from ..build.gate import HEADER_EXT, Gate, _relink_args
-from ..locate.native_tests import Workspace, _find_gtest_file, gtest_names, is_test_file
+from ..locate.native_names import gtest_names, is_test_file
+from ..locate.native_tests import Workspace, _find_gtest_file
 from ..process import run_bounded
 from ..records import TestFailureRecord
 from .native_trial import SuiteOutcome, TrialOutcome
