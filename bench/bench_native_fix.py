@@ -43,6 +43,7 @@ sys.path.insert(0, str(REPO))
 from pytest_whetstone.candidates.native_mutants import mutants_in  # noqa: E402
 from pytest_whetstone.edits import apply_edits_text  # noqa: E402
 from pytest_whetstone.locate import cfamily, jsfamily  # noqa: E402
+from pytest_whetstone.process import run_bounded  # noqa: E402
 
 
 @dataclass
@@ -166,11 +167,9 @@ def measure(project: Project, proj: Path, fault: Fault, env: dict[str, str], ori
         if not _builds(project, proj, env):
             return None
         t0 = time.perf_counter()
-        try:
-            if _sh(project.test, proj, env, timeout=60).returncode == 0:
-                return None  # the suite does not detect it
-        except subprocess.TimeoutExpired:
-            return None  # the fault makes the suite hang: not a fault this bench measures
+        code, _out = run_bounded(project.test, proj, 60, env)  # kills the test's whole process group
+        if code is None or code == 0:
+            return None  # not detected, or the fault makes the suite hang: not what this bench measures
         plain = time.perf_counter() - t0
         test = project.test
         _v, report, run_s = _whetstone(["run", "--", *test], proj, env)
