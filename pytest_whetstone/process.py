@@ -177,3 +177,34 @@ def _stop_group(proc: subprocess.Popen[bytes], sig: int) -> None:
     except subprocess.TimeoutExpired:
         _signal_group(proc, signal.SIGKILL)
         proc.wait()
+
+
+MEMORY_LIMIT_BYTES = 4 << 30  # a mutant that exhausts memory hits this, not the machine
+
+
+def _limit_memory() -> None:  # pragma: no cover - runs in the child
+    import resource
+
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
+
+
+def run_bounded(
+    args: Sequence[str], cwd: Path | str, timeout: float, env: dict[str, str] | None = None, *, limit_memory: bool = False
+) -> tuple[int | None, bytes]:
+    """Run quietly as a process group with stdin closed; (exit code or None on timeout, stdout+stderr).
+
+    On timeout the whole group is killed, so a test binary's children do not outlive it.
+    ``limit_memory`` caps the address space (not for programs that reserve huge mappings, such as
+    sanitizer builds).  OSError propagates: the caller says in one line why it could not run."""
+    proc = subprocess.Popen(
+        list(args), cwd=str(cwd), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=_limit_memory if limit_memory else None,
+    )
+    try:
+        out, _ = proc.communicate(timeout=max(0.1, timeout))
+    except subprocess.TimeoutExpired:
+        _signal_group(proc, signal.SIGKILL)
+        out, _ = proc.communicate()
+        return None, out or b""
+    return proc.returncode, out or b""

@@ -72,8 +72,10 @@ def run_command(
     config: Config | None = None,
     stdout: IO[str] | None = None,
     agent: bool | None = None,
+    search: bool = False,
 ) -> RunOutcome:
-    """Run cmd, stream its output, record an attempt; the verdict is printed last."""
+    """Run cmd, stream its output, record an attempt; the verdict is printed last.  ``search``: run the
+    validated mutant search on C/C++/JS test failures (``budgets.search_budget_s``)."""
     out = stdout or sys.stdout
     cwd = (cwd or Path.cwd()).resolve()
     agent = is_agent_environment() if agent is None else agent
@@ -85,7 +87,8 @@ def run_command(
             config = config if config is not None else _load_config_quietly(cwd)
             store = store or find_store(cwd)
             session = open_session(store, session_id, meta={"command": command_text(cmd), "cwd": str(cwd)})
-            outcome = _run_and_record(cmd, phase, timeout, cwd, session, shell, echo, config, started, agent, out)
+            outcome = _run_and_record(cmd, phase, timeout, cwd, session, shell, echo, config, started, agent, out,
+                                      search)
             return outcome
         except KeyboardInterrupt:
             outcome = _aborted(cmd, phase, session, 130, RunFacts(exit_code=130, interrupted="SIGINT"))
@@ -148,6 +151,7 @@ def _run_and_record(
     started: float,
     agent: bool,
     out: IO[str],
+    search: bool = False,
 ) -> RunOutcome:
     attempt_id = "A" + stable_id(session.session_id, time.time_ns(), os.getpid())
     mark = session.size()
@@ -170,14 +174,17 @@ def _run_and_record(
         result.test_failures = native[0]
     nested = [e.get("data") or {} for e in inner if e.get("event") == "verdict"]
     nested = [v for v in nested if isinstance(v, dict)]
+    candidates = native[1] if native is not None else []
+    # before the judge: the search's mutants may re-rank the suspects first_error names
+    candidates += _candidates(result, session, config, tests=native is None,
+                              search_budget_s=config.budgets.search_budget_s if search else 0.0,
+                              command=command_text(cmd))
     judgement = verdict_mod.judge(Evidence(
         build_errors=result.build_errors, test_failures=result.test_failures, facts=facts, phase=phase,
         tools=sorted(result.tools), ledger=verdict_mod.phase_ledger(nested),
     ))
     phase = judgement.phase
     gap = _gap(result)
-    candidates = native[1] if native is not None else []
-    candidates += _candidates(result, session, config, tests=native is None)
     duration_ms = int((time.monotonic() - started) * 1000)
     writer = RunWriter(session)
     _record(session, writer, attempt_id, cmd, phase, facts, result, gap, judgement.failure, raw_text, truncated,
@@ -290,10 +297,12 @@ def _native_test_report(
     return None if failures is None else (failures, candidates)
 
 
-def _candidates(result: ParseResult, session: Session, config: Config, *, tests: bool = True) -> list[FixCandidate]:
+def _candidates(result: ParseResult, session: Session, config: Config, *, tests: bool = True,
+                search_budget_s: float = 0.0, command: str | None = None) -> list[FixCandidate]:
     failing = [e for e in result.build_errors if e.is_failure]
     live = [t for t in result.test_failures if not t.flaky] if tests else []
-    return generate_candidates(failing, live, session.workspace, config, session=session)
+    return generate_candidates(failing, live, session.workspace, config, session=session,
+                               search_budget_s=search_budget_s, command=command)
 
 
 def generate_candidates(
@@ -303,22 +312,43 @@ def generate_candidates(
     config: Config,
     *,
     session: Session | None = None,
+    search_budget_s: float = 0.0,
+    command: str | None = None,
 ) -> list[FixCandidate]:
-    """Candidates for failing records; an error inside a generator is one warning line, not a crash."""
+    """Candidates for failing records; an error inside a generator is one warning line, not a crash.
+    With a search budget, C/C++/JS test failures also get the validated mutant search."""
     if not errors and not failures:
         return []
     from .candidates import generate
+    from .candidates.native_search import NativeSearchStats
     from .candidates.validate import ValidationStats
 
     try:
         stats = ValidationStats()
-        out = list(generate(errors, failures, workspace, config, build_stats=stats))
+        native = NativeSearchStats()
+        out = list(generate(errors, failures, workspace, config, build_stats=stats, search_budget_s=search_budget_s,
+                            native_stats=native, store=session.store if session is not None else None,
+                            command=command))
         if stats.errors and session is not None:
             session.append("build_validation", stats.to_dict())  # what the gate checked, for the record
+        if native.stopped and native.stopped != "disabled" and session is not None:
+            _record_native_search(session, native)
         return out
     except Exception as exc:  # noqa: BLE001
         warn_line(f"could not generate fix candidates: {exc}")
         return []
+
+
+def _record_native_search(session: Session, stats: Any) -> None:
+    """What the native search did (statistics, per-suspect mutant evidence), and one line when it gave up."""
+    from .locate.mutation import with_notes
+
+    data = stats.to_dict()
+    session.append(events.SEARCH, {"kind": "native", **data})
+    if data.get("evidence"):
+        session.append(events.MUTANT_EVIDENCE, {"search": with_notes(data["evidence"])})
+    if stats.notes and not stats.validated:
+        warn_line(f"the fix search did not run through: {stats.notes[0]}")
 
 
 def _raw_excerpt(log_path: Path) -> tuple[str, bool]:

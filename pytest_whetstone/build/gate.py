@@ -260,7 +260,7 @@ class Gate:
                 continue
             command = found[0]
             obj = objdir / f"{len(replaced) + len(extra)}-{Path(source).stem}.o"
-            unit = self._compile_object(source, command, edited, obj)
+            unit = self.compile_object(source, command, edited, obj)
             result.units.append(unit)
             if unit.exit_code != 0:
                 result.message = unit.output.strip().splitlines()[0][:200] if unit.exit_code < 0 and unit.output else ""
@@ -316,7 +316,7 @@ class Gate:
                 return [Command(command.directory, swapped, command.compiler, command.family, [str(source)], None, False)]
         return []
 
-    def _compile_object(self, source: str, command: Command, edited: Mapping[Path, str], obj: Path) -> UnitCheck:
+    def compile_object(self, source: str, command: Command, edited: Mapping[Path, str], obj: Path) -> UnitCheck:
         started = time.monotonic()
         scratch = self._mirror(edited, Path(source)) if edited else None
         args = syntax_only_args(command, source, scratch, self.workspace, object_out=obj)

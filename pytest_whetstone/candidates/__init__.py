@@ -4,7 +4,8 @@
 point: C/C++/CMake/linker candidates from :mod:`.build` (and :mod:`.lint` for
 lint that ``-Werror`` turned into a build failure), Python and generic
 test candidates from :mod:`.test`; the validated search (:mod:`.search`) runs
-only when a budget is given, since it executes the project's tests.  Build candidates are
+only when a budget is given, since it executes the project's tests; so does the search for
+C/C++/JS test failures (:mod:`.native_search`, through the recorded build or a scratch copy).  Build candidates are
 checked with the per-file gate when ccwrap recorded the compile commands (``.validate``).
 Candidates come back ranked (validated first, then confidence, then id).
 """
@@ -18,6 +19,7 @@ from ..records import BuildErrorRecord, FixCandidate, TestFailureRecord, rank_ca
 
 if TYPE_CHECKING:
     from ..config import Config
+    from .native_search import NativeSearchStats
     from .search import SearchStats
     from .validate import ValidationStats
 
@@ -33,6 +35,9 @@ def generate(
     search_budget_s: float = 0.0,
     search_stats: SearchStats | None = None,
     build_stats: ValidationStats | None = None,
+    native_stats: NativeSearchStats | None = None,
+    store: Path | None = None,
+    command: str | None = None,
 ) -> list[FixCandidate]:
     from .build import generate_build_candidates
     from .lint import generate_lint_candidates
@@ -48,6 +53,11 @@ def generate(
 
         native, test_failures = split_native(test_failures)  # gtest/ctest/jest/tap/junit go native
         out.extend(generate_native_candidates(native, workspace, config))
+        if native and search_budget_s > 0:
+            from .native_search import native_search_candidates
+
+            out.extend(native_search_candidates(native, workspace, search_budget_s, store=store, command=command,
+                                                stats=native_stats))
         from ..verdict import is_source_load_error
         from .pysource_errors import source_error_candidates
 

@@ -18,13 +18,13 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..records import Position, TextEdit
+from .mutant import PRIOR, Mutant
 from .pyedit import FunctionSlice
 
 _N = TypeVar("_N", bound=cst.CSTNode)
@@ -72,42 +72,8 @@ def _signs_for(value: cst.BaseExpression, signs: tuple[str, ...] = ("+", "-")) -
     return signs
 
 
-# Prior likelihood that each edit undoes a one-token slip.  Flipping an operator
-# back outranks wrapping the condition in `not` (both may pass, only the flip
-# restores the code); removing an existing `not` outranks adding one.
-PRIOR = {
-    "cmp-boundary": 0.9,  # < <-> <=, > <-> >=
-    "cmp-flip": 0.88,  # == <-> !=, is <-> is not, in <-> not in
-    "remove-not": 0.87,
-    "off-by-one": 0.85,  # an integer literal +-1, a range()/slice bound +-1
-    "drop-one": 0.82,  # `e + 1` / `e - 1` -> `e`
-    "return-expected": 0.8,
-    "bool-const": 0.75,
-    "arith": 0.7,
-    "cmp-reverse": 0.68,  # < <-> >, <= <-> >= (kind "cmp-flip", lower prior)
-    "boolop": 0.65,
-    "bound": 0.6,  # a non-literal returned value +-1
-    "int-const": 0.55,  # 0, 1, -1, another integer of the function
-    "str-const": 0.55,
-    "negate": 0.5,  # add `not` to a condition
-    "name": 0.4,
-}
 MAX_STRINGS = 6
 MAX_OTHER_INTS = 4
-
-
-@dataclass
-class Mutant:
-    kind: str
-    description: str
-    edit: TextEdit
-    line: int
-    prior: float
-
-    @property
-    def key(self) -> tuple[str, int, int, int, int, str]:
-        e = self.edit
-        return (e.file_path, e.start.line, e.start.col, e.end.line, e.end.col, e.new_text)
 
 
 def _code(node: cst.CSTNode) -> str:

@@ -34,6 +34,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--agent", action="store_true", default=None,
                      help="print what an agent needs: one line per failure, the top candidates, the verdict "
                      "(default: on when $AGENT or $AI_AGENT is set)")
+    run.add_argument("--search", action="store_true",
+                     help="search validated fixes for failing C/C++/JS tests through the recorded build or a "
+                     "scratch copy (budgets.search_budget_s; `whetstone fix` always does)")
     run.add_argument("cmd", nargs=argparse.REMAINDER, help="-- CMD [ARGS...]")
 
     parse = sub.add_parser("parse", help="parse a saved log; JSON records on stdout")
@@ -143,6 +146,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         session_id=args.session,
         shell=args.shell,
         agent=args.agent,
+        search=args.search,
     )
     return outcome.exit_code
 

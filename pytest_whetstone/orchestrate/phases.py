@@ -41,6 +41,7 @@ def run_phase(phase: PhaseSpec, session: Session, timeout: float | None, cwd: Pa
     out = run_command(
         phase.command, phase=phase.name, timeout=timeout, cwd=cwd, store=session.store,
         session_id=session.session_id, shell=True, echo=False, emit_verdict=False,
+        search=phase.kind == "test",  # the loop wants validated fixes for C/C++/JS test failures
     )
     # a signal stopped the phase (Ctrl-C, SIGTERM): run_command judged it; the loop stops there
     interrupted = bool(out.facts.interrupted)

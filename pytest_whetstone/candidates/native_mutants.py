@@ -1,0 +1,267 @@
+"""Small edits ("mutants") inside a C, C++ or JavaScript/TypeScript function, from tree-sitter nodes.
+
+The same operator families as the Python search (:mod:`.mutants`), ranked by the same priors:
+comparison swaps (``<``/``<=``, ``==``/``!=``, ``===``/``!==``), arithmetic swaps, ``&&``/``||``,
+a ``!`` removed (and, lower, a condition negated), off-by-one on integer literals, a ``± 1``
+dropped, ``++``/``--`` and ``+=``/``-=`` swapped, other constants (0, 1, the function's other
+integers, true/false), a returned literal replaced by the expected value the test printed, and two
+arguments of a call swapped.  Every mutant is one :class:`~..records.TextEdit` in file coordinates
+(1-based lines, character columns), so a validated one is a candidate as it stands.
+
+tree-sitter is error-tolerant; nodes inside an ``ERROR`` subtree are skipped, since an edit there
+could not be trusted to mean what it says.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ..records import Position, TextEdit
+from .mutant import PRIOR, Mutant
+
+_CMP: dict[str, list[tuple[str, str]]] = {
+    "<": [("<=", "cmp-boundary"), (">", "cmp-reverse")],
+    "<=": [("<", "cmp-boundary"), (">=", "cmp-reverse")],
+    ">": [(">=", "cmp-boundary"), ("<", "cmp-reverse")],
+    ">=": [(">", "cmp-boundary"), ("<=", "cmp-reverse")],
+    "==": [("!=", "cmp-flip")],
+    "!=": [("==", "cmp-flip")],
+    "===": [("!==", "cmp-flip")],
+    "!==": [("===", "cmp-flip")],
+}
+_ARITH: dict[str, list[str]] = {
+    "+": ["-", "*"], "-": ["+"], "*": ["/", "+"], "/": ["*"], "%": ["/"],
+    "&": ["|"], "|": ["&"], "^": ["|"], "<<": [">>"], ">>": ["<<"],
+}
+_LOGIC = {"&&": "||", "||": "&&"}
+_AUG = {"+=": "-=", "-=": "+=", "*=": "/=", "/=": "*=", "<<=": ">>=", ">>=": "<<="}
+_INT = re.compile(r"^(\d+)([uUlL]*)$")
+_NUMBERS = {"number_literal", "number"}
+_ARG_LISTS = {"argument_list", "arguments"}
+_CONDITIONS = {"if_statement", "while_statement", "do_statement"}
+MAX_OTHER_INTS = 4
+MAX_MUTANTS = 400  # per function: a huge function must not make a huge plan
+
+
+class _Source:
+    """One file's bytes, and tree-sitter points turned into our positions."""
+
+    def __init__(self, rel: str, data: bytes) -> None:
+        self.rel = rel
+        self.data = data
+        self.lines = data.split(b"\n")
+
+    def pos(self, point: tuple[int, int]) -> Position:
+        row, byte_col = point
+        raw = self.lines[row] if row < len(self.lines) else b""
+        return Position(row + 1, len(raw[:byte_col].decode("utf-8", errors="replace")) + 1)
+
+    def edit(self, node: Any, new_text: str) -> TextEdit:
+        return TextEdit(self.rel, self.pos(node.start_point), self.pos(node.end_point), new_text)
+
+    def span(self, start: Any, end: Any, new_text: str) -> TextEdit:
+        return TextEdit(self.rel, self.pos(start.start_point), self.pos(end.end_point), new_text)
+
+
+def _text(node: Any) -> str:
+    return (node.text or b"").decode("utf-8", errors="replace")
+
+
+def _in_error(node: Any) -> bool:
+    """Inside an ``ERROR`` node, or in a statement tree-sitter could not parse whole."""
+    cur = node
+    while cur is not None:
+        if cur.type == "ERROR" or cur.is_missing:
+            return True
+        if cur.type.endswith(("_statement", "declaration")):
+            return bool(cur.has_error)
+        cur = cur.parent
+    return False
+
+
+def _nodes(root: Any, first: int, last: int) -> Iterator[Any]:
+    """Nodes of ``root`` on lines [first, last] (1-based), in source order."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.end_point[0] + 1 < first or node.start_point[0] + 1 > last:
+            continue
+        if node.type == "ERROR":
+            continue
+        yield node
+        stack.extend(reversed(node.children))
+
+
+def _operator(node: Any) -> Any:
+    op = node.child_by_field_name("operator")
+    if op is not None:
+        return op
+    named = [c for c in node.children if not c.is_named]
+    return named[0] if named else None
+
+
+def _parse(rel: str, data: bytes) -> Any:
+    from ..locate import cfamily, jsfamily
+
+    if jsfamily.language_for(rel):
+        return jsfamily.parse_source(data, jsfamily.language_for(rel) or "javascript").tree.root_node
+    lang = cfamily.language_for(rel)
+    if lang is None:
+        return None
+    return cfamily.parse_source(data, lang, header=Path(rel).suffix in cfamily.HEADER_EXTS).tree.root_node
+
+
+def mutants_in(
+    rel: str, data: bytes, first: int, last: int, *, expected: str = "", actual: str = "", qualname: str = ""
+) -> list[Mutant]:
+    """Mutants of the code on lines [first, last] of ``data`` (workspace-relative ``rel``), best first.
+
+    ``expected`` / ``actual``: the values the failing assertion compared, when known: a returned literal
+    becomes the expected value, and a literal that *is* the actual value is the likeliest slip of all."""
+    root = _parse(rel, data)
+    if root is None:
+        return []
+    src = _Source(rel, data)
+    body = [n for n in _nodes(root, first, last) if not _in_error(n)]
+    ints = sorted({int(m.group(1)) for n in body if n.type in _NUMBERS for m in [_INT.match(_text(n))] if m})
+    out: list[Mutant] = []
+    seen: set[tuple[int, int, int, int, str]] = set()
+
+    def add(kind: str, description: str, edit: TextEdit, prior: float | None = None) -> None:
+        key = (edit.start.line, edit.start.col, edit.end.line, edit.end.col, edit.new_text)
+        if key in seen:
+            return
+        seen.add(key)
+        where = f" in {qualname}" if qualname else ""
+        out.append(Mutant(kind, f"{description}{where} ({rel}:{edit.start.line})", edit, edit.start.line,
+                          PRIOR.get(kind, 0.5) if prior is None else prior))
+
+    for node in body:
+        t = node.type
+        if t == "binary_expression":
+            _binary(src, node, add)
+        elif t in ("update_expression",):
+            op = _operator(node)
+            if op is not None and op.type in ("++", "--"):
+                other = "--" if op.type == "++" else "++"
+                add("arith", f"`{_text(op)}` -> `{other}`", src.edit(op, other))
+        elif t in ("assignment_expression", "augmented_assignment_expression"):
+            op = _operator(node)
+            if op is not None and op.type in _AUG:
+                add("arith", f"`{op.type}` -> `{_AUG[op.type]}`", src.edit(op, _AUG[op.type]))
+        elif t == "unary_expression":
+            op = _operator(node)
+            arg = node.child_by_field_name("argument")
+            if op is not None and op.type == "!" and arg is not None:
+                inner = _text(arg)
+                if arg.type == "parenthesized_expression" and inner.startswith("(") and inner.endswith(")"):
+                    inner = inner[1:-1]
+                add("remove-not", f"drop the `!` of `{_short(_text(node))}`", src.edit(node, inner))
+        elif t in _NUMBERS:
+            if expected and _same_value(_text(node), actual) and re.fullmatch(r"-?\d+(?:\.\d+)?", expected.strip()):
+                add("return-expected", f"`{_text(node)}` -> `{expected.strip()}` (the value the test got -> the one "
+                    "it expected)", src.edit(node, expected.strip()), PRIOR["return-expected"] + 0.12)
+            _number(src, node, ints, add)
+        elif t in ("true", "false"):
+            other = "false" if t == "true" else "true"
+            add("bool-const", f"`{t}` -> `{other}`", src.edit(node, other))
+        elif t in _CONDITIONS:
+            cond = node.child_by_field_name("condition")
+            if cond is not None:
+                inner = _text(cond)
+                if inner.startswith("(") and inner.endswith(")") and not inner[1:].lstrip().startswith("!"):
+                    add("negate", f"negate the condition `{_short(inner)}`", src.edit(cond, f"(!{inner})"))
+        elif t == "return_statement" and expected:
+            _return_expected(src, node, expected, actual, add)
+        elif t in _ARG_LISTS:
+            args = [c for c in node.named_children if c.type != "comment"]
+            for a, b in zip(args, args[1:], strict=False):
+                ta, tb = _text(a), _text(b)
+                if ta != tb and "\n" not in ta + tb:
+                    add("swap-args", f"swap the arguments `{_short(ta)}` and `{_short(tb)}`",
+                        src.span(a, b, f"{tb}{_between(src, a, b)}{ta}"), 0.6)
+        if len(out) >= MAX_MUTANTS:
+            break
+    out.sort(key=lambda m: (-m.prior, m.line, m.edit.start.col))
+    return out
+
+
+def _between(src: _Source, a: Any, b: Any) -> str:
+    return src.data[a.end_byte:b.start_byte].decode("utf-8", errors="replace")
+
+
+def _short(text: str, limit: int = 40) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _binary(src: _Source, node: Any, add: Any) -> None:
+    op = _operator(node)
+    if op is None:
+        return
+    sym = op.type
+    whole = _short(_text(node))
+    for new, kind in _CMP.get(sym, []):
+        add(kind, f"`{sym}` -> `{new}` in `{whole}`", src.edit(op, new))
+    for new in _ARITH.get(sym, []):
+        add("arith", f"`{sym}` -> `{new}` in `{whole}`", src.edit(op, new))
+    if sym in _LOGIC:
+        add("boolop", f"`{sym}` -> `{_LOGIC[sym]}` in `{whole}`", src.edit(op, _LOGIC[sym]))
+    right = node.child_by_field_name("right")
+    left = node.child_by_field_name("left")
+    if sym in ("+", "-") and right is not None and left is not None and _text(right) == "1":
+        add("drop-one", f"drop the `{sym} 1` of `{whole}`", src.edit(node, _text(left)))
+    if sym in _CMP and right is not None and right.type not in _NUMBERS and not re.search(r"[-+]\s*1$", _text(right)):
+        # a bound one off: `i < n` -> `i < n - 1` / `i < n + 1`
+        for sign in ("-", "+"):
+            add("bound", f"`{_short(_text(right))}` -> `{_short(_text(right))} {sign} 1` in `{whole}`",
+                src.edit(right, f"{_text(right)} {sign} 1"))
+
+
+def _number(src: _Source, node: Any, ints: list[int], add: Any) -> None:
+    m = _INT.match(_text(node))
+    if not m:
+        return
+    value, suffix = int(m.group(1)), m.group(2)
+    if node.parent is not None and node.parent.type in ("subscript_designator", "enumerator", "case_statement",
+                                                         "preproc_def", "array_declarator"):
+        return
+    for new in (value + 1, value - 1):
+        if new >= 0:
+            add("off-by-one", f"`{value}` -> `{new}`", src.edit(node, f"{new}{suffix}"))
+    others = [v for v in (0, 1) if v != value] + [v for v in ints if v not in (value, value + 1, value - 1, 0, 1)]
+    for new in others[: 2 + MAX_OTHER_INTS]:
+        add("int-const", f"`{value}` -> `{new}`", src.edit(node, f"{new}{suffix}"))
+
+
+def _return_expected(src: _Source, node: Any, expected: str, actual: str, add: Any) -> None:
+    value = next((c for c in node.named_children if c.type != "comment"), None)
+    if value is None or value.type not in (*_NUMBERS, "true", "false", "string_literal", "string"):
+        return
+    literal = expected.strip()
+    if not literal or "\n" in literal or len(literal) > 60 or literal == _text(value):
+        return
+    if value.type in _NUMBERS and not re.fullmatch(r"-?\d+(?:\.\d+)?", literal):
+        return
+    if value.type in ("true", "false") and literal not in ("true", "false"):
+        return
+    if value.type in ("string_literal", "string") and not (literal[:1] == literal[-1:] and literal[:1] in "\"'"):
+        literal = '"' + literal.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    prior = PRIOR["return-expected"] + (0.12 if _same_value(_text(value), actual) else 0.0)
+    add("return-expected", f"return `{_short(literal)}` instead of `{_short(_text(value))}`",
+        src.edit(value, literal), prior)
+
+
+def _same_value(literal: str, printed: str) -> bool:
+    """The literal is the value the test printed (``8008`` / ``8008``, ``"ab"`` / ``ab``, ``2u`` / ``2``)."""
+    a, b = literal.strip(), printed.strip()
+    if not a or not b:
+        return False
+    if a[:1] in "\"'" and a[-1:] == a[:1]:
+        a = a[1:-1]
+    if b[:1] in "\"'" and b[-1:] == b[:1]:
+        b = b[1:-1]
+    return a.rstrip("uUlLfF") == b if re.fullmatch(r"-?\d[\d.]*[uUlLfF]*", a) else a == b

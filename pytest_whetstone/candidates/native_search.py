@@ -1,0 +1,319 @@
+"""A validated mutant search for C/C++ and JavaScript test failures (gtest, ctest, Jest, node, ...).
+
+At the top suspects that :mod:`..locate.native_tests` ranked, small edits from tree-sitter nodes
+(:mod:`.native_mutants`) are tried through a *trial* (:mod:`.native_trial`): C/C++ recompiles the
+mutated unit with its recorded command and relinks the test binary in scratch space
+(:mod:`.native_trial_cxx`), JS runs the failing test files in a scratch copy
+(:mod:`.native_trial_js`).  Nothing in the user's tree is written.
+
+1. **Baseline**: the failing tests must fail on the unchanged code as they did in the run; those
+   that pass there are flaky and are left alone.
+2. **A cheap first pass** covers the top suspects evenly (a few mutants each), so every suspect gets
+   evidence before the search concentrates on the one whose mutants change the failure.
+3. A mutant that makes a failing test pass is checked wider (the whole binary or the whole suite);
+   it becomes a candidate, ``validated`` when nothing else broke, and says what the check covered.
+4. What each suspect's mutants did re-ranks the suspects (mutation-informed localization,
+   :mod:`..locate.mutation`), and the statistics go to the session.
+
+Bounded by the budget's wall time and a mutant count; a mutant that does not compile, loops or
+crashes costs one trial, never a hang.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..edits import EditError, apply_edits_text
+from ..locate.mutation import NEUTRAL, MutantEvidence, rerank
+from ..locate.native_tests import family_of
+from ..records import FixCandidate, TestFailureRecord, rank_candidates
+from .hashing import record_hashes
+from .mutant import Mutant
+from .native_mutants import mutants_in
+from .native_trial import Trial, TrialOutcome
+
+TOP_SUSPECTS = 3  # suspects the search covers
+FIRST_PASS = 3  # mutants per suspect before the search concentrates
+MAX_MUTANTS = 60  # trials per search, whatever the budget
+TRIAL_TIMEOUT_S = 20.0
+CONCENTRATE = 1.0  # how far mutant evidence moves a suspect's remaining mutants
+PARTIAL_GRACE = 8  # trials spent looking for a fix of every failing test after one that fixes some
+
+
+@dataclass
+class NativeSearchStats:
+    tried: int = 0
+    errors: int = 0  # mutants that did not compile / link / run
+    timeouts: int = 0
+    fixed: int = 0  # mutants that made a failing test pass
+    validated: int = 0
+    wider_rejected: int = 0  # made the failing test pass but broke another
+    baseline_s: float = 0.0
+    trial_s: list[float] = field(default_factory=list)  # seconds per mutant trial
+    elapsed_s: float = 0.0
+    first_validated_s: float | None = None
+    stopped: str = ""  # found, enough, exhausted, budget, count, disabled, no-suspects, no-trial, baseline-passes
+    notes: list[str] = field(default_factory=list)
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["trial_median_s"] = round(statistics.median(self.trial_s), 3) if self.trial_s else None
+        data["trial_s"] = [round(s, 3) for s in self.trial_s]
+        return data
+
+
+@dataclass
+class _Plan:
+    failure: TestFailureRecord
+    rel: str
+    qualname: str
+    mutant: Mutant
+    suspect_index: int
+    rank: int  # among this suspect's mutants
+
+
+def native_search_candidates(
+    failures: list[TestFailureRecord],
+    workspace: Path,
+    budget_s: float,
+    *,
+    store: Path | None = None,
+    command: str | None = None,
+    stats: NativeSearchStats | None = None,
+    max_validated: int = 3,
+) -> list[FixCandidate]:
+    """Candidates the search found within the budget (possibly none); suspects re-ranked in place."""
+    stats = stats if stats is not None else NativeSearchStats()
+    started = time.monotonic()
+    workspace = Path(workspace).resolve()
+    found: list[FixCandidate] = []
+    if budget_s <= 0:
+        stats.stopped = "disabled"
+        return found
+    groups: dict[str, list[TestFailureRecord]] = {}
+    for failure in failures:
+        if failure.suspects and not failure.flaky:
+            groups.setdefault(_family(failure), []).append(failure)
+    if not groups:
+        stats.stopped = "no-suspects"
+        return found
+    deadline = started + budget_s
+    try:
+        for family, group in groups.items():
+            trial, why = _trial(family, group, workspace, store, command, min(TRIAL_TIMEOUT_S, budget_s))
+            if trial is None:
+                stats.notes.append(why)
+                stats.stopped = stats.stopped or "no-trial"
+                continue
+            try:
+                found += _Search(trial, group, workspace, deadline, stats).run(max_validated - len(found))
+            finally:
+                trial.close()
+            if len(found) >= max_validated:
+                break
+    finally:
+        stats.elapsed_s = round(time.monotonic() - started, 3)
+    return rank_candidates(found)
+
+
+def _family(failure: TestFailureRecord) -> str:
+    fam = family_of(failure.suspects[0].file_path) if failure.suspects else None
+    return fam or "c"
+
+
+def _trial(
+    family: str, failures: list[TestFailureRecord], workspace: Path, store: Path | None, command: str | None,
+    timeout_s: float,
+) -> tuple[Trial | None, str]:
+    if family == "js":
+        try:
+            from .native_trial_js import js_trial
+        except ImportError:
+            return None, "no JavaScript trial runner is available"
+        return js_trial(failures, workspace, command=command, timeout_s=timeout_s)
+    from .native_trial_cxx import cxx_trial
+
+    return cxx_trial(failures, workspace, store, timeout_s=timeout_s)
+
+
+class _Search:
+    def __init__(self, trial: Trial, failures: list[TestFailureRecord], workspace: Path, deadline: float,
+                 stats: NativeSearchStats) -> None:
+        self.trial = trial
+        self.failures = failures
+        self.workspace = workspace
+        self.deadline = deadline
+        self.stats = stats
+        self.evidence: dict[tuple[str, str], MutantEvidence] = {}
+        self.texts: dict[str, str | None] = {}
+        self.base: TrialOutcome | None = None
+        self.started = time.monotonic()
+
+    def remaining(self) -> float:
+        return self.deadline - time.monotonic()
+
+    def original(self, rel: str) -> str | None:
+        if rel not in self.texts:
+            try:
+                self.texts[rel] = (self.workspace / rel).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                self.texts[rel] = None
+        return self.texts[rel]
+
+    # ----------------------------------------------------------------- plan
+
+    def plans(self, failure: TestFailureRecord) -> list[_Plan]:
+        """The first pass (a few mutants of every top suspect, round-robin), then the rest by prior."""
+        per_suspect: list[list[_Plan]] = []
+        for index, suspect in enumerate(failure.suspects[:TOP_SUSPECTS]):
+            text = self.original(suspect.file_path)
+            if text is None:
+                continue
+            mutants = mutants_in(suspect.file_path, text.encode("utf-8"), suspect.line_start, suspect.line_end,
+                                 expected=failure.expected_value, actual=failure.actual_value,
+                                 qualname=suspect.qualname)
+            per_suspect.append([_Plan(failure, suspect.file_path, suspect.qualname, m, index, r)
+                                for r, m in enumerate(mutants)])
+        first = [p for rank in range(FIRST_PASS) for plans in per_suspect for p in plans[rank:rank + 1]]
+        rest = [p for plans in per_suspect for p in plans[FIRST_PASS:]]
+        return first + rest
+
+    def ordered_rest(self, failure: TestFailureRecord, rest: list[_Plan]) -> list[_Plan]:
+        """After the first pass: by the mutant's prior and its suspect's static score, moved by what the
+        suspect's mutants did (none changed the failure: down; they changed it: a little up)."""
+        top = max((s.score for s in failure.suspects[:TOP_SUSPECTS]), default=0.0) or 1.0
+
+        def weight(p: _Plan) -> float:
+            ev = self.evidence.get((p.rel, p.qualname))
+            mut = ev.score() if ev is not None and ev.tried else NEUTRAL
+            static = failure.suspects[p.suspect_index].score / top
+            return p.mutant.prior + 0.3 * static + CONCENTRATE * (mut - NEUTRAL)
+        return sorted(rest, key=lambda p: (-weight(p), p.suspect_index, p.rank))
+
+    # ----------------------------------------------------------------- run
+
+    def run(self, wanted: int) -> list[FixCandidate]:
+        t0 = time.monotonic()
+        self.base = self.trial.baseline()
+        self.stats.baseline_s = round(time.monotonic() - t0, 3)
+        if self.base.error:
+            self.stats.notes.append(f"baseline: {self.base.error}")
+            self.stats.stopped = "baseline-error"
+            return []
+        live = [f for f in self.failures if f.failure_id in self.base.failing]
+        if not live:
+            self.stats.stopped = "baseline-passes"
+            self.stats.notes.append("the failing tests pass when re-run alone: not searched")
+            return []
+        found: list[FixCandidate] = []
+        fixed_ids: set[str] = set()  # failures a complete candidate already makes pass
+        seen: set[tuple[str, int, int, int, int, str]] = set()
+        for failure in live:
+            if failure.failure_id in fixed_ids:
+                continue
+            plans = self.plans(failure)
+            queue, rest = plans[: FIRST_PASS * TOP_SUSPECTS], plans[FIRST_PASS * TOP_SUSPECTS:]
+            ordered = False
+            after_partial = -1  # trials left to look for a complete fix once a partial one is found
+            while queue and after_partial != 0:
+                plan = queue.pop(0)
+                if not queue and not ordered:
+                    queue, ordered = self.ordered_rest(failure, rest), True
+                if plan.mutant.key in seen:
+                    continue
+                seen.add(plan.mutant.key)
+                if self.stats.tried >= MAX_MUTANTS:
+                    self.stats.stopped = "count"
+                    return self.finish(found)
+                if self.remaining() < self.estimate():
+                    self.stats.stopped = "budget"
+                    return self.finish(found)
+                after_partial -= after_partial > 0
+                cand = self.try_one(plan, len(live))
+                if cand is None:
+                    continue
+                found.append(cand)
+                if len(found) >= wanted:
+                    self.stats.stopped = "enough"
+                    return self.finish(found)
+                if cand.mutation.get("complete"):
+                    fixed_ids.update(cand.mutation.get("fixes", []))
+                    break
+                if after_partial < 0:
+                    after_partial = PARTIAL_GRACE  # one edit may still fix every failing test: look a little
+        self.stats.stopped = self.stats.stopped or ("found" if found else "exhausted")
+        return self.finish(found)
+
+    def estimate(self) -> float:
+        trials = self.stats.trial_s
+        return statistics.median(trials) if trials else 0.5
+
+    def try_one(self, plan: _Plan, failing: int) -> FixCandidate | None:
+        original = self.original(plan.rel)
+        if original is None:
+            return None
+        try:
+            text = apply_edits_text(original, [plan.mutant.edit], plan.rel)
+        except EditError:
+            return None
+        outcome = self.trial.run_failing(plan.rel, text)
+        self.stats.tried += 1
+        self.stats.trial_s.append(outcome.seconds)
+        ev = self.evidence.setdefault((plan.rel, plan.qualname), MutantEvidence(plan.rel, plan.qualname))
+        if outcome.error:
+            self.stats.errors += 1
+            self.stats.timeouts += "timed out" in outcome.error
+            return None  # says nothing about the fault: a mutant that does not build is not evidence
+        ev.tried += 1
+        base = self.base.failing if self.base else {}
+        fixes = [f.failure_id for f in self.failures if f.failure_id in outcome.passed and f.failure_id in base]
+        if not fixes:
+            if any(outcome.failing.get(fid) != sig for fid, sig in base.items() if fid in outcome.failing):
+                ev.changed += 1
+            return None
+        ev.fixed += 1
+        self.stats.fixed += 1
+        wider = self.trial.run_wider(plan.rel, text)
+        if not wider.ok:
+            self.stats.wider_rejected += 1
+            return None
+        self.stats.validated += 1
+        if self.stats.first_validated_s is None:
+            self.stats.first_validated_s = round(time.monotonic() - self.started, 3)
+        # complete: every failing test passes or fails exactly as before (another fault's failure)
+        unchanged = [fid for fid, sig in base.items() if outcome.failing.get(fid) == sig]
+        complete = len(fixes) + len(unchanged) >= len(base)
+        covered = ", ".join(wider.covered[:4]) or "the failing tests"
+        mutant = plan.mutant
+        share = f"{len(fixes)} of {failing} failing tests" if len(fixes) < failing else f"all {failing} failing test(s)"
+        confidence = min(0.8 + 0.15 * mutant.prior, 0.97) if complete else 0.7 + 0.1 * mutant.prior
+        return record_hashes(
+            FixCandidate(
+                target_id=fixes[0],
+                description=f"{mutant.description} (validated: makes {share} pass, breaks no other test of {covered})",
+                confidence=round(confidence, 3),
+                mutation_type="replaceNode",
+                mutation={"kind": mutant.kind, "fixes": fixes, "complete": complete, "checked": wider.covered,
+                          "unchecked": []},
+                edits=[mutant.edit],
+                source="search",
+                validated=True,
+            ).ensure_id(),
+            self.workspace,
+        )
+
+    def finish(self, found: list[FixCandidate]) -> list[FixCandidate]:
+        evidence = [ev.to_dict() for ev in self.evidence.values() if ev.tried]
+        self.stats.evidence += evidence
+        for failure in self.failures:
+            before = failure.suspects
+            failure.suspects = rerank(before, evidence)
+            if failure.suspects and failure.suspects is not before:
+                failure.ast_node_id = f"{failure.suspects[0].file_path}::{failure.suspects[0].qualname}"
+        return found
+

@@ -1,0 +1,57 @@
+"""What a mutant search of C/C++/JS test failures asks of a test runner: the trial protocol.
+
+A *trial* re-runs the failing tests of one workspace with one file's text replaced, outside the
+user's tree (C/C++: the mutated unit recompiled into a scratch object and the test binary relinked
+into a scratch path, :mod:`.native_trial_cxx`; JS: a scratch copy of the project, the failing test
+files run there, :mod:`.native_trial_js`).  The search (:mod:`.native_search`) only speaks this
+protocol, so a runner is one small module.
+
+Failing tests are named by their records' ``failure_id``; a trial maps each record to what its
+runner selects by (``Suite.Name`` for ``--gtest_filter``, a test file plus its title for Jest's
+``-t``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+@dataclass
+class TrialOutcome:
+    """What one run of the failing tests said, with one file replaced (or none, for the baseline)."""
+
+    passed: set[str] = field(default_factory=set)  # failure ids whose test now passes
+    failing: dict[str, str] = field(default_factory=dict)  # failure id -> a short signature of how it fails
+    error: str = ""  # the trial could not run the tests: did not compile/link, crashed, timed out
+    seconds: float = 0.0
+
+
+@dataclass
+class SuiteOutcome:
+    """The wider check before a candidate is called validated."""
+
+    ok: bool  # no test failed but the failing tests the trial was made for (run_failing judges those)
+    covered: list[str] = field(default_factory=list)  # what ran: binaries / test files, for the candidate
+    failed: list[str] = field(default_factory=list)  # names of tests that failed (at most a few)
+    error: str = ""
+
+
+class Trial(Protocol):
+    """One runner's way of re-running a workspace's failing tests with one file replaced."""
+
+    def baseline(self) -> TrialOutcome:
+        """The failing tests on the unchanged code: they must fail here as they did in the run."""
+        ...
+
+    def run_failing(self, rel: str, text: str) -> TrialOutcome:
+        """Only the failing tests, with workspace-relative ``rel`` holding ``text``."""
+        ...
+
+    def run_wider(self, rel: str, text: str) -> SuiteOutcome:
+        """The rest: the whole test binary (C/C++) or the whole suite (JS), with the same change."""
+        ...
+
+    def close(self) -> None:
+        """Remove every scratch file; the user's tree was never written."""
+        ...

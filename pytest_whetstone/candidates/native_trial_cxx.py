@@ -1,0 +1,410 @@
+"""Re-running failing C/C++ tests through the recorded build, outside the user's tree.
+
+ccwrap recorded every compile and link command (:mod:`..build.compdb`).  For a mutated file the
+trial recompiles the translation units it touches with their recorded commands into scratch objects
+(:class:`..build.gate.Gate`, whose mirror makes ``#include`` see the edited text), relinks each test
+binary with its recorded link command into a scratch path (an object inside a project archive is
+swapped in a scratch copy of that archive), and runs only the failing tests (``--gtest_filter``,
+results read from ``--gtest_output=xml``); the wider check runs the whole scratch binary.  A test
+binary without GoogleTest is judged by its exit status.  The user's files and build outputs are
+never written.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from xml.etree import ElementTree
+
+from ..build.compdb import Command, CompileDatabase
+from ..build.gate import HEADER_EXT, Gate, _relink_args
+from ..locate.native_names import gtest_names, is_test_file
+from ..locate.native_tests import Workspace, _find_gtest_file
+from ..process import run_bounded
+from ..records import TestFailureRecord
+from .native_trial import SuiteOutcome, TrialOutcome
+
+MAX_UNITS_PER_HEADER = 8  # a header included everywhere is not a one-unit mutant: recompile a few
+
+
+@dataclass
+class _Binary:
+    """One test binary, its link command and the failures it reports."""
+
+    path: str
+    link: Command
+    tests: dict[str, str] = field(default_factory=dict)  # failure id -> gtest name (Suite.Name)
+    gtest: bool = True
+
+
+@dataclass
+class _Build:
+    """One mutated text compiled: its scratch objects, and what was linked with them so far."""
+
+    objdir: Path
+    replaced: dict[str, str]  # real object -> scratch object
+    libs: set[str]  # real shared libraries relinked under objdir/lib
+    archives: dict[str, str] = field(default_factory=dict)  # real archive -> scratch copy ("" = untouched)
+    linked: dict[str, str | None] = field(default_factory=dict)  # binary -> scratch binary (None: not linked)
+
+
+class CxxTrial:
+    """The :class:`.native_trial.Trial` of C/C++ test binaries built through ccwrap."""
+
+    def __init__(self, workspace: Path, db: CompileDatabase, binaries: list[_Binary], timeout_s: float) -> None:
+        self.workspace = workspace
+        self.db = db
+        self.binaries = binaries
+        self.timeout_s = timeout_s
+        self.gate = Gate(workspace, db, timeout_s=max(30.0, timeout_s))
+        self.scratch = Path(tempfile.mkdtemp(prefix="whetstone-cxx-trial-"))
+        self._count = 0
+        self._members: dict[str, set[str]] = {}
+        self._last: tuple[tuple[str, str], _Build | str] | None = None
+        self._env_for: dict[str, str] = {}  # scratch binary -> the directory of its relinked shared libraries
+
+    # ----------------------------------------------------------------- protocol
+
+    def baseline(self) -> TrialOutcome:
+        started = time.monotonic()
+        out = TrialOutcome()
+        for binary in self.binaries:
+            self._run_tests(binary, binary.path, out)
+        out.seconds = time.monotonic() - started
+        return out
+
+    def run_failing(self, rel: str, text: str) -> TrialOutcome:
+        started = time.monotonic()
+        out = TrialOutcome()
+        built = self._build(rel, text, [b for b in self.binaries if b.tests])
+        if isinstance(built, str):
+            out.error = built
+        else:
+            for binary, path in built:
+                self._run_tests(binary, path, out)
+        out.seconds = time.monotonic() - started
+        return out
+
+    def run_wider(self, rel: str, text: str) -> SuiteOutcome:
+        built = self._build(rel, text, self.binaries)
+        if isinstance(built, str):
+            return SuiteOutcome(False, error=built)
+        covered: list[str] = []
+        failed: list[str] = []
+        for binary, path in built:
+            covered.append(os.path.relpath(binary.path, self.workspace))
+            code, _output, results = self._execute(binary, path, None)
+            if code is None:
+                return SuiteOutcome(False, covered, error=f"{Path(binary.path).name} timed out")
+            known = set(binary.tests.values())  # failing before the change: judged by run_failing
+            new = [name for name, sig in results.items() if sig is not None and name not in known]
+            failed += new[:5]
+            if code != 0 and not new and not (known and (results or not binary.gtest)):
+                failed.append(f"{Path(binary.path).name} (exit {code})")
+        return SuiteOutcome(not failed, covered, failed)
+
+    def close(self) -> None:
+        self.gate.close()
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+    # ----------------------------------------------------------------- building
+
+    def _build(self, rel: str, text: str, binaries: list[_Binary]) -> list[tuple[_Binary, str]] | str:
+        """Scratch binaries with ``rel`` holding ``text`` (or why they could not be built).  The objects
+        of the last text are kept, so the wider check after run_failing links only what is left."""
+        key = (rel, text)
+        if self._last is None or self._last[0] != key:
+            self._last = (key, self._compile(rel, text))
+        build = self._last[1]
+        if isinstance(build, str):
+            return build
+        out: list[tuple[_Binary, str]] = []
+        for binary in binaries:
+            if binary.path not in build.linked:
+                linked = self._link(binary, build)
+                if linked is not None and linked.startswith("does not link"):
+                    return linked
+                build.linked[binary.path] = linked
+            target = build.linked[binary.path]
+            if target is not None:
+                out.append((binary, target))
+        if not out and not any(build.linked.values()):
+            return f"no test binary links the code of {rel}"
+        self._env_for = {path: str(build.objdir / "lib") for _b, path in out} if build.libs else {}
+        return out
+
+    def _compile(self, rel: str, text: str) -> _Build | str:
+        path = Path(os.path.realpath(self.workspace / rel))
+        commands = self.db.for_source(path)[:1]
+        if not commands:
+            commands = self.db.including(path, limit=MAX_UNITS_PER_HEADER) if path.suffix in HEADER_EXT else []
+        if not commands:
+            return f"no recorded command compiles {rel}"
+        self._count += 1
+        objdir = self.scratch / f"m{self._count}"
+        objdir.mkdir()
+        replaced: dict[str, str] = {}
+        for command in commands:
+            if not command.output:
+                return f"the recorded command for {rel} names no object"
+            real_obj = os.path.realpath(os.path.join(command.directory, command.output))
+            obj = objdir / str(len(replaced)) / Path(real_obj).name
+            obj.parent.mkdir()
+            unit = self.gate.compile_object(command.sources[0], command, {path: text}, obj)
+            if unit.exit_code != 0:
+                first = next((e for e in unit.errors), None)
+                why = f"{first.file_path}:{first.line}: {first.message}" if first else unit.output.strip()[:200]
+                return f"does not compile: {why}"
+            replaced[real_obj] = str(obj)
+        libs = self._relink_shared(replaced, objdir)
+        if isinstance(libs, str):
+            return libs
+        return _Build(objdir, replaced, libs)
+
+    def _link(self, binary: _Binary, build: _Build) -> str | None:
+        """The scratch path of this binary with the build's objects (None: the code is not in it)."""
+        inputs = self._inputs(binary.link)
+        swapped = self._swap_archives(binary.link, build)
+        if not swapped and not any(r in build.replaced for r in inputs):
+            # only its shared library changed (LD_LIBRARY_PATH), or the mutated code is not in it at all
+            return binary.path if any(r in build.libs for r in inputs) else None
+        target = build.objdir / ("bin-" + Path(binary.path).name)
+        args = _relink_args(binary.link, {**build.replaced, **swapped}, [], target)
+        code, output = _quiet(args, binary.link.directory, max(60.0, self.timeout_s))
+        if code != 0:
+            return f"does not link: {output.strip().splitlines()[-1][:200] if output.strip() else f'exit {code}'}"
+        return str(target)
+
+    def _inputs(self, link: Command) -> list[str]:
+        return [os.path.realpath(os.path.join(link.directory, a)) for a in link.arguments[1:] if not a.startswith("-")]
+
+    def _relink_shared(self, replaced: dict[str, str], objdir: Path) -> set[str] | str:
+        """Project shared libraries built from a replaced object, relinked into ``objdir/lib`` under their
+        own file names (the test binaries find them there through LD_LIBRARY_PATH)."""
+        done: set[str] = set()
+        for link in self.db.links():
+            if not link.output or not any(a in ("-shared", "-dynamiclib") for a in link.arguments):
+                continue
+            real = os.path.realpath(os.path.join(link.directory, link.output))
+            if real in done or not any(r in replaced for r in self._inputs(link)):
+                continue
+            libdir = objdir / "lib"
+            libdir.mkdir(exist_ok=True)
+            args = _relink_args(link, replaced, [], libdir / Path(real).name)
+            code, output = _quiet(args, link.directory, max(60.0, self.timeout_s))
+            if code != 0:
+                return f"does not link: {output.strip().splitlines()[-1][:200] if output.strip() else f'exit {code}'}"
+            for alias in {Path(link.output).name, Path(real).name} - {Path(real).name}:
+                (libdir / alias).symlink_to(Path(real).name)
+            done.add(real)
+            done.add(os.path.join(os.path.dirname(real), Path(link.output).name))
+        return done
+
+    def _swap_archives(self, link: Command, build: _Build) -> dict[str, str]:
+        """Project archives on the link line holding a replaced object: scratch copies with it swapped
+        (one copy per archive and build, shared by every binary that links it)."""
+        out: dict[str, str] = {}
+        for arg in link.arguments[1:]:
+            if arg.startswith("-") or not arg.endswith(".a"):
+                continue
+            real = os.path.realpath(os.path.join(link.directory, arg))
+            if real in build.archives:
+                if build.archives[real]:
+                    out[real] = build.archives[real]
+                continue
+            build.archives[real] = ""
+            if not real.startswith(str(self.workspace)) or not os.path.exists(real):
+                continue
+            members = self._archive_members(real)
+            mine = [obj for real_obj, obj in build.replaced.items() if Path(real_obj).name in members]
+            if not mine:
+                continue
+            copy = build.objdir / f"{len(build.archives)}-{Path(real).name}"
+            shutil.copyfile(real, copy)
+            code, _output = _quiet(["ar", "r", str(copy), *mine], str(build.objdir), 60.0)
+            if code == 0:
+                build.archives[real] = out[real] = str(copy)
+        return out
+
+    def _archive_members(self, archive: str) -> set[str]:
+        if archive not in self._members:
+            code, output = _quiet(["ar", "t", archive], str(self.scratch), 30.0)
+            self._members[archive] = set(output.split()) if code == 0 else set()
+        return self._members[archive]
+
+    # ----------------------------------------------------------------- running
+
+    def _run_tests(self, binary: _Binary, path: str, out: TrialOutcome) -> None:
+        wanted = binary.tests
+        code, output, results = self._execute(binary, path, sorted(set(wanted.values())) if binary.gtest else None)
+        if code is None:
+            out.error = out.error or f"{Path(binary.path).name} timed out after {self.timeout_s:.0f} s"
+            return
+        for failure_id, name in wanted.items():
+            if binary.gtest and name in results:
+                sig = results[name]
+                if sig is None:
+                    out.passed.add(failure_id)
+                else:
+                    out.failing[failure_id] = sig
+            elif binary.gtest and not results:
+                out.failing[failure_id] = f"crashed (exit {code}): {_last_line(output)}"
+            elif not binary.gtest:
+                if code == 0:
+                    out.passed.add(failure_id)
+                else:
+                    out.failing[failure_id] = f"exit {code}: {_last_line(output)}"
+
+    def _execute(self, binary: _Binary, path: str, tests: list[str] | None) -> tuple[int | None, str, dict[str, str | None]]:
+        """(exit code or None on timeout, output, {Suite.Name: None when it passed, else how it failed})."""
+        self._count += 1
+        report = self.scratch / f"r{self._count}.xml"
+        args = [path]
+        if binary.gtest:
+            args.append(f"--gtest_output=xml:{report}")
+            if tests:
+                args.append("--gtest_filter=" + ":".join(tests))
+        env = dict(os.environ)
+        if path in self._env_for:
+            env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [self._env_for[path], env.get("LD_LIBRARY_PATH")]))
+        env.pop("GTEST_OUTPUT", None)
+        env.pop("GTEST_FILTER", None)
+        try:
+            code, raw = run_bounded(args, Path(binary.path).parent, self.timeout_s, env, limit_memory=True)
+        except OSError as exc:
+            return 127, f"cannot run {Path(path).name}: {exc.strerror}", {}
+        output = raw.decode("utf-8", "replace")
+        return code, output, _gtest_results(report)
+
+
+def _quiet(args: list[str], cwd: str, timeout: float) -> tuple[int | None, str]:
+    env = dict(os.environ, LC_ALL="C.UTF-8")
+    env.pop("WHETSTONE_CCWRAP_DEPTH", None)
+    try:
+        proc = subprocess.run(args, cwd=cwd, env=env, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL,
+                              check=False)
+    except subprocess.TimeoutExpired:
+        return None, f"{Path(args[0]).name} took over {timeout:.0f} s"
+    except OSError as exc:
+        return 127, f"{args[0]}: {exc.strerror}"
+    return proc.returncode, (proc.stderr + proc.stdout).decode("utf-8", "replace")
+
+
+def _last_line(text: str) -> str:
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return lines[-1][:160] if lines else ""
+
+
+def _gtest_results(report: Path) -> dict[str, str | None]:
+    """{Suite.Name: None | first line of the first failure message} from a gtest XML report."""
+    try:
+        root = ElementTree.parse(report).getroot()
+    except (OSError, ElementTree.ParseError):
+        return {}
+    out: dict[str, str | None] = {}
+    for case in root.iter("testcase"):
+        if case.get("result", "completed") != "completed" and case.get("status") != "run":
+            continue
+        name = f"{case.get('classname', '')}.{case.get('name', '')}"
+        failure = case.find("failure")
+        if failure is None:
+            out[name] = None
+        else:
+            message = failure.get("message") or failure.text or "failed"
+            lines = [ln for ln in message.splitlines() if ln.strip()]
+            # the first line names the file:line; what it compares follows
+            out[name] = " | ".join(lines[1:4] or lines[:1])[:240]
+    return out
+
+
+# --------------------------------------------------------------------------- building the trial
+
+
+def _test_name(failure: TestFailureRecord) -> str:
+    suite, name = gtest_names(failure.test_suite, failure.test_name)
+    if not suite and "." in name:
+        suite, name = gtest_names(*name.split(".", 1))
+    return f"{suite}.{name}" if suite else name
+
+
+def cxx_trial(
+    failures: list[TestFailureRecord], workspace: Path, store: Path | None, *, timeout_s: float = 20.0
+) -> tuple[CxxTrial | None, str]:
+    """The trial for these failures' test binaries, or None and one line saying why not."""
+    workspace = Path(workspace).resolve()
+    if store is None:
+        from ..store.sessions import find_store
+
+        store = find_store(workspace)
+    db = CompileDatabase.from_store(store)
+    if not db:
+        return None, "no compile commands recorded (build once through ccwrap to search C/C++ fixes)"
+    ws = Workspace(workspace)
+    binaries: dict[str, _Binary] = {}
+    missing: list[str] = []
+    for failure in failures:
+        name = _test_name(failure)
+        rel = ws.find(failure.file_path) if failure.file_path else None
+        if rel is None and "." in name:
+            rel = _find_gtest_file(ws, *name.split(".", 1))
+        binary = _binary_of(db, workspace / rel) if rel else None
+        if binary is None:
+            missing.append(failure.test_name or name)
+            continue
+        binaries.setdefault(binary.path, binary).tests[failure.failure_id] = name
+    if not binaries:
+        return None, f"no recorded link command builds the test binary of {', '.join(missing[:3]) or 'the failures'}"
+    for other in _other_test_binaries(db, workspace, set(binaries)):
+        binaries[other.path] = other  # the wider check runs them too when they link the mutated code
+    for binary in binaries.values():
+        binary.gtest = _links_gtest(binary.link)
+    return CxxTrial(workspace, db, list(binaries.values()), timeout_s), ""
+
+
+def _other_test_binaries(db: CompileDatabase, workspace: Path, known: set[str], limit: int = 16) -> list[_Binary]:
+    """Other executables the build linked from a test source's object (``*_test.cc``, ``tests/...``)."""
+    def is_test(command: Command) -> bool:
+        return any(is_test_file(os.path.relpath(os.path.realpath(os.path.join(command.directory, src)), workspace))
+                   for src in command.sources)
+
+    test_objects = {
+        os.path.realpath(os.path.join(c.directory, c.output)) for c in db.commands if c.output and not c.is_link and is_test(c)
+    }
+    out: list[_Binary] = []
+    for link in db.links():
+        if not link.output or any(a in ("-shared", "-dynamiclib", "-r") for a in link.arguments):
+            continue
+        path = os.path.realpath(os.path.join(link.directory, link.output))
+        if path in known or not os.access(path, os.X_OK):
+            continue
+        inputs = {os.path.realpath(os.path.join(link.directory, a)) for a in link.arguments[1:] if not a.startswith("-")}
+        one_step = link.is_compile and is_test(link)
+        if one_step or inputs & test_objects:
+            known.add(path)
+            out.append(_Binary(path, link))
+            if len(out) >= limit:
+                break
+    return out
+
+
+def _binary_of(db: CompileDatabase, test_source: Path) -> _Binary | None:
+    for command in db.for_source(test_source)[:1]:
+        if command.is_link and command.output:  # a one-step compile and link
+            return _Binary(os.path.realpath(os.path.join(command.directory, command.output)), command)
+        if not command.output:
+            continue
+        link = db.link_of(os.path.join(command.directory, command.output))
+        if link is not None and link.output:
+            path = os.path.realpath(os.path.join(link.directory, link.output))
+            if os.path.exists(path):
+                return _Binary(path, link)
+    return None
+
+
+def _links_gtest(link: Command) -> bool:
+    return any("gtest" in Path(a).name or a in ("-lgtest", "-lgtest_main") for a in link.arguments[1:])
