@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import paths
-from ..locate.mutation import NEUTRAL
+from ..locate.mutation import NEUTRAL, MutantEvidence
 from ..records import FixCandidate, TestFailureRecord, rank_candidates
 from .forkrun import fork_available
 from .hashing import record_hashes
@@ -164,31 +164,6 @@ class _Plan:
     suspect: tuple[str, str] = ("", "")  # (relative file, qualname) of the suspect it mutates
     index: int = 0  # the suspect's rank in the failure's list
     rank: int = 0  # the mutant's rank among that suspect's
-
-
-@dataclass
-class MutantEvidence:
-    """What the mutants of one suspect function did to the failing tests."""
-
-    file: str
-    qualname: str
-    tried: int = 0
-    fixed: int = 0  # mutants that made a failing test pass
-    changed: int = 0  # mutants that changed how a failing test fails
-
-    def score(self) -> float:
-        """1 when a mutant fixes a failing test, in between when mutants change the failure, 0 when
-        no mutant changes anything (the failure does not depend on this function)."""
-        if self.fixed:
-            return 1.0
-        if self.changed:
-            # weak: any code on the failing path changes the value; it says no more than coverage
-            # does, so it must not lift a suspect over one no mutant reached
-            return NEUTRAL + 0.05 * self.changed / max(1, self.tried)
-        return 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "score": round(self.score(), 3)}
 
 
 class _Search:
