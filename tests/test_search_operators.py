@@ -67,6 +67,16 @@ def parse_int(text):
     return int(text)
 
 
+def logged(func):
+    def wrapper(*args):
+        return func(*args)
+    return wrapper
+
+
+def same_length(a, b):
+    return len(a) == len(b)
+
+
 def count_up(n):
     i = 0
     seen = []
@@ -76,7 +86,15 @@ def count_up(n):
     return seen
 '''
 
-TESTS = '''from pkg.lib import Box, is_empty, longest, lookup, percent, count_up
+TESTS = '''from pkg.lib import Box, count_up, is_empty, logged, longest, lookup, percent, same_length
+
+
+def test_logged():
+    assert logged(len)("abc") == 3
+
+
+def test_same_length():
+    assert same_length("ab", "cd")
 
 
 def test_size():
@@ -113,8 +131,11 @@ SLIPS = [
     ("percent", "test_percent", "100 * ratio(part, whole)", "100 * ratio(whole, part)"),  # swapped arguments
     ("lookup", "test_lookup", "except KeyError:", "except IndexError:"),  # the except clause's class
     ("count_up", "test_count_up", "        i += 1\n", ""),  # the loop never moves: it hangs
+    ("logged", "test_logged", "    return wrapper", "    return None"),  # wrong return: None for a name
+    ("same_length", "test_same_length", "return len(a) == len(b)", "return not (len(a) == len(b))"),
 ]
-IDS = ["misspelled-attr", "return-not", "return-name", "swap-args", "except-type", "loop-step"]
+IDS = ["misspelled-attr", "return-not", "return-name", "swap-args", "except-type", "loop-step", "return-none",
+       "return-not-parens"]
 
 
 def _span(code: str, func: str) -> tuple[int, int]:
@@ -196,7 +217,7 @@ def test_pytest_run_with_the_search_validates_swapped_arguments(pytester: pytest
     pytester.makepyfile(test_lib=TESTS)
     pytester.makeini("[pytest]\npythonpath = .\n")
     result = pytester.runpytest_subprocess("-p", "whetstone", "--whetstone-search=1", "-k", "percent")
-    result.assert_outcomes(failed=1, deselected=5)  # the user's outcome is the plain run's
+    result.assert_outcomes(failed=1, deselected=7)  # the user's outcome is the plain run's
     assert (pytester.path / "pkg" / "lib.py").read_text() == faulty
     sessions = list((pytester.path / ".whetstone" / "sessions").glob("*.jsonl"))
     events = [json.loads(line) for line in sessions[0].read_text().splitlines()]

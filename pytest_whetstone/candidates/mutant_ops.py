@@ -28,6 +28,7 @@ PRIOR = {
     "return-not": 0.74,  # `return x` <-> `return not x`
     "return-name": 0.66,  # `return a` -> `return b` (a name of the function), `return None` -> `return a`
     "return-none": 0.45,  # `return x` -> `return None`
+    "return-seen-none": 0.86,  # `return None` -> `return x` when the failing test got None
     "swap-args": 0.72,  # f(a, b) -> f(b, a), neighbours; farther pairs a little lower
     "swap-operands": 0.6,  # a - b -> b - a
     "except-raised": 0.89,  # except IndexError -> except KeyError, the class the failing test saw escape
@@ -142,10 +143,13 @@ class MoreOps(cst.CSTVisitor):
 
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, collector: Any, facts: ModuleFacts, raised: str = "") -> None:
+    def __init__(self, collector: Any, facts: ModuleFacts, raised: str = "", got_none: bool = False) -> None:
         super().__init__()
         self.c = collector
         self.facts = facts
+        self.got_none = got_none  # the failing test saw None (an assertion's actual value, 'NoneType' in the error)
+        self.returns: list[str] = []  # the function's returned expressions (other branches: stand-ins for None)
+        self.inner_defs: list[str] = []  # functions defined inside it (a decorator's `return wrapper`)
         self.raised = raised.rsplit(".", 1)[-1] if _exception_like(raised.rsplit(".", 1)[-1]) else ""
 
     def _inside(self, node: cst.CSTNode) -> bool:
@@ -158,20 +162,46 @@ class MoreOps(cst.CSTVisitor):
         self.c._add(kind, node, new, what, PRIOR[kind] if prior is None else prior, pos)
 
     # -- a wrong returned value ------------------------------------------------
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        pos = self.get_metadata(PositionProvider, node)
+        if self.c.first < pos.start.line <= self.c.last:
+            self.inner_defs.append(node.name.value)
+
+    def visit_Module(self, node: cst.Module) -> None:
+        """Every returned expression of the function first: `return None` may have been one of them."""
+        code_for = cst.Module([]).code_for_node
+        returns: list[str] = []
+
+        class Returns(cst.CSTVisitor):
+            def visit_Return(inner, ret: cst.Return) -> None:  # noqa: N805 - the outer self is the op
+                if ret.value is not None and self._inside(ret):
+                    text = code_for(ret.value)
+                    if text != "None" and "\n" not in text:
+                        returns.append(text)
+
+        node.visit(Returns())
+        self.returns = list(dict.fromkeys(returns))
+
     def visit_Return(self, node: cst.Return) -> None:
         if not self._inside(node):
             return
         value = node.value
         names = [n for n in reversed(self.c.names) if n != "self"]  # the latest bound first
         if value is None or (isinstance(value, cst.Name) and value.value == "None"):
-            for name in names[:6]:
+            prior = PRIOR["return-seen-none"] if self.got_none else PRIOR["return-name"]
+            stand_ins = list(dict.fromkeys([*self.inner_defs[::-1], *names[:6], *self.returns[:4]]))
+            for rank, text in enumerate(stand_ins):
                 if value is None:
-                    self._add("return-name", node, f"return {name}", f"return {name}")
+                    self._add("return-name", node, f"return {text}", f"return {text[:40]}", prior - 0.005 * rank)
                 else:
-                    self._add("return-name", value, name, f"return {name} instead of None")
+                    self._add("return-name", value, text, f"return {text[:40]} instead of None", prior - 0.005 * rank)
             return
         if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Not):
-            return  # remove-not covers it
+            inner = value.expression
+            if inner.lpar:  # `return not (a == b)` most likely was `return a == b`: the parentheses go too
+                self._add("return-not", value, inner.with_changes(lpar=[], rpar=[]),
+                          "return without 'not' and its parentheses", 0.905)
+            return  # remove-not covers the rest
         if isinstance(value, cst.Name) and value.value in ("True", "False"):
             return  # bool-const covers it
         code = cst.Module([]).code_for_node(value)

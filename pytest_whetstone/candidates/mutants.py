@@ -467,10 +467,12 @@ def module_strings(code: str) -> list[str]:
 
 
 def mutants_for(
-    code: str, rel: str, first: int, last: int, expected: object = _NO_VALUE, focus_line: int = 0, raised: str = ""
+    code: str, rel: str, first: int, last: int, expected: object = _NO_VALUE, focus_line: int = 0, raised: str = "",
+    got_none: bool = False,
 ) -> list[Mutant]:
     """Mutants inside lines [first, last] of the module, most likely first (``raised``: the exception
-    class the failing test saw, which an ``except`` clause may have meant to catch)."""
+    class the failing test saw, which an ``except`` clause may have meant to catch; ``got_none``: the
+    test saw None where a value was due)."""
     sliced = FunctionSlice(code, first, last)
     tree = sliced.parse()
     if tree is not None:  # parse only the function; map positions back to the file
@@ -494,7 +496,7 @@ def mutants_for(
     wrapper.visit(_NameSwapper(collector))
     from .mutant_ops import MoreOps, module_facts
 
-    wrapper.visit(MoreOps(collector, module_facts(code), raised))
+    wrapper.visit(MoreOps(collector, module_facts(code), raised, got_none))
     unique: dict[tuple[str, int, int, int, int, str], Mutant] = {}
     for mutant in sorted(collector.out, key=lambda m: -m.prior):
         unique.setdefault(mutant.key, mutant)

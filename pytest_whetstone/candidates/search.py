@@ -244,8 +244,9 @@ class _Search:
             if original is None:
                 continue
             focus = failure.impl_line if failure.impl_file.endswith(rel) else 0
+            got_none = failure.actual_value.strip() == "None" or "NoneType" in failure.message
             mutants = mutants_for(original, rel, first, last, expected_value(failure.expected_value), focus,
-                                  failure.exception_type)
+                                  failure.exception_type, got_none)
             for rank, mutant in enumerate(mutants[:MAX_MUTANTS_PER_SUSPECT]):
                 near = 0.1 if focus and mutant.line == focus else 0.0
                 score = mutant.prior + near - SUSPECT_PENALTY * index - rank * 1e-6
