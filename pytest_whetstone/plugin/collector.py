@@ -61,6 +61,7 @@ class WhetstoneCollector:
         self._failed_ids: set[str] = set()
         self._finished = False
         self._rerun_spent = 0.0
+        self._reruns = 0
         self._cheap_spent = 0.0
         self._done = 0  # items run so far (projects the run's length for the re-run budget)
         self.rerun_skipped = 0
@@ -189,6 +190,8 @@ class WhetstoneCollector:
         projected = elapsed * max(1.0, total / max(1, self._done))
         first = self._cov is None and self.locate in ("auto", "coverage")
         expected = rerun_cost(sum(c.record.duration_ms for c in caps) / 1000.0, first)
+        if self._reruns:  # what re-runs really took here (fixtures, coverage's start and stop): no less
+            expected = max(expected, self._rerun_spent / self._reruns)
         if not rerun_allowed(self._spent(), projected, expected, explicit=self.search_explicit):
             self.rerun_skipped += 1
             return
@@ -210,6 +213,7 @@ class WhetstoneCollector:
         finally:
             self._rerunning = False
             self._rerun_spent += time.time() - t0
+            self._reruns += 1
         passed = bool(reports) and all(r.passed for r in reports) and any(r.when == "call" for r in reports)
         for cap in caps:
             cap.record.flaky = passed
