@@ -164,6 +164,7 @@ def test_module_facts_and_near_attributes() -> None:
     assert facts.exceptions[:2] == ["ParseError", "KeyError"] or set(facts.exceptions) >= {"ParseError", "KeyError"}
     assert near_attributes("lenght", facts) == ["length"]
     assert near_attributes("items", facts) == []  # known elsewhere in the module: no misspelling
+    assert near_attributes("rslpit", facts)[0] == "rsplit"  # a builtin type's method, one transposition away
     assert edit_distance("lenght", "length") == 1 and edit_distance("abc", "xyz") == 3
 
 

@@ -127,12 +127,17 @@ def edit_distance(a: str, b: str, limit: int = 2) -> int:
     return prev[-1]
 
 
+# methods of the builtin types: `s.rslpit` means `s.rsplit` even when no other line of the module calls it
+_BUILTIN_METHODS = frozenset(n for t in (str, bytes, list, dict, set, tuple, int, float, frozenset)
+                             for n in dir(t) if not n.startswith("_"))
+
+
 def near_attributes(attr: str, facts: ModuleFacts) -> list[str]:
     """Known attribute names one or two edits from ``attr``, nearest and most used first; none when
     ``attr`` itself is defined or used elsewhere in the module (then it is no misspelling)."""
     if attr in facts.defined or facts.attributes.get(attr, 0) > 1 or len(attr) < 3:
         return []
-    known = set(facts.attributes) | facts.defined
+    known = set(facts.attributes) | facts.defined | _BUILTIN_METHODS
     scored = [(d, -facts.attributes.get(k, 0), k) for k in known if k != attr
               and (d := edit_distance(attr, k)) <= (1 if len(attr) < 5 else 2)]
     return [k for _d, _n, k in sorted(scored)[:3]]

@@ -502,11 +502,17 @@ def mutants_for(
         unique.setdefault(mutant.key, mutant)
 
     def order(m: Mutant) -> tuple[float, int, int, int]:
-        near = 0.1 if focus_line and m.line == focus_line else 0.0
+        near = focus_bonus(raised) if focus_line and m.line == focus_line else 0.0
         distance = abs(m.line - focus_line) if focus_line else 0
         return (-(m.prior + near), distance, m.line, m.edit.start.col)
 
     return sorted(unique.values(), key=order)
+
+
+def focus_bonus(raised: str) -> float:
+    """How much a mutant on the failing line (the deepest implementation frame) gains: more when an
+    exception other than an assertion started there (the slip is most often on that very line)."""
+    return 0.2 if raised and raised.rsplit(".", 1)[-1] not in ("AssertionError", "") else 0.1
 
 
 def expected_value(text: str) -> object:

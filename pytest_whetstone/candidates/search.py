@@ -37,7 +37,7 @@ from ..locate.mutation import NEUTRAL, MutantEvidence
 from ..records import FixCandidate, TestFailureRecord, rank_candidates
 from .forkrun import fork_available
 from .hashing import record_hashes
-from .mutants import Mutant, expected_value, mutants_for
+from .mutants import Mutant, expected_value, focus_bonus, mutants_for
 from .scratch_run import FastFilter, Runner, junit_failures, key_of_node_id, scratch_copy
 
 HANG_TIMEOUT_S = 2.0  # a hanging failing test: how long a mutant's run may take before it hangs too
@@ -248,7 +248,7 @@ class _Search:
             mutants = mutants_for(original, rel, first, last, expected_value(failure.expected_value), focus,
                                   failure.exception_type, got_none)
             for rank, mutant in enumerate(mutants[:MAX_MUTANTS_PER_SUSPECT]):
-                near = 0.1 if focus and mutant.line == focus else 0.0
+                near = focus_bonus(failure.exception_type) if focus and mutant.line == focus else 0.0
                 score = mutant.prior + near - SUSPECT_PENALTY * index - rank * 1e-6
                 out.append(_Plan(mutant, rel, score, (rel, qualname), index, rank))
         return sorted(out, key=lambda p: -p.score)
