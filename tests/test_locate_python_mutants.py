@@ -73,9 +73,9 @@ def test_default_run_shares_one_allowance() -> None:
     assert cheap_pass_budget(1.0, 0.2, explicit=True) == 0.25  # asked for: the roomier rule
     assert rerun_allowed(0.0, 0.5, rerun_cost(0.01, True))  # a fast first failure of a short run
     assert not rerun_allowed(0.0, 0.5, rerun_cost(1.0, True))  # a slow one is not re-run by default
-    assert rerun_allowed(0.0, 20.0, rerun_cost(1.0, True))  # ... unless the run is long
-    assert not rerun_allowed(1.9, 20.0, rerun_cost(0.1, False))  # the share is spent
-    assert rerun_allowed(1.9, 20.0, rerun_cost(0.1, False), explicit=True)
+    assert rerun_allowed(0.0, 30.0, rerun_cost(1.0, True))  # ... unless the run is long
+    assert not rerun_allowed(1.9, 30.0, rerun_cost(0.1, False))  # the share is spent
+    assert rerun_allowed(1.9, 30.0, rerun_cost(0.1, False), explicit=True)
 
 
 @pytest.mark.whetstone_search

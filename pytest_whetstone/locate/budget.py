@@ -16,7 +16,7 @@ import os
 ALLOWANCE = 0.3  # of the plain run: the default run's whole extra cost
 RESERVE_S = 0.12  # the session's writing, the default candidates and their lazy imports
 
-RERUN_SHARE = 0.1  # of the projected run: re-running the failing tests
+RERUN_SHARE = 0.06  # of the projected run: re-running the failing tests
 RERUN_FIRST_S = 0.12  # a fast first failure is re-run even in a very short run (flakiness)
 COVERAGE_START_S = 0.05  # importing coverage.py and its first start, paid by the first re-run
 RERUN_EXPLICIT_MIN_S = 2.0  # asked-for analysis: at least this, or 30% of the run
