@@ -179,8 +179,10 @@ class Fault:
     failing_tests: int = 0
 
 
-def build_corpus(per_kind: int, seed: int, max_tries: int, kinds: tuple[str, ...] = KINDS) -> list[Fault]:
-    tag = "" if kinds == KINDS else "-" + "-".join(kinds)
+def build_corpus(per_kind: int, seed: int, max_tries: int, kinds: tuple[str, ...] | None = None) -> list[Fault]:
+    # read at call time: bench_heldout_python.py rebinds this module's KINDS to the held-out kinds
+    tag = "" if kinds is None or kinds == KINDS else "-" + "-".join(kinds)
+    kinds = KINDS if kinds is None else kinds
     cache = WORK / f"corpus-s{seed}-k{per_kind}{tag}.json"
     if cache.exists():
         return [Fault(**f) for f in json.loads(cache.read_text())]
@@ -427,7 +429,7 @@ def main() -> int:
     args = ap.parse_args()
     TMP.mkdir(parents=True, exist_ok=True)
     kinds = tuple(args.kinds.split(",")) if args.kinds else KINDS
-    corpus = build_corpus(args.per_kind, args.seed, args.max_tries, kinds)
+    corpus = build_corpus(args.per_kind, args.seed, args.max_tries, kinds if args.kinds else None)
     print(f"corpus: {len(corpus)} faults", flush=True)
     if args.corpus_only:
         return 0
