@@ -195,7 +195,7 @@ def main() -> None:
     ap.add_argument("--project", default="all", choices=[*PROJECTS, "all"])
     ap.add_argument("--faults", type=int, default=24, help="per project")
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--out", default=str(HERE / "results" / "native_fix.md"))
+    ap.add_argument("--out", default=str(HERE / "results" / "native_fix.md"), help="bench/results/native_fix_<project>.md by convention")
     args = ap.parse_args()
     outcomes: list[Outcome] = []
     for name in (PROJECTS if args.project == "all" else [args.project]):
@@ -257,7 +257,7 @@ def write(outcomes: list[Outcome], args: argparse.Namespace) -> None:
         f"| top candidate: all tests pass | | {_pct(sum(o.passes for o in outcomes), n)} |",
         f"| top candidate: original restored exactly | | {_pct(sum(o.exact for o in outcomes), n)} |",
         "",
-        f"Wall time, medians: plain ctest {med([o.plain_s for o in outcomes]):.3f} s, `whetstone run` "
+        f"Wall time, medians: plain test run {med([o.plain_s for o in outcomes]):.3f} s, `whetstone run` "
         f"{med([o.run_s for o in outcomes]):.3f} s, `whetstone run --search` {med([o.search_s for o in outcomes]):.3f} s; "
         f"median cost per mutant {med(trials):.3f} s." if n and trials else "",
         "",
