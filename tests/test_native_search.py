@@ -24,6 +24,7 @@ import pytest
 
 from pytest_whetstone.candidates.native_search import NativeSearchStats, native_search_candidates
 from pytest_whetstone.candidates.native_trial_cxx import cxx_trial
+from pytest_whetstone.edits import apply_candidate_by_id, undo_last
 from pytest_whetstone.records import Suspect, TestFailureRecord
 from pytest_whetstone.store.sessions import load_session
 
@@ -315,3 +316,24 @@ def test_a_recorded_compiler_that_is_gone_is_reported_not_crashed(make_project: 
     stats = NativeSearchStats()
     assert native_search_candidates([failure], make_project, 10, store=store, stats=stats) == []
     assert stats.tried >= 1 and stats.errors == stats.tried  # every trial said why; none crashed the search
+
+
+def test_a_latin1_source_is_searched_and_fixed_byte_for_byte(make_project: Path) -> None:
+    store = make_project / ".whetstone"
+    geo = make_project / "src" / "geo.cc"
+    geo.write_bytes(b"// (c) Fran\xe7ois, Latin-1 as old sources are\n" + GEO_CC.encode())
+    assert subprocess.run(["make", "CXX=ccwrap++"], cwd=make_project, env=_env(store),
+                          capture_output=True).returncode == 0
+    verdict, out = _whetstone(["run", "--search", "--", "make", "check"], make_project, store)
+    report = json.loads((store / "reports" / Path(verdict["report"]).name).read_text())
+    state = load_session(store, report["session_id"]).state()
+    top = state.current_candidates()[0]
+    assert top.validated and top.source == "search", out
+    before = geo.read_bytes()
+    apply_candidate_by_id(store, report["session_id"], top.candidate_id)
+    after = geo.read_bytes()
+    assert after != before and after.startswith(b"// (c) Fran\xe7ois, Latin-1")  # the stray byte kept
+    assert subprocess.run(["make", "CXX=ccwrap++", "check"], cwd=make_project, env=_env(store),
+                          capture_output=True).returncode == 0
+    undo_last(store, report["session_id"])
+    assert geo.read_bytes() == before

@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..edits import EditError, apply_edits_text
+from ..edits import TEXT_ERRORS, EditError, apply_edits_text
 from ..locate.mutation import NEUTRAL, MutantEvidence, rerank
 from ..locate.native_tests import family_of
 from ..records import FixCandidate, TestFailureRecord, rank_candidates
@@ -160,7 +160,7 @@ class _Search:
     def original(self, rel: str) -> str | None:
         if rel not in self.texts:
             try:
-                self.texts[rel] = (self.workspace / rel).read_text(encoding="utf-8")
+                self.texts[rel] = (self.workspace / rel).read_text(encoding="utf-8", errors=TEXT_ERRORS)
             except (OSError, UnicodeDecodeError):
                 self.texts[rel] = None
         return self.texts[rel]
@@ -174,7 +174,7 @@ class _Search:
             text = self.original(suspect.file_path)
             if text is None:
                 continue
-            mutants = mutants_in(suspect.file_path, text.encode("utf-8"), suspect.line_start, suspect.line_end,
+            mutants = mutants_in(suspect.file_path, text.encode("utf-8", TEXT_ERRORS), suspect.line_start, suspect.line_end,
                                  expected=failure.expected_value, actual=failure.actual_value,
                                  qualname=suspect.qualname)
             per_suspect.append([_Plan(failure, suspect.file_path, suspect.qualname, m, index, r)

@@ -252,7 +252,7 @@ class _Swap:
         if not self.path.is_file() or self.path.is_symlink():
             return f"{self.path.name} is not a file of the scratch copy"
         self.original = self.path.read_bytes()
-        self.path.write_text(self.text, encoding="utf-8")
+        self.path.write_text(self.text, encoding="utf-8", errors="surrogateescape")
         return ""
 
     def __exit__(self, *exc: object) -> None:
