@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Held-out JavaScript corpus: localization of seeded faults (and, once wired, the mutant search's fix)
-on npm libraries the project was never developed against.
+"""Held-out JavaScript corpus: localization of seeded faults and the mutant search's fix, on npm
+libraries the project was never developed against.
 
 Libraries: npm packages that ship their own tests in the tarball and run them with tape (TAP):
 qs, minimist, json-stable-stringify.  Each is fetched at bench time with ``npm pack`` into
@@ -15,7 +15,8 @@ fresh copy (node_modules symlinked):
   1. the suite plainly, then ``whetstone run -- <test command>``, timed (the default run's cost);
   2. ``whetstone report --format json``: the rank of the faulty function in the first failure's
      suspects (top-1/3/5);
-  3. unless ``--localize-only``: :func:`fix_figures` (the hook for the mutant search / ``whetstone fix``).
+  3. unless ``--localize-only``: :func:`fix_figures`: ``whetstone run --search``, the rank after the
+     search, the top candidate applied (``whetstone apply``): does the suite pass, is the file restored?
 
     python bench/bench_native_heldout_js.py [--per-kind 2] [--seed 7] [--label before] [--localize-only]
                                             [--libs qs,minimist] [--max-faults N]
@@ -323,12 +324,33 @@ def localize(fault: Fault, ws: Path, command: list[str]) -> dict[str, Any]:
 
 
 def fix_figures(fault: Fault, ws: Path, command: list[str], original: Path) -> dict[str, Any]:
-    """The hook for the fix side: given the faulty workspace ``ws`` (fault applied, whetstone's store
-    in ``ws/.whetstone`` from the localize step), run the mutant search / ``whetstone fix`` and return
-    figures for the row, e.g. ``{"tests_pass": bool, "restored": bool, "fix_s": float,
-    "mutants": int}``, where ``restored`` means ``ws / fault.file`` is byte-equal to
-    ``original / fault.file`` afterwards.  Not wired yet: returns {}."""
-    return {}
+    """The fix side: ``whetstone run --search`` in the faulty workspace, the truth's rank after the
+    search re-ranked the suspects, then its top candidate applied with ``whetstone apply`` and the suite
+    run: does it pass, and is the faulty file byte-equal to the original again?"""
+    store = ws / ".whetstone"
+    _rc, _out, search_s = whetstone(["run", "--search", "--", *command], ws, store)
+    rc, out, _ = whetstone(["report", "--format", "json"], ws, store)
+    try:
+        report = json.loads(out[out.index("{"):]) if rc == 0 else {}
+    except ValueError:
+        report = {}
+    row: dict[str, Any] = {"search_s": round(search_s, 3), "tests_pass": False, "restored": False,
+                           "rank_after": None, "validated": False}
+    failures = report.get("test_failures") or []
+    if failures:
+        quals = [s.get("qualname") if s.get("file_path") == fault.file else "?"
+                 for s in failures[0].get("suspects") or []]
+        row["rank_after"] = next((i + 1 for i, q in enumerate(quals) if q == fault.truth), None)
+    candidates = [c for c in report.get("candidates") or [] if c.get("edits")]
+    if not candidates:
+        return row
+    top = candidates[0]
+    row["validated"] = bool(top.get("validated"))
+    whetstone(["apply", top["candidate_id"]], ws, store)
+    rc, _out, _ = run(command, ws)
+    row["tests_pass"] = rc == 0
+    row["restored"] = (ws / fault.file).read_bytes() == (original / fault.file).read_bytes()
+    return row
 
 
 def measure(fault: Fault, pristine: Path, localize_only: bool) -> dict[str, Any] | None:
@@ -379,8 +401,17 @@ def summary(rows: list[dict[str, Any]], args: argparse.Namespace, libs: list[str
     ]
     fixed = [r for r in rows if "tests_pass" in r]
     if fixed:
-        lines += [f"| tests pass after the fix | {_pct(fixed, lambda r: r['tests_pass'])} |",
-                  f"| original restored exactly | {_pct(fixed, lambda r: r.get('restored'))} |"]
+        def after(k: int) -> Any:
+            return lambda r: r.get("rank_after") is not None and r["rank_after"] <= k
+
+        searched = [r["search_s"] / r["plain_s"] for r in fixed if r.get("plain_s") and r.get("search_s")]
+        lines += [f"| localization top-1 / top-3 after the search (`whetstone run --search`) | "
+                  f"{_pct(fixed, after(1))} / {_pct(fixed, after(3))} |",
+                  f"| the search's top candidate is validated | {_pct(fixed, lambda r: r.get('validated'))} |",
+                  f"| top candidate applied: the suite passes | {_pct(fixed, lambda r: r['tests_pass'])} |",
+                  f"| top candidate applied: original restored exactly | {_pct(fixed, lambda r: r.get('restored'))} |",
+                  f"| `whetstone run --search` / plain run, median | {statistics.median(searched):.1f}x |"
+                  if searched else ""]
     lines.append("")
     lines.append("Per library: " + ", ".join(f"{lib} {sum(1 for r in rows if r['lib'] == lib)} faults" for lib in libs)
                  + ". Per-fault rows: bench/_work/heldout_js/rows-" + args.label + ".jsonl (held out, not read while tuning).")
