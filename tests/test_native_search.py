@@ -62,14 +62,14 @@ def _tree_hashes(root: Path) -> dict[str, str]:
     return out
 
 
-def _cmake_project(tmp: Path) -> Path:
+def _cmake_project(tmp: Path, *flags: str) -> Path:
     if not (shutil.which("cmake") and shutil.which("ctest")):
         pytest.skip("cmake/ctest not installed")
     proj = tmp / "calc"
     shutil.copytree(FIXTURES / "gtest_calc", proj)
     env = _env(proj / ".whetstone", CC="ccwrap", CXX="ccwrap++")
     gen = ["-G", "Ninja"] if shutil.which("ninja") else []
-    configure = subprocess.run(["cmake", "-S", str(proj), "-B", str(proj / "build"), *gen],
+    configure = subprocess.run(["cmake", "-S", str(proj), "-B", str(proj / "build"), *gen, *flags],
                                env=env, capture_output=True, text=True)
     if configure.returncode != 0 and "GTest" in configure.stderr:
         pytest.skip("GoogleTest (libgtest-dev) not found by CMake")
@@ -268,16 +268,7 @@ def test_the_wider_check_runs_the_other_test_binaries_that_link_the_code(make_pr
 
 
 def test_a_shared_library_is_relinked_in_scratch_space(tmp_path: Path) -> None:
-    if not (shutil.which("cmake") and shutil.which("ctest")):
-        pytest.skip("cmake/ctest not installed")
-    proj = tmp_path / "calc"
-    shutil.copytree(FIXTURES / "gtest_calc", proj)
-    env = _env(proj / ".whetstone", CC="ccwrap", CXX="ccwrap++")
-    configure = subprocess.run(["cmake", "-S", str(proj), "-B", str(proj / "build"), "-DBUILD_SHARED_LIBS=ON"],
-                               env=env, capture_output=True, text=True)
-    if configure.returncode != 0:
-        pytest.skip("CMake could not configure the gtest project: " + configure.stderr[-200:])
-    assert subprocess.run(["cmake", "--build", str(proj / "build")], env=env, capture_output=True).returncode == 0
+    proj = _cmake_project(tmp_path, "-DBUILD_SHARED_LIBS=ON")
     assert list((proj / "build").glob("libcalc.so*"))
     before = _tree_hashes(proj)
     verdict, out = _whetstone(["run", "--search", "--", "ctest", "--output-on-failure"], proj / "build",
