@@ -328,3 +328,15 @@ def test_a_latin1_source_is_searched_and_fixed_byte_for_byte(make_project: Path)
                           capture_output=True).returncode == 0
     undo_last(store, report["session_id"])
     assert geo.read_bytes() == before
+
+
+def test_the_mcp_run_tool_searches_when_asked(make_project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_whetstone.agent import tools
+
+    monkeypatch.setenv("WHETSTONE_DIR", str(make_project / ".whetstone"))
+    plain = tools.run("make check", str(make_project))
+    assert not any(c["validated"] for c in plain["candidates"])
+    searched = tools.run("make check", str(make_project), search=True)
+    assert searched["verdict"]["failure"] == "test-failure"
+    top = searched["candidates"][0]
+    assert top["validated"] and top["source"] == "search" and top["edits"][0]["file_path"] == "src/geo.cc"
