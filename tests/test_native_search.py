@@ -340,3 +340,26 @@ def test_the_mcp_run_tool_searches_when_asked(make_project: Path, monkeypatch: p
     assert searched["verdict"]["failure"] == "test-failure"
     top = searched["candidates"][0]
     assert top["validated"] and top["source"] == "search" and top["edits"][0]["file_path"] == "src/geo.cc"
+
+
+TEXTKIT = Path(__file__).parent.parent / "bench" / "native_dev" / "textkit"
+
+
+@pytest.mark.skipif(not shutil.which("node"), reason="node not installed")
+def test_node_test_failure_in_a_helper_behind_require_is_fixed(tmp_path: Path) -> None:
+    proj = tmp_path / "textkit"
+    shutil.copytree(TEXTKIT, proj)
+    helpers = proj / "lib" / "helpers.js"
+    original = helpers.read_bytes()
+    helpers.write_text(original.decode().replace("if (pending && out.length > 0) {", "if (pending && out.length > 1) {"))
+    store = proj / ".whetstone"
+    before = _tree_hashes(proj)
+    verdict, out = _whetstone(["run", "--search", "--", "node", "--test", "test/"], proj, store)
+    assert verdict["failure"] == "test-failure", out
+    assert _tree_hashes(proj) == before  # the search ran in a scratch copy
+    assert verdict["first_error"].startswith("lib/helpers.js:"), out  # the search found the helper
+    report = json.loads((store / "reports" / Path(verdict["report"]).name).read_text())
+    top = load_session(store, report["session_id"]).state().current_candidates()[0]
+    assert top.validated and top.source == "search", out
+    apply_candidate_by_id(store, report["session_id"], top.candidate_id)
+    assert subprocess.run(["node", "--test", "test/"], cwd=proj, capture_output=True).returncode == 0

@@ -21,8 +21,10 @@ crashes costs one trial, never a hang.
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +42,7 @@ TOP_SUSPECTS = 3  # suspects the search covers
 FIRST_PASS = 3  # mutants per suspect before the search concentrates
 MAX_MUTANTS = 60  # trials per search, whatever the budget
 TRIAL_TIMEOUT_S = 20.0
+WORKERS = max(1, min(2, os.cpu_count() or 1))  # trials at once: compiles and test runs use a core each
 CONCENTRATE = 1.0  # how far mutant evidence moves a suspect's remaining mutants
 PARTIAL_GRACE = 8  # trials spent looking for a fix of every failing test after one that fixes some
 
@@ -105,15 +108,22 @@ def native_search_candidates(
     deadline = started + budget_s
     try:
         for family, group in groups.items():
-            trial, why = _trial(family, group, workspace, store, command, min(TRIAL_TIMEOUT_S, budget_s))
-            if trial is None:
+            trials: list[Trial] = []
+            why = ""
+            for _ in range(WORKERS):  # one trial per worker: each owns its scratch objects or copy
+                trial, why = _trial(family, group, workspace, store, command, min(TRIAL_TIMEOUT_S, budget_s))
+                if trial is None:
+                    break
+                trials.append(trial)
+            if not trials:
                 stats.notes.append(why)
                 stats.stopped = stats.stopped or "no-trial"
                 continue
             try:
-                found += _Search(trial, group, workspace, deadline, stats).run(max_validated - len(found))
+                found += _Search(trials, group, workspace, deadline, stats).run(max_validated - len(found))
             finally:
-                trial.close()
+                for trial in trials:
+                    trial.close()
             if len(found) >= max_validated:
                 break
     finally:
@@ -142,9 +152,10 @@ def _trial(
 
 
 class _Search:
-    def __init__(self, trial: Trial, failures: list[TestFailureRecord], workspace: Path, deadline: float,
+    def __init__(self, trials: list[Trial], failures: list[TestFailureRecord], workspace: Path, deadline: float,
                  stats: NativeSearchStats) -> None:
-        self.trial = trial
+        self.trials = trials
+        self.trial = trials[0]
         self.failures = failures
         self.workspace = workspace
         self.deadline = deadline
@@ -221,31 +232,40 @@ class _Search:
             ordered = False
             after_partial = -1  # trials left to look for a complete fix once a partial one is found
             while queue and after_partial != 0:
-                plan = queue.pop(0)
-                if not queue and not ordered:
-                    queue, ordered = self.ordered_rest(failure, rest), True
-                if plan.mutant.key in seen:
+                batch: list[_Plan] = []
+                while queue and len(batch) < len(self.trials):
+                    plan = queue.pop(0)
+                    if not queue and not ordered:
+                        queue, ordered = self.ordered_rest(failure, rest), True
+                    if plan.mutant.key not in seen:
+                        seen.add(plan.mutant.key)
+                        batch.append(plan)
+                if not batch:
                     continue
-                seen.add(plan.mutant.key)
                 if self.stats.tried >= MAX_MUTANTS:
                     self.stats.stopped = "count"
                     return self.finish(found)
                 if self.remaining() < self.estimate():
                     self.stats.stopped = "budget"
                     return self.finish(found)
-                after_partial -= after_partial > 0
-                cand = self.try_one(plan, len(live))
-                if cand is None:
-                    continue
-                found.append(cand)
-                if len(found) >= wanted:
-                    self.stats.stopped = "enough"
-                    return self.finish(found)
-                if cand.mutation.get("complete"):
-                    fixed_ids.update(cand.mutation.get("fixes", []))
+                complete = False
+                for plan, text, outcome, trial in self.run_batch(batch):
+                    after_partial -= after_partial > 0
+                    cand = self.judge(plan, text, outcome, trial, len(live))
+                    if cand is None:
+                        continue
+                    found.append(cand)
+                    if len(found) >= wanted:
+                        self.stats.stopped = "enough"
+                        return self.finish(found)
+                    if cand.mutation.get("complete"):
+                        fixed_ids.update(cand.mutation.get("fixes", []))
+                        complete = True
+                        break
+                    if after_partial < 0:
+                        after_partial = PARTIAL_GRACE  # one edit may still fix every failing test: look a little
+                if complete:
                     break
-                if after_partial < 0:
-                    after_partial = PARTIAL_GRACE  # one edit may still fix every failing test: look a little
         self.stats.stopped = self.stats.stopped or ("found" if found else "exhausted")
         return self.finish(found)
 
@@ -253,15 +273,28 @@ class _Search:
         trials = self.stats.trial_s
         return statistics.median(trials) if trials else 0.5
 
-    def try_one(self, plan: _Plan, failing: int) -> FixCandidate | None:
-        original = self.original(plan.rel)
-        if original is None:
-            return None
-        try:
-            text = apply_edits_text(original, [plan.mutant.edit], plan.rel)
-        except EditError:
-            return None
-        outcome = self.trial.run_failing(plan.rel, text)
+    def run_batch(self, batch: list[_Plan]) -> list[tuple[_Plan, str, TrialOutcome, Trial]]:
+        """Each plan's failing tests on its own trial, the trials in parallel (they run compilers and test
+        processes, so threads suffice); results in plan order."""
+        jobs: list[tuple[_Plan, str, Trial]] = []
+        for plan in batch:
+            original = self.original(plan.rel)
+            if original is None:
+                continue
+            try:
+                text = apply_edits_text(original, [plan.mutant.edit], plan.rel)
+            except EditError:
+                continue
+            jobs.append((plan, text, self.trials[len(jobs) % len(self.trials)]))
+        if len(jobs) <= 1:
+            return [(plan, text, trial.run_failing(plan.rel, text), trial) for plan, text, trial in jobs]
+        with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+            outcomes = list(pool.map(lambda job: job[2].run_failing(job[0].rel, job[1]), jobs))
+        return [(plan, text, outcome, trial) for (plan, text, trial), outcome in zip(jobs, outcomes, strict=True)]
+
+    def judge(self, plan: _Plan, text: str, outcome: TrialOutcome, trial: Trial, failing: int) -> FixCandidate | None:
+        """What one mutant's run says: evidence for its suspect, and a candidate when it fixes a failing test
+        and the wider check on the same trial (which reuses what it built) breaks nothing."""
         self.stats.tried += 1
         self.stats.trial_s.append(outcome.seconds)
         ev = self.evidence.setdefault((plan.rel, plan.qualname), MutantEvidence(plan.rel, plan.qualname))
@@ -278,7 +311,7 @@ class _Search:
             return None
         ev.fixed += 1
         self.stats.fixed += 1
-        wider = self.trial.run_wider(plan.rel, text)
+        wider = trial.run_wider(plan.rel, text)
         if not wider.ok:
             self.stats.wider_rejected += 1
             return None
