@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
+from test_native_tests_e2e import FIXTURES, _env
+from test_native_tests_e2e import whetstone as _whetstone
 
 from pytest_whetstone.candidates.native_search import NativeSearchStats, native_search_candidates
 from pytest_whetstone.candidates.native_trial_cxx import cxx_trial
@@ -28,28 +27,9 @@ from pytest_whetstone.edits import apply_candidate_by_id, undo_last
 from pytest_whetstone.records import Suspect, TestFailureRecord
 from pytest_whetstone.store.sessions import load_session
 
-FIXTURES = Path(__file__).parent / "fixtures" / "native_projects"
-BEGIN = "===WHETSTONE-RESULT==="
-
 pytestmark = pytest.mark.skipif(
     not (shutil.which("ccwrap") and shutil.which("ccwrap++") and shutil.which("g++")), reason="ccwrap or g++ missing"
 )
-
-
-def _env(store: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("WHETSTONE_")}
-    env["WHETSTONE_DIR"] = str(store)
-    env.update(extra)
-    return env
-
-
-def _whetstone(args: list[str], cwd: Path, store: Path, timeout: float = 300) -> tuple[dict[str, Any], str]:
-    proc = subprocess.run([sys.executable, "-m", "pytest_whetstone", *args], cwd=cwd, env=_env(store),
-                          capture_output=True, text=True, timeout=timeout)
-    lines = proc.stdout.splitlines()
-    assert BEGIN in lines, proc.stdout[-3000:] + proc.stderr[-3000:]
-    verdict = json.loads(lines[len(lines) - 1 - lines[::-1].index(BEGIN) + 1])
-    return verdict, proc.stdout + proc.stderr
 
 
 def _tree_hashes(root: Path) -> dict[str, str]:
