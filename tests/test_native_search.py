@@ -343,3 +343,30 @@ def test_node_test_failure_in_a_helper_behind_require_is_fixed(tmp_path: Path) -
     assert top.validated and top.source == "search", out
     apply_candidate_by_id(store, report["session_id"], top.candidate_id)
     assert subprocess.run(["node", "--test", "test/"], cwd=proj, capture_output=True).returncode == 0
+
+
+@pytest.mark.parametrize("generator", ["Ninja", "Unix Makefiles"])
+def test_with_only_the_compiler_launcher_the_link_comes_from_the_build(tmp_path: Path, generator: str) -> None:
+    if generator == "Ninja" and not shutil.which("ninja"):
+        pytest.skip("ninja not installed")
+    if not (shutil.which("cmake") and shutil.which("ctest")):
+        pytest.skip("cmake/ctest not installed")
+    proj = tmp_path / "calc"
+    shutil.copytree(FIXTURES / "gtest_calc", proj)
+    store = proj / ".whetstone"
+    env = _env(store)  # no CC/CXX: ccwrap only launches the compiles, as CMAKE_CXX_COMPILER_LAUNCHER does
+    configure = subprocess.run(["cmake", "-S", str(proj), "-B", str(proj / "build"), "-G", generator,
+                                "-DCMAKE_CXX_COMPILER_LAUNCHER=ccwrap"], env=env, capture_output=True, text=True)
+    if configure.returncode != 0 and "GTest" in configure.stderr:
+        pytest.skip("GoogleTest (libgtest-dev) not found by CMake")
+    assert configure.returncode == 0, configure.stderr
+    assert subprocess.run(["cmake", "--build", str(proj / "build")], env=env, capture_output=True).returncode == 0
+    before = _tree_hashes(proj)
+    verdict, out = _whetstone(["run", "--search", "--", "ctest", "--test-dir", "build", "--output-on-failure"],
+                              proj, store)
+    assert _tree_hashes(proj) == before
+    report = json.loads((store / "reports" / Path(verdict["report"]).name).read_text())
+    validated = {(c.edits[0].file_path, c.edits[0].new_text)
+                 for c in load_session(store, report["session_id"]).state().current_candidates()
+                 if c.validated and c.source == "search"}
+    assert ("src/stats.cc", "<=") in validated, out

@@ -23,6 +23,7 @@ from xml.etree import ElementTree
 
 from ..build.compdb import Command, CompileDatabase
 from ..build.gate import HEADER_EXT, Gate, _relink_args
+from ..build.linkinfo import link_for_object
 from ..locate.native_names import gtest_names, is_test_file
 from ..locate.native_tests import Workspace, _find_gtest_file
 from ..process import run_bounded
@@ -388,7 +389,17 @@ def _other_test_binaries(db: CompileDatabase, workspace: Path, known: set[str], 
             known.add(path)
             out.append(_Binary(path, link))
             if len(out) >= limit:
-                break
+                return out
+        test_objects -= inputs
+    for command in db.commands:  # objects whose link ccwrap did not see (a compiler launcher): ask the build
+        obj = os.path.realpath(os.path.join(command.directory, command.output or ""))
+        if obj not in test_objects or len(out) >= limit:
+            continue
+        found = link_for_object(obj, command.directory)
+        path = os.path.realpath(os.path.join(found.directory, found.output or "")) if found else ""
+        if found is not None and path not in known and os.access(path, os.X_OK):
+            known.add(path)
+            out.append(_Binary(path, found))
     return out
 
 
@@ -398,7 +409,9 @@ def _binary_of(db: CompileDatabase, test_source: Path) -> _Binary | None:
             return _Binary(os.path.realpath(os.path.join(command.directory, command.output)), command)
         if not command.output:
             continue
-        link = db.link_of(os.path.join(command.directory, command.output))
+        obj = os.path.realpath(os.path.join(command.directory, command.output))
+        # a compiler launcher (CMAKE_<LANG>_COMPILER_LAUNCHER) leaves the link unrecorded: ask the build
+        link = db.link_of(obj) or link_for_object(obj, command.directory)
         if link is not None and link.output:
             path = os.path.realpath(os.path.join(link.directory, link.output))
             if os.path.exists(path):
