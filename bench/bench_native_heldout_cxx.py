@@ -30,6 +30,7 @@ import argparse
 import json
 import os
 import random
+import re
 import signal
 import statistics
 import subprocess
@@ -215,7 +216,7 @@ class Runner:
         case.fix_s = fix.seconds
         refused = [ln for ln in fix.output.splitlines() if "refus" in ln]
         if refused:
-            case.fix_note = "apply refused: " + _note_shape(refused[0].split("refus", 1)[1])
+            case.fix_note = "apply refused: " + _note_shape(refused[0][refused[0].index("refus"):])
         if fix.code is None:
             case.fix_note = "timed out"
             self._drop_open_session(fix.output)
@@ -237,7 +238,7 @@ def prepare(cb: CodeBase) -> tuple[float, float] | str:
     """Configure and build once (the full build, timed), check the tests pass: (build s, test s) or why not."""
     (cb.root / ".whetstone").mkdir(parents=True, exist_ok=True)
     if cb.style == "cmake":
-        conf = sh("cmake -S . -B build -G Ninja -DCMAKE_CXX_COMPILER_LAUNCHER=ccwrap -DCMAKE_BUILD_TYPE=Debug", cb, 600)
+        conf = sh(f"cmake -S . -B build -G Ninja -DCMAKE_CXX_COMPILER_LAUNCHER=ccwrap -DCMAKE_BUILD_TYPE=Debug {cb.cmake_args}", cb, 600)
         if conf.code != 0:
             return "configure failed: " + conf.output[-1500:]
     built = sh(cb.build_cmd, cb, 1800)
@@ -314,11 +315,14 @@ def _med(values: list[float], fmt: str = "{:.2f}") -> str:
 
 
 def _note_shape(note: str) -> str:
-    """A note without the names of one case's tests or files: what kind of reason it is."""
-    for cut in (" of ", ": ", " in "):
+    """A note without the names of one case's tests, files or numbers: what kind of reason it is."""
+    note = re.sub(r"^whetstone \w+: ", "", note.strip())
+    note = re.sub(r"[\w./-]+\.(?:cc|cpp|h|hpp|c)\b(?::\d+)?", "<file>", note)
+    note = re.sub(r"(?<!UTF-)\d+(?:\.\d+)?", "N", note)
+    for cut in (" of ", " in "):
         if cut in note:
             return note.split(cut)[0] + cut.rstrip() + " ..."
-    return note[:80]
+    return note[:90]
 
 
 def summary(label: str, tree: str, search: bool, results: dict[str, tuple[list[Case], dict[str, Any]]], bases: list[CodeBase],
@@ -328,6 +332,7 @@ def summary(label: str, tree: str, search: bool, results: dict[str, tuple[list[C
              "Code bases (downloaded from PyPI at bench time): " + "; ".join(f"{b.name}: {b.version}, {'CMake + Ninja, ctest' if b.style == 'cmake' else 'Makefile, make check'}" for b in bases) + ".",
              f"`whetstone fix` ran with `--max-wall {FIX_MAX_WALL_S:.0f}` (and a {FIX_TIMEOUT_S:.0f} s hard bound). "
              f"{jobs} code base(s) measured at once on a shared 2-core machine: wall times include that contention.",
+             "CMake configured with " + ("`-DCMAKE_CXX_COMPILER_LAUNCHER=ccwrap " + bases[0].cmake_args + "`" if bases else "") + ".",
              "" if search else "This tree has no `whetstone run --search`: search figures are n/a.", ""]
     every = [c for cases, _ in results.values() for c in cases]
     groups = [(name, cases) for name, (cases, _) in results.items()] + [("all", every)]
@@ -399,7 +404,7 @@ def cases_table(results: dict[str, tuple[list[Case], dict[str, Any]]]) -> str:
 
 def _tree() -> str:
     proc = subprocess.run([sys.executable, "-c", "import pytest_whetstone, os; print(os.path.dirname(os.path.dirname(pytest_whetstone.__file__)))"],
-                          capture_output=True, text=True, env=dict(os.environ))
+                          capture_output=True, text=True, env=dict(os.environ), cwd="/")  # not this checkout's package
     return proc.stdout.strip() or "?"
 
 
@@ -415,6 +420,8 @@ def main() -> int:
     parser.add_argument("--codebases", default="ninja,marisa,clipper")
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--max-minutes", type=float, default=17.0, help="no new fault starts after this")
+    parser.add_argument("--cmake-link-launcher", action="store_true",
+                        help="also -DCMAKE_CXX_LINKER_LAUNCHER=ccwrap (so ccwrap records CMake's links); off for the figures")
     parser.add_argument("--jobs", type=int, default=3, help="code bases measured at once (each in its own process)")
     parser.add_argument("--out", default=None, help="summary path (default bench/results/native_heldout_cxx_<label>.md)")
     args = parser.parse_args()
@@ -424,6 +431,8 @@ def main() -> int:
     tree, search = _tree(), _knows_search()
     print(f"whetstone from {tree}; --search {'known' if search else 'unknown'}", flush=True)
     bases = corpus(quotas)
+    for cb in bases:
+        cb.cmake_args = "-DCMAKE_CXX_LINKER_LAUNCHER=ccwrap" if args.cmake_link_launcher else ""
     cache = _cache()
     deadline = started + args.max_minutes * 60
     results: dict[str, tuple[list[Case], dict[str, Any]]] = {}

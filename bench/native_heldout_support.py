@@ -49,6 +49,7 @@ class CodeBase:
     quota: int
     sources: list[str] = field(default_factory=list)  # every file a fault or the bench may touch
     test_timeout_s: float = 300.0
+    cmake_args: str = ""  # more -D options for the configure step
 
 
 # --------------------------------------------------------------------------- downloads
