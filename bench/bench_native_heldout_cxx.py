@@ -292,7 +292,12 @@ def _run_codebase(cb: CodeBase, search: bool, seed_value: int, cache: dict[str, 
             info["rejected"] += 1
             runner.restore()
             continue
-        cases.append(runner.measure(fault, plain))
+        try:
+            cases.append(runner.measure(fault, plain))
+        except Exception as exc:  # noqa: BLE001 - one broken case must not lose the others
+            info["bench_errors"] = info.get("bench_errors", 0) + 1
+            LOG.append(f"{cb.name} bench error: {exc!r}")
+            runner.restore()
         print(f"{cb.name}: {len(cases)}/{cb.quota} measured", flush=True)
     runner.restore()
     sh(cb.build_cmd, cb, 900)
@@ -383,7 +388,8 @@ def summary(label: str, tree: str, search: bool, results: dict[str, tuple[list[C
     lines += ["", "## Faults", ""]
     for name, (cases, info) in results.items():
         lines.append(f"- **{name}**: {len(cases)} kept of {info.get('screened', 0)} screened (the rest did not build or no test failed)"
-                     + (f"; error: {info['error']}" if info.get("error") else ""))
+                     + (f"; error: {info['error']}" if info.get("error") else "")
+                     + (f"; {info['bench_errors']} case(s) lost to a bench error" if info.get("bench_errors") else ""))
     kinds = Counter(c.fault.kind for c in every)
     lines.append("- per kind: " + ", ".join(f"{k} {kinds.get(k, 0)}" for k in KINDS))
     per_kind_fix = {k: sum(c.fix_pass for c in every if c.fault.kind == k) for k in KINDS}
@@ -443,7 +449,10 @@ def main() -> int:
             share = deadline if args.jobs > 1 else started + (deadline - started) * (i + 1) / len(bases)
             futures[cb.name] = pool.submit(run_codebase, cb, search, args.seed, dict(cache), share)
         for name, future in futures.items():
-            results[name] = future.result()
+            try:
+                results[name] = future.result()
+            except Exception as exc:  # noqa: BLE001 - the other code bases still count
+                results[name] = ([], {"error": repr(exc)[:200]})
     for _, info in results.values():
         cache.update(info.pop("cache", {}))
         LOG.extend(info.pop("log", []))
