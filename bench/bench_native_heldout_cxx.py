@@ -22,6 +22,13 @@ For each seeded fault (kept only when it builds and makes at least one test fail
 
 Only the summary goes to bench/results/native_heldout_cxx_<label>.md; the per-case table goes to
 bench/_work/native_heldout_cxx/cases_<label>.md (not committed, not read).
+
+The order of the faults is fixed by ``--seed``; ``--faults`` splits a count over the code bases and
+``--max-minutes`` stops starting new faults (so a slower tree may measure a prefix of the same list).
+The code bases run at once (``--jobs``).  Which candidates were not faults (no build, no failing
+test) is remembered in bench/_work/native_heldout_cxx/screen.json, so a second run skips them.
+``--cmake-link-launcher`` adds ``-DCMAKE_CXX_LINKER_LAUNCHER=ccwrap`` (off for the figures: the
+documented CMake setup names the compiler launcher only).
 """
 
 from __future__ import annotations
