@@ -1,6 +1,6 @@
 """Seeded-fault benchmark for C build fixes (not a test; run by hand).
 
-    python bench/bench_fix_build.py [--per-kind N] [--compilers gcc,clang]
+    python bench/bench_fix_build.py [--per-kind N] [--compilers gcc,clang] [--new-kinds] [--kinds K,..] [--loop]
 
 Downloads real C projects at bench time into bench/_work/ (never committed):
 brotli (PyPI sdist: the C library + its CLI, linked with -lm) and LMDB (shipped
@@ -17,7 +17,12 @@ checked with the per-file gate, as for a user's `CC=ccwrap` build), and for each
 Compiler flags turn on the errors newer compilers make default
 (-Werror=implicit-function-declaration, -Werror=int-conversion); the
 undefined-reference faults build without the first so the linker reports them.
-Results: bench/results/fix_build.md.
+``--new-kinds`` adds the held-out bench's fault shapes (a declaration or struct missing its ``;``,
+a function missing its closing brace, ``x`` for ``&x``, a dropped argument, a renamed definition,
+an include of a header that does not exist, a project header's include removed), seeded the same
+way in this bench's code; the first error's class is checked against the kind.  ``--loop`` also
+hands each fault to the fix loop (bench_fix_build_loop.py).
+Results: bench/results/fix_build.md (``--out`` for another file).
 """
 
 from __future__ import annotations
@@ -33,8 +38,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))  # the compiler-output reader shared with the tests
 
+from bench_fix_build_loop import LoopOutcome, run_loop, summary_rows  # noqa: E402
 from cfamily_support import parse_build_output  # noqa: E402
 
 from pytest_whetstone import edits  # noqa: E402
@@ -45,8 +52,8 @@ from pytest_whetstone.store.sessions import find_store, open_session  # noqa: E4
 WORK = HERE / "_work"
 STORE = WORK / ".whetstone-dev"  # ccwrap records the commands here, so candidates are checked with the gate
 CCWRAP = WORK / "bin" / "ccwrap"
-STRICT = "-O0 -Werror=implicit-function-declaration -Werror=int-conversion"
-LOOSE = "-O0 -Wno-implicit-function-declaration -Werror=int-conversion"
+STRICT = "-O0 -Werror=implicit-function-declaration -Werror=int-conversion -Werror=incompatible-pointer-types"
+LOOSE = "-O0 -Wno-implicit-function-declaration -Werror=int-conversion -Werror=incompatible-pointer-types"
 
 
 @dataclass
@@ -210,6 +217,36 @@ def seed(project: Project, rng: random.Random, per_kind: int) -> list[Fault]:
     return chosen
 
 
+def new_kinds(project: Project, rng: random.Random) -> list[Fault]:
+    """The held-out bench's fault shapes, seeded in this bench's code (dropped sources aside: this Makefile lists objects)."""
+    from bench_fix_build_heldout import HProject, seed_new
+
+    headers = sorted(h.relative_to(project.root).as_posix() for d in {*project.includes, *(str(Path(s).parent) for s in project.sources)}
+                     for h in (project.root / d).glob("*.h"))
+    hp = HProject(project.name, project.root, project.sources, project.includes, False, headers)
+    return [f for f in seed_new(hp, rng) if f.kind != "dropped source"]
+
+
+# The kinds a seeded fault is, and the error types its first error may rightly get.
+EXPECTED = {
+    "misspelled identifier": {"undefined_symbol"},
+    "missing semicolon": {"syntax_error"},
+    "declaration semicolon": {"syntax_error"},
+    "struct semicolon": {"syntax_error"},
+    "closing brace": {"syntax_error"},
+    "missing include": {"missing_include", "undefined_symbol"},
+    "missing header": {"missing_include"},
+    "nonexistent header": {"missing_include"},
+    "removed project header": {"missing_include", "undefined_symbol"},
+    "type mismatch": {"type_mismatch"},
+    "address argument": {"type_mismatch"},
+    "dropped argument": {"type_mismatch"},
+    "undefined reference": {"undefined_symbol"},
+    "renamed definition": {"undefined_symbol"},
+    "missing -lm": {"undefined_symbol", "link_error", "missing_dependency"},
+}
+
+
 # --------------------------------------------------------------------------- run
 
 
@@ -222,13 +259,18 @@ class Outcome:
     fixit_pass: bool
     fixit_exact: bool
     top: str
+    error_type: str = ""
+    classified: bool = True
+    loop: LoopOutcome | None = None
 
 
-def _attempt(project: Project, fault: Fault, cc: str, cflags: str, pick) -> tuple[bool, bool, str]:
+def _attempt(project: Project, fault: Fault, cc: str, cflags: str, pick, classes: list[str] | None = None) -> tuple[bool, bool, str]:
     code, out = make(project, cc, cflags)
     if code == 0:
         return True, True, "(builds)"
     records = parse_build_output(out, cc, project.root)
+    if classes is not None:
+        classes.extend(r.error_type for r in records if r.is_failure)
     for r in records:
         r.file_path = r.file_path  # relative to the project root already
     cands = generate_build_candidates(records, project.root)
@@ -244,7 +286,7 @@ def _attempt(project: Project, fault: Fault, cc: str, cflags: str, pick) -> tupl
     return code == 0, exact and code == 0, chosen.description[:90]
 
 
-def run_fault(project: Project, fault: Fault, cc: str) -> Outcome | None:
+def run_fault(project: Project, fault: Fault, cc: str, loop: bool = False) -> Outcome | None:
     path = project.root / fault.file
     cflags = LOOSE if fault.kind == "undefined reference" else STRICT
     try:
@@ -253,7 +295,10 @@ def run_fault(project: Project, fault: Fault, cc: str) -> Outcome | None:
         if code == 0:
             return None  # the seed did not break the build: not a fault
         path.write_text(fault.mutated)
-        ours = _attempt(project, fault, cc, cflags, lambda cs: next((c for c in cs if c.edits), None))
+        classes: list[str] = []
+        ours = _attempt(project, fault, cc, cflags, lambda cs: next((c for c in cs if c.edits), None), classes)
+        etype = classes[0] if classes else "(none)"
+        expected = EXPECTED.get(fault.kind)
         path.write_text(fault.mutated)
         if fault.file != "Makefile":
             (project.root / "Makefile").write_text(_makefile_text[project.name, cc])
@@ -261,7 +306,20 @@ def run_fault(project: Project, fault: Fault, cc: str) -> Outcome | None:
             project, fault, cc, cflags,
             lambda cs: next((c for c in cs if c.source == "compiler-fixit" and c.mutation.get("kind") == "fixit"), None),
         )
-        return Outcome(fault, cc, ours[0], ours[1], fixit[0], fixit[1], ours[2])
+        looped = None
+        if loop:
+            path.write_text(fault.mutated)
+            mk = _makefile_text[project.name, cc]
+            if fault.file != "Makefile":
+                (project.root / "Makefile").write_text(mk)
+            if fault.file == "Makefile":  # the program does not depend on its Makefile: relink it
+                (project.root / f"prog-{cc}").unlink(missing_ok=True)
+            incs = " ".join(f"-I{i}" for i in project.includes)
+            build = f"make -s 'CFLAGS={cflags} {incs}'"
+            originals = {path: fault.original.encode(), project.root / "Makefile": (fault.original if fault.file == "Makefile" else mk).encode()}
+            looped = run_loop(project.root, STORE, build, originals, lambda: make(project, cc, cflags)[0])
+        return Outcome(fault, cc, ours[0], ours[1], fixit[0], fixit[1], ours[2], etype,
+                       expected is None or etype in expected, looped)
     finally:
         path.write_text(fault.original)
         (project.root / "Makefile").write_text(_makefile_text[project.name, cc])
@@ -275,6 +333,10 @@ def main() -> int:
     parser.add_argument("--per-kind", type=int, default=3)
     parser.add_argument("--compilers", default="gcc,clang")
     parser.add_argument("--seed", type=int, default=4)
+    parser.add_argument("--new-kinds", action="store_true", help="also seed the held-out bench's fault shapes")
+    parser.add_argument("--kinds", default="", help="only these kinds (comma-separated)")
+    parser.add_argument("--loop", action="store_true", help="also run the fix loop on every fault (convergence)")
+    parser.add_argument("--out", default="fix_build.md", help="results file under bench/results/")
     args = parser.parse_args()
     projects = fetch()
     import os
@@ -299,16 +361,24 @@ def main() -> int:
                 return 1
             rng = random.Random(args.seed)
             per_kind: dict[str, int] = {}
-            for fault in seed(project, rng, args.per_kind):
+            pool = seed(project, rng, args.per_kind)
+            if args.new_kinds:
+                pool += new_kinds(project, rng)
+            only = {k.strip() for k in args.kinds.split(",") if k.strip()}
+            for fault in pool:
                 if per_kind.get(fault.kind, 0) >= args.per_kind and fault.kind != "missing -lm":
                     continue
-                outcome = run_fault(project, fault, cc)
+                if only and fault.kind not in only:
+                    continue
+                outcome = run_fault(project, fault, cc, args.loop)
                 if outcome is None:
                     continue
                 per_kind[fault.kind] = per_kind.get(fault.kind, 0) + 1
                 results.append(outcome)
-                print(f"{cc:5} {project.name:7} {fault.kind:22} pass={outcome.ours_pass!s:5} exact={outcome.ours_exact!s:5} fixit={outcome.fixit_pass!s:5} {fault.what} | {outcome.top}", flush=True)
-    write_report(results, time.monotonic() - started)
+                lp = "" if outcome.loop is None else f" loop={'converged' if outcome.loop.converged else outcome.loop.reason}/{outcome.loop.exact}"
+                print(f"{cc:5} {project.name:7} {fault.kind:22} pass={outcome.ours_pass!s:5} exact={outcome.ours_exact!s:5} "
+                      f"class={outcome.error_type}{'' if outcome.classified else '(WRONG)'}{lp} {fault.what} | {outcome.top}", flush=True)
+    write_report(results, time.monotonic() - started, args.out)
     return 0
 
 
@@ -316,7 +386,7 @@ def _pct(n: int, d: int) -> str:
     return f"{100 * n / d:.0f}% ({n}/{d})" if d else "-"
 
 
-def write_report(results: list[Outcome], elapsed: float) -> None:
+def write_report(results: list[Outcome], elapsed: float, name: str = "fix_build.md") -> None:
     lines = [
         "# Build fix benchmark (seeded faults in real C code)",
         "",
@@ -326,23 +396,29 @@ def write_report(results: list[Outcome], elapsed: float) -> None:
         "One application of the top candidate with edits; *exact* = every file byte-identical to the original afterwards.",
         "*fix-its only* = apply only the compiler's own fix-its of the first error that has any.",
         "",
-        "| compiler | faults | whetstone: build passes | whetstone: exact fix | fix-its only: passes | fix-its only: exact |",
-        "|---|---|---|---|---|---|",
+        "| compiler | faults | whetstone: build passes | whetstone: exact fix | classification | fix-its only: passes | fix-its only: exact |",
+        "|---|---|---|---|---|---|---|",
     ]
     for cc in sorted({r.cc for r in results}) + ["all"]:
         rs = [r for r in results if cc in ("all", r.cc)]
         lines.append(
             f"| {cc} | {len(rs)} | {_pct(sum(r.ours_pass for r in rs), len(rs))} | {_pct(sum(r.ours_exact for r in rs), len(rs))} "
-            f"| {_pct(sum(r.fixit_pass for r in rs), len(rs))} | {_pct(sum(r.fixit_exact for r in rs), len(rs))} |"
+            f"| {_pct(sum(r.classified for r in rs), len(rs))} | {_pct(sum(r.fixit_pass for r in rs), len(rs))} | {_pct(sum(r.fixit_exact for r in rs), len(rs))} |"
         )
-    lines += ["", "| kind | faults | passes | exact | fix-its only: passes |", "|---|---|---|---|---|"]
+    looped = [(r.cc, r.loop) for r in results if r.loop is not None]
+    if looped:
+        lines += ["", "The fix loop (`whetstone fix --build 'make -s ...'`, default budgets, 300 s wall per fault):", "", *summary_rows(looped)]
+    lines += ["", "| kind | faults | passes | exact | classification | loop converges | fix-its only: passes |", "|---|---|---|---|---|---|---|"]
     for kind in sorted({r.fault.kind for r in results}):
         rs = [r for r in results if r.fault.kind == kind]
-        lines.append(f"| {kind} | {len(rs)} | {_pct(sum(r.ours_pass for r in rs), len(rs))} | {_pct(sum(r.ours_exact for r in rs), len(rs))} | {_pct(sum(r.fixit_pass for r in rs), len(rs))} |")
-    lines += ["", "## Every fault", "", "| compiler | project | kind | seeded | passes | exact | top candidate |", "|---|---|---|---|---|---|---|"]
+        lr = [r.loop for r in rs if r.loop is not None]
+        lines.append(f"| {kind} | {len(rs)} | {_pct(sum(r.ours_pass for r in rs), len(rs))} | {_pct(sum(r.ours_exact for r in rs), len(rs))} "
+                     f"| {_pct(sum(r.classified for r in rs), len(rs))} | {_pct(sum(o.converged for o in lr), len(lr))} | {_pct(sum(r.fixit_pass for r in rs), len(rs))} |")
+    lines += ["", "## Every fault", "", "| compiler | project | kind | seeded | class | passes | exact | loop | top candidate |", "|---|---|---|---|---|---|---|---|---|"]
     for r in results:
-        lines.append(f"| {r.cc} | {r.fault.project} | {r.fault.kind} | `{r.fault.file}`: {r.fault.what} | {r.ours_pass} | {r.ours_exact} | {r.top.replace('|', '/')} |")
-    out = HERE / "results" / "fix_build.md"
+        lp = "" if r.loop is None else ("converged" if r.loop.converged else r.loop.reason) + (" exact" if r.loop.exact else "")
+        lines.append(f"| {r.cc} | {r.fault.project} | {r.fault.kind} | `{r.fault.file}`: {r.fault.what} | {r.error_type} | {r.ours_pass} | {r.ours_exact} | {lp} | {r.top.replace('|', '/')} |")
+    out = HERE / "results" / name
     out.parent.mkdir(exist_ok=True)
     out.write_text("\n".join(lines) + "\n")
     print(f"wrote {out}")

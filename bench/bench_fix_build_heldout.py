@@ -1,6 +1,6 @@
 """Held-out seeded-fault benchmark for C/C++ build fixes (not a test; run by hand).
 
-    python bench/bench_fix_build_heldout.py [--per-kind N] [--compilers gcc,clang] [--summary-only]
+    python bench/bench_fix_build_heldout.py [--per-kind N] [--compilers gcc,clang] [--loop] [--label L]
 
 Three real code bases that neither the tests nor the development bench
 (bench/bench_fix_build.py) use, downloaded from PyPI at bench time into
@@ -22,7 +22,9 @@ project header's include removed).  For each fault under each compiler:
 apply the top candidate of ``candidates.generate`` (one application), rebuild;
 does the build pass, is every file byte-identical to the original, and is the
 first error classified as the kind expects?  The compilers' own fix-its alone
-are measured beside it.
+are measured beside it.  With ``--loop``, each fault is also handed to the fix loop
+(``whetstone fix --build 'make -s'``, through the core calls the CLI makes; bench_fix_build_loop.py):
+does it converge, does the build pass afterwards, is the original restored exactly?
 
 The per-case table goes to bench/results/fix_build_heldout_cases.md; the
 summary (which is all one should read while tuning generators: nothing) to
@@ -49,6 +51,7 @@ sys.path.insert(0, str(HERE))
 
 from bench_fix_build import Fault, _functions, _replace_bytes, _walk  # noqa: E402
 from bench_fix_build import seed as dev_seed  # noqa: E402
+from bench_fix_build_loop import LoopOutcome, run_loop, summary_rows  # noqa: E402
 from cfamily_support import parse_build_output  # noqa: E402
 
 from pytest_whetstone import candidates, edits  # noqa: E402
@@ -96,14 +99,17 @@ class HProject:
 
 
 def _sdist(spec: str, dirname: str) -> Path:
-    root = WORK / dirname
+    # Extracted outside WORK: WORK is the store's workspace, and the fix loop may edit any file
+    # in it -- the pristine copies must not be among them.
+    src = WORK.parent / (WORK.name + "-src")
+    root = src / dirname
     if not root.is_dir():
         sdists = WORK / "sdists"
         sdists.mkdir(parents=True, exist_ok=True)
         if not list(sdists.glob(dirname + ".tar.gz")):
             subprocess.run([sys.executable, "-m", "pip", "-q", "download", "--no-binary", ":all:", "--no-deps", spec, "-d", str(sdists)], check=True, capture_output=True)
         with tarfile.open(next(sdists.glob(dirname + ".tar.gz"))) as tar:
-            tar.extractall(WORK, filter="data")
+            tar.extractall(src, filter="data")
     return root
 
 
@@ -279,6 +285,7 @@ class Outcome:
     error_type: str
     validated: bool
     top: str
+    loop: LoopOutcome | None = None
 
 
 def _drop_source(mk: str, rel: str) -> str:
@@ -321,7 +328,7 @@ def restore(snap: dict[Path, bytes]) -> None:
             path.write_bytes(data)
 
 
-def run_fault(project: HProject, fault: Fault, cc: str, mk: str, snap: dict[Path, bytes]) -> Outcome | None:
+def run_fault(project: HProject, fault: Fault, cc: str, mk: str, snap: dict[Path, bytes], loop: bool = False) -> Outcome | None:
     path = project.root / fault.file
     if fault.kind == "dropped source":
         fault.original = mk
@@ -344,7 +351,12 @@ def run_fault(project: HProject, fault: Fault, cc: str, mk: str, snap: dict[Path
         path.write_text(fault.mutated)
         records = parse_build_output(make(project)[1], tool, project.root)
         fixit_pass, _, _ = _attempt(project, records, lambda cs: next((c for c in cs if c.source == "compiler-fixit" and c.mutation.get("kind") == "fixit"), None))
-        return Outcome(fault, cc, ours_pass, exact, fixit_pass, ok_class, etype, validated, top)
+        looped = None
+        if loop:
+            restore(snap)
+            path.write_text(fault.mutated)
+            looped = run_loop(project.root, STORE, "make -s", snap, lambda: make(project)[0])
+        return Outcome(fault, cc, ours_pass, exact, fixit_pass, ok_class, etype, validated, top, looped)
     finally:
         restore(snap)
 
@@ -355,6 +367,7 @@ def main() -> int:
     parser.add_argument("--compilers", default="gcc,clang")
     parser.add_argument("--seed", type=int, default=12)
     parser.add_argument("--label", default="")
+    parser.add_argument("--loop", action="store_true", help="also run the fix loop on every fault (convergence)")
     args = parser.parse_args()
     projects = fetch()
     from ccwrap import native
@@ -382,7 +395,7 @@ def main() -> int:
             for fault in pool:
                 if per_kind.get(fault.kind, 0) >= args.per_kind:
                     continue
-                outcome = run_fault(project, fault, cc, mk, snap)
+                outcome = run_fault(project, fault, cc, mk, snap, args.loop)
                 if outcome is None:
                     continue
                 per_kind[fault.kind] = per_kind.get(fault.kind, 0) + 1
@@ -412,14 +425,18 @@ def write_report(results: list[Outcome], elapsed: float, label: str) -> None:
             f"| {cc} | {len(rs)} | {_pct(sum(r.ours_pass for r in rs), len(rs))} | {_pct(sum(r.ours_exact for r in rs), len(rs))} "
             f"| {_pct(sum(r.classified for r in rs), len(rs))} | {_pct(sum(r.validated for r in rs), len(rs))} | {_pct(sum(r.fixit_pass for r in rs), len(rs))} |"
         )
+    looped = [(r.cc, r.loop) for r in results if r.loop is not None]
+    if looped:
+        head += ["", "The fix loop (`whetstone fix --build 'make -s'`, default budgets, 300 s wall per fault):", "", *summary_rows(looped)]
     head += ["", "Faults per kind: " + ", ".join(f"{k} {sum(r.fault.kind == k for r in results)}" for k in sorted({r.fault.kind for r in results}))]
     out = HERE / "results" / "fix_build_heldout.md"
     out.parent.mkdir(exist_ok=True)
     with out.open("a") as handle:
         handle.write("\n".join(head) + "\n\n")
-    cases = ["| compiler | project | kind | seeded | class | passes | exact | validated | top candidate |", "|---|---|---|---|---|---|---|---|---|"]
+    cases = ["| compiler | project | kind | seeded | class | passes | exact | validated | top candidate | loop |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
-        cases.append(f"| {r.cc} | {r.fault.project} | {r.fault.kind} | `{r.fault.file}`: {r.fault.what} | {r.error_type} | {r.ours_pass} | {r.ours_exact} | {r.validated} | {r.top.replace('|', '/')} |")
+        lp = "" if r.loop is None else f"{'converged' if r.loop.converged else r.loop.reason} exact={r.loop.exact}"
+        cases.append(f"| {r.cc} | {r.fault.project} | {r.fault.kind} | `{r.fault.file}`: {r.fault.what} | {r.error_type} | {r.ours_pass} | {r.ours_exact} | {r.validated} | {r.top.replace('|', '/')} | {lp} |")
     (HERE / "results" / "fix_build_heldout_cases.md").write_text("\n".join(cases) + "\n")
     print("\n".join(head))
 

@@ -179,8 +179,11 @@ class Fault:
     failing_tests: int = 0
 
 
-def build_corpus(per_kind: int, seed: int, max_tries: int) -> list[Fault]:
-    cache = WORK / f"corpus-s{seed}-k{per_kind}.json"
+def build_corpus(per_kind: int, seed: int, max_tries: int, kinds: tuple[str, ...] | None = None) -> list[Fault]:
+    # read at call time: bench_heldout_python.py rebinds this module's KINDS to the held-out kinds
+    tag = "" if kinds is None or kinds == KINDS else "-" + "-".join(kinds)
+    kinds = KINDS if kinds is None else kinds
+    cache = WORK / f"corpus-s{seed}-k{per_kind}{tag}.json"
     if cache.exists():
         return [Fault(**f) for f in json.loads(cache.read_text())]
     faults: list[Fault] = []
@@ -193,7 +196,7 @@ def build_corpus(per_kind: int, seed: int, max_tries: int) -> list[Fault]:
             raise SystemExit(f"{lib}: the unmodified suite does not pass (rc {clean.rc}, {clean.failed[:3]})")
         print(f"{lib}: clean suite passes in {clean.seconds:.1f}s; measuring coverage", flush=True)
         cov = covered_lines(root, pkg)
-        sites: dict[str, list[tuple[str, str, int, int, int, tuple[str, ...]]]] = {k: [] for k in KINDS}
+        sites: dict[str, list[tuple[str, str, int, int, int, tuple[str, ...]]]] = {k: [] for k in kinds}
         for rel in source_files(root, pkg):
             data = (root / rel).read_bytes()
             per_file = _Sites(lib, rel, data, cov.get(rel, set())).collect()
@@ -203,7 +206,7 @@ def build_corpus(per_kind: int, seed: int, max_tries: int) -> list[Fault]:
         probe = TMP / "probe" / root.name
         shutil.rmtree(probe, ignore_errors=True)
         shutil.copytree(root, probe)
-        for kind in KINDS:
+        for kind in kinds:
             rng = random.Random(f"{seed}:{lib}:{kind}")
             pool = sorted(sites[kind])
             rng.shuffle(pool)
@@ -419,11 +422,14 @@ def main() -> int:
     ap.add_argument("--only", default="", help="comma-separated fault ids")
     ap.add_argument("--out", default="", help="results file (default bench/results/fix_python.md); e.g. a held-out seed")
     ap.add_argument("--note", default="", help="a note on the machine for the report (e.g. what else ran)")
+    ap.add_argument("--kinds", default="", help="comma-separated fault kinds (default: the development kinds; "
+                    "any of fix_python_sites.HELDOUT_KINDS too, e.g. wrong-return,swapped-args,except-type)")
     ap.add_argument("--measure-cost", action="store_true",
                     help="only measure the per-mutant cost: fresh subprocess vs fork worker, one fault per library")
     args = ap.parse_args()
     TMP.mkdir(parents=True, exist_ok=True)
-    corpus = build_corpus(args.per_kind, args.seed, args.max_tries)
+    kinds = tuple(args.kinds.split(",")) if args.kinds else KINDS
+    corpus = build_corpus(args.per_kind, args.seed, args.max_tries, kinds if args.kinds else None)
     print(f"corpus: {len(corpus)} faults", flush=True)
     if args.corpus_only:
         return 0
@@ -453,7 +459,7 @@ def main() -> int:
         print(f"[{i}/{len(chosen)}] {fault.fault_id} {fault.file}:{fault.line} {fault.old!r}->{fault.new!r}: "
               f"{'FIXED' if row['success'] else 'suite ' + ('pass' if row['suite_passes'] else 'fail')} "
               f"validated_first={row['validated_first']} attempts={row['attempts']} {row['wall_s']}s", flush=True)
-        write_results(rows, args, corpus, budget_args, LIBS, KINDS, Path(args.out) if args.out else RESULTS)
+        write_results(rows, args, corpus, budget_args, LIBS, kinds, Path(args.out) if args.out else RESULTS)
     return 0
 
 

@@ -17,6 +17,7 @@ byte for byte.
 
 from __future__ import annotations
 
+import base64
 import difflib
 import hashlib
 import os
@@ -122,13 +123,25 @@ def rel_path(file_path: str, workspace: Path) -> str:
 # --------------------------------------------------------------------------- text
 
 
+# Text that is not UTF-8 (Latin-1 comments in old C sources) is read byte for byte: each stray byte is
+# one character (a lone surrogate) and is written back unchanged.
+TEXT_ERRORS = "surrogateescape"
+
+
 def _decode(data: bytes, name: str) -> str:
     if b"\x00" in data:
         raise EditError(f"refusing {name}: binary file (contains NUL bytes)")
+    return data.decode("utf-8", TEXT_ERRORS)
+
+
+def _pre_image(before: bytes | None) -> dict[str, str | None]:
+    """The journal's copy of a file: its text, or base64 when it is not UTF-8 (JSON holds no raw bytes)."""
+    if before is None:
+        return {"content": None}
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise EditError(f"refusing {name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        return {"content": before.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {"content": None, "content_b64": base64.b64encode(before).decode("ascii")}
 
 
 def _line_starts(text: str) -> list[int]:
@@ -216,7 +229,10 @@ def plan(edits: list[TextEdit], workspace: Path) -> list[FilePlan]:
         except OSError as exc:
             raise EditError(f"cannot read {rel}: {exc.strerror or exc}") from None
         text = _decode(before, rel)
-        after = apply_edits_text(text, file_edits, rel).encode("utf-8")
+        if any("\ufffd" in e.new_text for e in file_edits) and b"\xef\xbf\xbd" not in before:
+            # a replacement character stands for bytes that were not UTF-8: writing it would change them
+            raise EditError(f"refusing {rel}: the edit carries text that stood for bytes that are not UTF-8")
+        after = apply_edits_text(text, file_edits, rel).encode("utf-8", TEXT_ERRORS)
         plans.append(FilePlan(rel=rel, path=path, before=before, after=after, edits=file_edits))
     return plans
 
@@ -236,7 +252,7 @@ def _diff_lines(data: bytes | None) -> list[str]:
     if not data:
         return []
     # Split on \n only, as the engine counts lines (splitlines also splits on \x0c etc.).
-    lines = [seg + "\n" for seg in data.decode("utf-8").split("\n")]
+    lines = [seg + "\n" for seg in data.decode("utf-8", "replace").split("\n")]
     lines[-1] = lines[-1][:-1]
     if lines[-1] == "":
         lines.pop()
@@ -364,7 +380,7 @@ def apply(
         pre_images={
             p.rel: {
                 "sha256": p.before_hash,
-                "content": None if p.before is None else p.before.decode("utf-8"),
+                **_pre_image(p.before),
                 "mode": _mode_of(p.path),
             }
             for p in plans
@@ -404,6 +420,8 @@ def undo(session: Session, journal_id: str | None = None, *, force: bool = False
         pre = pre_images.get(key) or {}
         content = pre.get("content")
         before = None if content is None else str(content).encode("utf-8")
+        if pre.get("content_b64") is not None:
+            before = base64.b64decode(str(pre["content_b64"]))
         if before is not None and pre.get("sha256") and sha256_bytes(before) != pre["sha256"]:
             raise EditError(f"cannot undo {key}: the journaled pre-image is corrupt (hash mismatch)")
         current = path.read_bytes() if path.exists() else None
@@ -479,7 +497,7 @@ def undo_last(store: Path, session_id: str | None = None, *, force: bool = False
 
 def whole_file_replacement(rel: str, current: bytes, new_text: str) -> FixCandidate:
     """A candidate that replaces a whole file with ``new_text`` (a rollback that goes through the engine)."""
-    text = current.decode("utf-8")
+    text = current.decode("utf-8", TEXT_ERRORS)  # the end position counts stray bytes as the engine does
     last_start = text.rfind("\n") + 1
     end = Position(line=text.count("\n") + 1, col=len(text) - last_start + 1)
     return FixCandidate(

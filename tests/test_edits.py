@@ -138,13 +138,18 @@ def test_refuses_changed_file(ws: Path, session) -> None:
     assert load_session(session.store, "s1").state().applied == []
 
 
-def test_refuses_binary_and_non_utf8(ws: Path) -> None:
+def test_refuses_binary_and_keeps_non_utf8_bytes(ws: Path, session) -> None:
     (ws / "b.o").write_bytes(b"\x7fELF\x00\x01")
-    (ws / "l1.c").write_bytes(b"caf\xe9\n")
+    (ws / "l1.c").write_bytes(b"/* caf\xe9 */ int a = 1;\n")
     with pytest.raises(EditError, match="binary"):
         edits.plan([te("b.o", 1, 1, 1, 1, "x")], ws)
-    with pytest.raises(EditError, match="not UTF-8"):
-        edits.plan([te("l1.c", 1, 1, 1, 1, "x")], ws)
+    # a Latin-1 byte is one column and is written back as it was
+    edits.apply(cand(te("l1.c", 1, 20, 1, 21, "2")), ws, session)
+    assert (ws / "l1.c").read_bytes() == b"/* caf\xe9 */ int a = 2;\n"
+    edits.undo(session)
+    assert (ws / "l1.c").read_bytes() == b"/* caf\xe9 */ int a = 1;\n"
+    with pytest.raises(EditError, match="not UTF-8"):  # U+FFFD would stand for the lost byte
+        edits.plan([te("l1.c", 1, 4, 1, 8, "caf\ufffd")], ws)
 
 
 def test_missing_file_refused_unless_creation(ws: Path, session) -> None:

@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from pytest_whetstone.locate.budget import default_search_budget
+from pytest_whetstone.locate.budget import (
+    RESERVE_S,
+    cheap_pass_budget,
+    default_search_budget,
+    rerun_allowed,
+    rerun_cost,
+)
 from pytest_whetstone.locate.mutation import rerank, with_notes
 from pytest_whetstone.records import Suspect
 from pytest_whetstone.store.sessions import load_session
@@ -57,8 +63,19 @@ def test_rerank_raises_what_mutants_fix_and_sinks_what_they_leave_alone() -> Non
 
 def test_default_budget_is_a_share_of_the_run() -> None:
     assert default_search_budget(2.0, 0.1, 20.0) == 0.0  # too short a run: no search at all
-    assert default_search_budget(40.0, 2.0, 20.0) == pytest.approx(8.0)
+    assert default_search_budget(40.0, 2.0, 20.0) == pytest.approx(0.3 * 40 - RESERVE_S - 2.0)
     assert default_search_budget(400.0, 0.0, 20.0) == 20.0  # never above the configured budget
+
+
+def test_default_run_shares_one_allowance() -> None:
+    assert cheap_pass_budget(1.0, 0.0) == pytest.approx(0.3 - RESERVE_S)  # what is left of 30%
+    assert cheap_pass_budget(1.0, 0.2) == 0.0  # re-runs took it: no pass at all
+    assert cheap_pass_budget(1.0, 0.2, explicit=True) == 0.25  # asked for: the roomier rule
+    assert rerun_allowed(0.0, 0.5, rerun_cost(0.01, True))  # a fast first failure of a short run
+    assert not rerun_allowed(0.0, 0.5, rerun_cost(1.0, True))  # a slow one is not re-run by default
+    assert rerun_allowed(0.0, 30.0, rerun_cost(1.0, True))  # ... unless the run is long
+    assert not rerun_allowed(1.9, 30.0, rerun_cost(0.1, False))  # the share is spent
+    assert rerun_allowed(1.9, 30.0, rerun_cost(0.1, False), explicit=True)
 
 
 @pytest.mark.whetstone_search

@@ -33,10 +33,13 @@ def _env(store: Path, **extra: str) -> dict[str, str]:
 
 
 def whetstone_run(cmd: list[str], cwd: Path, store: Path, timeout: float = 120) -> tuple[dict[str, Any], str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest_whetstone", "run", "--", *cmd],
-        cwd=cwd, env=_env(store), capture_output=True, text=True, timeout=timeout,
-    )
+    return whetstone(["run", "--", *cmd], cwd, store, timeout)
+
+
+def whetstone(args: list[str], cwd: Path, store: Path, timeout: float = 300) -> tuple[dict[str, Any], str]:
+    """A whetstone command in a subprocess: (the last verdict block it printed, all it printed)."""
+    proc = subprocess.run([sys.executable, "-m", "pytest_whetstone", *args], cwd=cwd, env=_env(store),
+                          capture_output=True, text=True, timeout=timeout)
     lines = proc.stdout.splitlines()
     assert BEGIN in lines, proc.stdout[-2000:] + proc.stderr[-2000:]
     verdict = json.loads(lines[len(lines) - 1 - lines[::-1].index(BEGIN) + 1])

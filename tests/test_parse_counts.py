@@ -79,3 +79,38 @@ def test_pytest_xpassed_counted_apart(pytester: pytest.Pytester) -> None:
     result = parse_text(text)
     assert (result.fail_count, result.pass_count, result.xfail_count, result.xpass_count, result.skip_count) == \
         (1, 1, 1, 1, 0)
+
+
+@pytest.mark.parametrize(("log", "errors", "warnings"), [
+    ("mixed/setuptools_clang.log", 1, 3),  # clang: "3 warnings and 1 error generated."
+    ("mixed/setuptools_gcc.log", 1, 4),
+    ("mixed/setuptools_link.log", 4, 1),
+])
+def test_setuptools_command_failed_is_a_summary(log: str, errors: int, warnings: int) -> None:
+    """"error: command '/usr/bin/gcc' failed with exit code 1" repeats the compiler's (or the
+    linker's) failure, as collect2's line does: not an error of its own."""
+    text = (FIXTURES / "build" / log).read_text()
+    assert "error: command '/usr/bin/" in text
+    result = parse_text(text)
+    assert (result.reported_error_count, result.warning_count) == (errors, warnings)
+    silent = text.split("\n", 1)[0] + "\nerror: command '/usr/bin/gcc' failed with exit code 1\n"
+    [alone] = parse_text(silent).build_errors  # nothing explains it: a record, once
+    assert (alone.tool, alone.severity) == ("gcc", "error")
+
+
+def test_recursive_make_failure_counts_once() -> None:
+    """make[1]: *** ... Error 1, "not remade because of errors", "Leaving directory", then the
+    parent's make: *** [all] Error 2: one failure, already reported by the compiler's errors."""
+    for log, said in (("make/recursive_clang.log", (8, 5)), ("make/recursive_j2.log", (9, 6))):
+        text = (FIXTURES / "build" / log).read_text()
+        assert "make: *** [Makefile:3: all] Error 2" in text and "not remade because of errors" in text
+        result = parse_text(text)
+        assert (result.reported_error_count, result.warning_count) == said
+        assert not [r for r in result.build_errors if r.tool == "make"]
+
+
+def test_bfd_object_warning_is_a_warning() -> None:
+    result = parse_text((FIXTURES / "build" / "ld" / "relocation_warning.log").read_text())
+    assert [(r.severity, r.message[:20]) for r in result.build_errors] == [
+        ("warning", "relocation against `"), ("error", "undefined reference "), ("error", "undefined reference "),
+        ("warning", "creating DT_TEXTREL ")]

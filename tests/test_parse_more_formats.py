@@ -107,3 +107,24 @@ def test_node_spec_reporter_live(tmp_path: Path) -> None:
     assert {r.test_suite for r in result.test_failures} == {"slug.node.test.js"}
     collapse = next(r for r in result.test_failures if r.test_name == "slugify > collapse > collapses runs")
     assert (collapse.expected_value, collapse.actual_value, collapse.line) == ("'a-b-c'", "'a-b---c'", 9)
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None or shutil.which("make") is None, reason="gcc and make are needed")
+def test_gcc_json_lines_inside_a_make_log_give_what_the_text_gives(tmp_path: Path) -> None:
+    """make echoes each compile, then gcc's JSON array line: read as structure there too."""
+    src = FIXTURES / "build" / "sarif" / "src"
+    for name in ("undeclared.c", "warnings.c", "fixit.c"):
+        shutil.copy(src / name, tmp_path)
+    (tmp_path / "Makefile").write_text("all: undeclared.o warnings.o fixit.o\n")
+    def build(flags: str) -> str:
+        for obj in tmp_path.glob("*.o"):
+            obj.unlink()
+        return _run(["make", "-k", f"CFLAGS={flags}"], tmp_path)
+    as_json = build("-Wall -Wextra -fdiagnostics-format=json")
+    assert '\n[{"kind": ' in as_json
+    def shape(text: str) -> list[tuple]:
+        return [(r.severity, r.file_path, r.line, r.col, r.message, r.error_code, [str(n) for n in r.notes])
+                for r in parse_text(text, cwd=str(tmp_path)).build_errors]
+    assert shape(as_json) == shape(build("-Wall -Wextra")) and len(shape(as_json)) == 11
+    counted = parse_text(as_json, cwd=str(tmp_path))
+    assert (counted.reported_error_count, counted.warning_count) == (4, 7)  # make's Error 1 lines add nothing

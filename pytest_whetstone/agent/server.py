@@ -299,12 +299,15 @@ def build_server() -> MCPServer:
         phase: Annotated[str | None, Field(description="Phase name for the verdict (build, tests, ...).")] = None,
         session_id: Annotated[str | None, Field(description="Record into this session (default: a new one).")] = None,
         timeout_s: Timeout = tools_api.DEFAULT_TIMEOUT_S,
+        search: Annotated[bool, Field(description="Search validated fixes for failing C/C++/JS tests "
+                                      "(through the recorded build or a scratch copy; the user's files are "
+                                      "not written).")] = False,
     ) -> RunResult:
         """Run any command as `whetstone run` does: exactly its verdict block, the per-phase ledger, the
         failing records and the fix candidates."""
         return _call(  # type: ignore[return-value]
             tools_api.run, command=command, workspace=workspace, phase=phase, session_id=session_id,
-            timeout_s=timeout_s,
+            timeout_s=timeout_s, search=search,
         )
 
     @server.tool(name="whetstone_start_feedback_loop", annotations=_RECORDS)

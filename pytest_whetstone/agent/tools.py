@@ -220,6 +220,7 @@ def _iteration(
             echo=False,  # stdout is the MCP channel: the child's output must not reach it
             emit_verdict=False,
             agent=False,
+            search=phase == "tests",  # a test iteration wants validated fixes, as the loop's test phase does
         )
         session = outcome.session
         if session is None:
@@ -333,9 +334,11 @@ def run(
     phase: str | None = None,
     session_id: str | None = None,
     timeout_s: float | None = DEFAULT_TIMEOUT_S,
+    search: bool = False,
 ) -> dict[str, Any]:
     """whetstone_run: any command, as ``whetstone run`` runs it: {verdict, phases, build_errors,
-    test_failures, candidates, exit_code, session_id}.  The verdict is exactly the block's."""
+    test_failures, candidates, exit_code, session_id}.  The verdict is exactly the block's.  ``search``:
+    as ``whetstone run --search``."""
     cmd = check_command("command", command)
     ws = workspace_path(workspace)
     seconds = check_timeout(timeout_s)
@@ -346,7 +349,8 @@ def run(
         lock.acquire()
     try:
         outcome = core.run(cmd, phase=check_text("phase", phase or ""), timeout=seconds, cwd=ws, store=store,
-                           session_id=sid, shell=True, echo=False, emit_verdict=False, agent=False)
+                           session_id=sid, shell=True, echo=False, emit_verdict=False, agent=False,
+                           search=bool(search))
     finally:
         if lock is not None:
             lock.release()

@@ -225,7 +225,7 @@ class Gate:
             target.parent.mkdir(parents=True, exist_ok=True)
             if target.is_symlink() or target.exists():
                 target.unlink()
-            target.write_text(text, encoding="utf-8")
+            target.write_text(text, encoding="utf-8", errors="surrogateescape")  # non-UTF-8 bytes kept
         return root
 
 

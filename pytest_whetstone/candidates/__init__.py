@@ -39,13 +39,12 @@ def generate(
     store: Path | None = None,
     command: str | None = None,
 ) -> list[FixCandidate]:
-    from .build import generate_build_candidates
-    from .lint import generate_lint_candidates
-    from .python_tests import generate_test_candidates
-
     workspace = Path(workspace)
     out: list[FixCandidate] = []
-    if build_errors:
+    if build_errors:  # imported only when needed: a failing pytest run pays for none of the C tooling
+        from .build import generate_build_candidates
+        from .lint import generate_lint_candidates
+
         out.extend(generate_build_candidates(build_errors, workspace, config, stats=build_stats))
         out.extend(generate_lint_candidates(build_errors, workspace))  # lint that -Werror made fail
     if test_failures:
@@ -60,6 +59,7 @@ def generate(
                                                 stats=native_stats))
         from ..verdict import is_source_load_error
         from .pysource_errors import source_error_candidates
+        from .python_tests import generate_test_candidates
 
         for failure in [t for t in test_failures if is_source_load_error(t)]:
             out.extend(source_error_candidates(failure, workspace))  # the code under test does not load

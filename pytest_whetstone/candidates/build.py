@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from ..locate.cfamily import byte_to_char_col, iter_sources, language_for, parse_file
 from ..records import BuildErrorRecord, FixCandidate, TextEdit, rank_candidates
 from . import tables
+from .braces import closing_brace
 from .buildctx import Generator, _Ctx
 from .cfile import (
     IDENT,
@@ -34,6 +35,7 @@ from .cfile import (
     record_char_col,
     resolve,
 )
+from .cmakefix import missing_source, required_package
 from .common import edit_for, manual_for
 from .hashing import record_hashes
 from .headerfix import corrected_include, declaring_header, missing_include_site
@@ -44,7 +46,6 @@ from .siteops import (
     address_or_deref,
     aggregate_semicolon,
     argument_count,
-    closing_brace,
     near_identifier,
     unknown_callee,
 )
@@ -403,6 +404,8 @@ def missing_package(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
     out: list[FixCandidate] = []
     text = "\n".join(_texts(record))
     names: list[str] = []
+    if record.tool == "cmake" and record.function == "find_package" and record.symbol:
+        return []  # cmakefix.required_package says it with the X_DIR hint and the optional note
     if record.symbol and record.tool == "cmake":
         names.append(record.symbol)
     for pattern in _CMAKE_PACKAGE:
@@ -448,6 +451,7 @@ def missing_package(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
 # --------------------------------------------------------------------------- 5. rules
 
 
+_SPECIFIER_END = re.compile(r"\b(?:typedef|struct|union|enum|class|static|extern|inline|register|signed|unsigned)$")
 _EXPECTED_CLAUSE = re.compile(r"expected (.+?)\s+(before|after|at end)")
 _TOKEN_PRIOR = {";": 0.6, ")": 0.45, "]": 0.4, ",": 0.35, "}": 0.3}
 
@@ -468,6 +472,8 @@ def syntax_token(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
         at = prev_token_end(lines, record.line, col)
     if at is None:
         return []
+    if _SPECIFIER_END.search(lines[at[0] - 1][: at[1] - 1]):
+        return []  # no token ends a declaration after `typedef`/`struct`/`static`: the fault is earlier
     rel = ctx.rel(record.file_path)
     return [
         edit_for(
@@ -485,7 +491,8 @@ def syntax_token(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
 
 def manual(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
     where = f"{record.file_path}:{record.line}" if record.file_path and record.line else (record.file_path or record.tool)
-    confidence = 0.15 if record.error_type != "unknown" else 0.1
+    # below every automatic candidate (a rejected one included): the loop tries those before giving up
+    confidence = 0.04 if record.error_type != "unknown" else 0.03
     return [
         manual_for(
             record,
@@ -504,7 +511,7 @@ _BY_TYPE: dict[str, list[Generator]] = {
                          undefined_function_rename, restore_definition, add_source, aggregate_semicolon],
     "type_mismatch": [from_fixits, did_you_mean, type_change, address_or_deref, argument_count, unknown_callee,
                       declaring_header, aggregate_semicolon],
-    "missing_dependency": [from_fixits, missing_package, linker_library],
+    "missing_dependency": [from_fixits, missing_source, required_package, missing_package, linker_library],
     "syntax_error": [from_fixits, syntax_token, aggregate_semicolon, closing_brace, did_you_mean, missing_include],
     "resource_limit": [],
     "unknown": [from_fixits, did_you_mean, missing_include, linker_library, missing_package, syntax_token,

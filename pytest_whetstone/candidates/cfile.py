@@ -102,7 +102,8 @@ def prev_token_end(lines: list[str], line: int, col: int) -> tuple[int, int] | N
     while row >= 1:
         text = lines[row - 1][: limit if row == line else None]
         stripped = _strip_line_comment(text).rstrip()
-        if stripped:
+        # a directive (#ifndef, #endif) or a comment alone on a line is not the previous token
+        if stripped and not (row != line and stripped.lstrip().startswith(("#", "/*"))):
             return row, len(stripped) + 1
         row -= 1
     return None

@@ -6,7 +6,8 @@ adding one), off-by-one on integer constants and on range()/slice bounds,
 dropping a ``± 1``, other constants (0, 1, -1, the function's other integers;
 '' and the other string literals of the function and module; True<->False), a
 returned literal replaced by the assertion's expected value, and name
-replacements from the function's own scope.
+replacements from the function's own scope; :mod:`.mutant_ops` adds wrong return values,
+swapped arguments, except classes, misspelled attributes and a missing loop step.
 
 libcst parses only the suspect function (:class:`pyedit.FunctionSlice`), not
 the whole module: on a 5,000-line module that is milliseconds instead of
@@ -100,6 +101,7 @@ class _Collector(cst.CSTVisitor):
         self.out: list[Mutant] = []
         self.if_tests: set[int] = set()
         self.step_ones: set[int] = set()  # the `1` of `e + 1` / `e - 1`: the drop-one mutant covers `1 -> 0`
+        self.returned: set[int] = set()  # ids of returned expressions
 
     def _inside(self, node: cst.CSTNode) -> bool:
         pos = self.get_metadata(PositionProvider, node)
@@ -173,6 +175,8 @@ class _Collector(cst.CSTVisitor):
         # `not a in b` / `not a is None` is unidiomatic (pycodestyle E713/E714): the `not` is the slip,
         # so dropping it outranks flipping the comparison inside
         bonus = 0.03 if isinstance(inner, cst.Comparison) else 0.0
+        if id(node) in self.returned and isinstance(inner, (cst.Name, cst.Attribute)):
+            bonus = 0.03  # `return not flag`: the `not` on the returned value itself is the slip
         self._add("remove-not", node, inner, "remove 'not'", PRIOR["remove-not"] + bonus)
         if id(node) in self.if_tests and (inner.lpar or inner.rpar):
             # `if not (a or b):` most likely came from `if a or b:`; the parentheses go too
@@ -270,6 +274,8 @@ class _Collector(cst.CSTVisitor):
 
     def visit_Return(self, node: cst.Return) -> None:
         value = node.value
+        if value is not None:
+            self.returned.add(id(value))
         if value is None or not self._inside(node) or self.expected is _NO_VALUE:
             return  # without a literal expected value there is nothing to aim for
         if not isinstance(value, (cst.Integer, cst.Float, cst.SimpleString, cst.Name, cst.UnaryOperation)):
@@ -427,9 +433,12 @@ def module_strings(code: str) -> list[str]:
 
 
 def mutants_for(
-    code: str, rel: str, first: int, last: int, expected: object = _NO_VALUE, focus_line: int = 0
+    code: str, rel: str, first: int, last: int, expected: object = _NO_VALUE, focus_line: int = 0, raised: str = "",
+    got_none: bool = False,
 ) -> list[Mutant]:
-    """Mutants inside lines [first, last] of the module, most likely first."""
+    """Mutants inside lines [first, last] of the module, most likely first (``raised``: the exception
+    class the failing test saw, which an ``except`` clause may have meant to catch; ``got_none``: the
+    test saw None where a value was due)."""
     sliced = FunctionSlice(code, first, last)
     tree = sliced.parse()
     if tree is not None:  # parse only the function; map positions back to the file
@@ -451,16 +460,25 @@ def mutants_for(
     collector.ints = ints
     wrapper.visit(collector)
     wrapper.visit(_NameSwapper(collector))
+    from .mutant_ops import MoreOps, module_facts
+
+    wrapper.visit(MoreOps(collector, module_facts(code), raised, got_none))
     unique: dict[tuple[str, int, int, int, int, str], Mutant] = {}
     for mutant in sorted(collector.out, key=lambda m: -m.prior):
         unique.setdefault(mutant.key, mutant)
 
     def order(m: Mutant) -> tuple[float, int, int, int]:
-        near = 0.1 if focus_line and m.line == focus_line else 0.0
+        near = focus_bonus(raised) if focus_line and m.line == focus_line else 0.0
         distance = abs(m.line - focus_line) if focus_line else 0
         return (-(m.prior + near), distance, m.line, m.edit.start.col)
 
     return sorted(unique.values(), key=order)
+
+
+def focus_bonus(raised: str) -> float:
+    """How much a mutant on the failing line (the deepest implementation frame) gains: more when an
+    exception other than an assertion started there (the slip is most often on that very line)."""
+    return 0.2 if raised and raised.rsplit(".", 1)[-1] not in ("AssertionError", "") else 0.1
 
 
 def expected_value(text: str) -> object:

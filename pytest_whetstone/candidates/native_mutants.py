@@ -71,10 +71,13 @@ def _text(node: Any) -> str:
 
 
 def _in_error(node: Any) -> bool:
+    """Inside an ``ERROR`` node, or in a statement tree-sitter could not parse whole."""
     cur = node
     while cur is not None:
         if cur.type == "ERROR" or cur.is_missing:
             return True
+        if cur.type.endswith(("_statement", "declaration")):
+            return bool(cur.has_error)
         cur = cur.parent
     return False
 
@@ -112,9 +115,12 @@ def _parse(rel: str, data: bytes) -> Any:
 
 
 def mutants_in(
-    rel: str, data: bytes, first: int, last: int, *, expected: str = "", qualname: str = ""
+    rel: str, data: bytes, first: int, last: int, *, expected: str = "", actual: str = "", qualname: str = ""
 ) -> list[Mutant]:
-    """Mutants of the code on lines [first, last] of ``data`` (workspace-relative ``rel``), best first."""
+    """Mutants of the code on lines [first, last] of ``data`` (workspace-relative ``rel``), best first.
+
+    ``expected`` / ``actual``: the values the failing assertion compared, when known: a returned literal
+    becomes the expected value, and a literal that *is* the actual value is the likeliest slip of all."""
     root = _parse(rel, data)
     if root is None:
         return []
@@ -155,6 +161,9 @@ def mutants_in(
                     inner = inner[1:-1]
                 add("remove-not", f"drop the `!` of `{_short(_text(node))}`", src.edit(node, inner))
         elif t in _NUMBERS:
+            if expected and _same_value(_text(node), actual) and re.fullmatch(r"-?\d+(?:\.\d+)?", expected.strip()):
+                add("return-expected", f"`{_text(node)}` -> `{expected.strip()}` (the value the test got -> the one "
+                    "it expected)", src.edit(node, expected.strip()), PRIOR["return-expected"] + 0.12)
             _number(src, node, ints, add)
         elif t in ("true", "false"):
             other = "false" if t == "true" else "true"
@@ -166,7 +175,7 @@ def mutants_in(
                 if inner.startswith("(") and inner.endswith(")") and not inner[1:].lstrip().startswith("!"):
                     add("negate", f"negate the condition `{_short(inner)}`", src.edit(cond, f"(!{inner})"))
         elif t == "return_statement" and expected:
-            _return_expected(src, node, expected, add)
+            _return_expected(src, node, expected, actual, add)
         elif t in _ARG_LISTS:
             args = [c for c in node.named_children if c.type != "comment"]
             for a, b in zip(args, args[1:], strict=False):
@@ -228,7 +237,7 @@ def _number(src: _Source, node: Any, ints: list[int], add: Any) -> None:
         add("int-const", f"`{value}` -> `{new}`", src.edit(node, f"{new}{suffix}"))
 
 
-def _return_expected(src: _Source, node: Any, expected: str, add: Any) -> None:
+def _return_expected(src: _Source, node: Any, expected: str, actual: str, add: Any) -> None:
     value = next((c for c in node.named_children if c.type != "comment"), None)
     if value is None or value.type not in (*_NUMBERS, "true", "false", "string_literal", "string"):
         return
@@ -241,5 +250,18 @@ def _return_expected(src: _Source, node: Any, expected: str, add: Any) -> None:
         return
     if value.type in ("string_literal", "string") and not (literal[:1] == literal[-1:] and literal[:1] in "\"'"):
         literal = '"' + literal.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    prior = PRIOR["return-expected"] + (0.12 if _same_value(_text(value), actual) else 0.0)
     add("return-expected", f"return `{_short(literal)}` instead of `{_short(_text(value))}`",
-        src.edit(value, literal))
+        src.edit(value, literal), prior)
+
+
+def _same_value(literal: str, printed: str) -> bool:
+    """The literal is the value the test printed (``8008`` / ``8008``, ``"ab"`` / ``ab``, ``2u`` / ``2``)."""
+    a, b = literal.strip(), printed.strip()
+    if not a or not b:
+        return False
+    if a[:1] in "\"'" and a[-1:] == a[:1]:
+        a = a[1:-1]
+    if b[:1] in "\"'" and b[-1:] == b[:1]:
+        b = b[1:-1]
+    return a.rstrip("uUlLfF") == b if re.fullmatch(r"-?\d[\d.]*[uUlLfF]*", a) else a == b

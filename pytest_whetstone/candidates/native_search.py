@@ -21,14 +21,16 @@ crashes costs one trial, never a hang.
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..edits import EditError, apply_edits_text
-from ..locate.mutation import MutantEvidence, rerank
+from ..edits import TEXT_ERRORS, EditError, apply_edits_text
+from ..locate.mutation import NEUTRAL, MutantEvidence, rerank
 from ..locate.native_tests import family_of
 from ..records import FixCandidate, TestFailureRecord, rank_candidates
 from .hashing import record_hashes
@@ -40,6 +42,9 @@ TOP_SUSPECTS = 3  # suspects the search covers
 FIRST_PASS = 3  # mutants per suspect before the search concentrates
 MAX_MUTANTS = 60  # trials per search, whatever the budget
 TRIAL_TIMEOUT_S = 20.0
+WORKERS = max(1, min(2, os.cpu_count() or 1))  # trials at once: compiles and test runs use a core each
+CONCENTRATE = 1.0  # how far mutant evidence moves a suspect's remaining mutants
+PARTIAL_GRACE = 8  # trials spent looking for a fix of every failing test after one that fixes some
 
 
 @dataclass
@@ -103,15 +108,22 @@ def native_search_candidates(
     deadline = started + budget_s
     try:
         for family, group in groups.items():
-            trial, why = _trial(family, group, workspace, store, command, min(TRIAL_TIMEOUT_S, budget_s))
-            if trial is None:
+            trials: list[Trial] = []
+            why = ""
+            for _ in range(WORKERS):  # one trial per worker: each owns its scratch objects or copy
+                trial, why = _trial(family, group, workspace, store, command, min(TRIAL_TIMEOUT_S, budget_s))
+                if trial is None:
+                    break
+                trials.append(trial)
+            if not trials:
                 stats.notes.append(why)
                 stats.stopped = stats.stopped or "no-trial"
                 continue
             try:
-                found += _Search(trial, group, workspace, deadline, stats).run(max_validated - len(found))
+                found += _Search(trials, group, workspace, deadline, stats).run(max_validated - len(found))
             finally:
-                trial.close()
+                for trial in trials:
+                    trial.close()
             if len(found) >= max_validated:
                 break
     finally:
@@ -140,9 +152,10 @@ def _trial(
 
 
 class _Search:
-    def __init__(self, trial: Trial, failures: list[TestFailureRecord], workspace: Path, deadline: float,
+    def __init__(self, trials: list[Trial], failures: list[TestFailureRecord], workspace: Path, deadline: float,
                  stats: NativeSearchStats) -> None:
-        self.trial = trial
+        self.trials = trials
+        self.trial = trials[0]
         self.failures = failures
         self.workspace = workspace
         self.deadline = deadline
@@ -158,7 +171,7 @@ class _Search:
     def original(self, rel: str) -> str | None:
         if rel not in self.texts:
             try:
-                self.texts[rel] = (self.workspace / rel).read_text(encoding="utf-8")
+                self.texts[rel] = (self.workspace / rel).read_text(encoding="utf-8", errors=TEXT_ERRORS)
             except (OSError, UnicodeDecodeError):
                 self.texts[rel] = None
         return self.texts[rel]
@@ -172,21 +185,26 @@ class _Search:
             text = self.original(suspect.file_path)
             if text is None:
                 continue
-            mutants = mutants_in(suspect.file_path, text.encode("utf-8"), suspect.line_start, suspect.line_end,
-                                 expected=failure.expected_value, qualname=suspect.qualname)
+            mutants = mutants_in(suspect.file_path, text.encode("utf-8", TEXT_ERRORS), suspect.line_start, suspect.line_end,
+                                 expected=failure.expected_value, actual=failure.actual_value,
+                                 qualname=suspect.qualname)
             per_suspect.append([_Plan(failure, suspect.file_path, suspect.qualname, m, index, r)
                                 for r, m in enumerate(mutants)])
         first = [p for rank in range(FIRST_PASS) for plans in per_suspect for p in plans[rank:rank + 1]]
         rest = [p for plans in per_suspect for p in plans[FIRST_PASS:]]
         return first + rest
 
-    def ordered_rest(self, rest: list[_Plan]) -> list[_Plan]:
-        """After the first pass: suspects whose mutants changed the failure first, then by prior."""
-        def weight(p: _Plan) -> tuple[float, float, int]:
+    def ordered_rest(self, failure: TestFailureRecord, rest: list[_Plan]) -> list[_Plan]:
+        """After the first pass: by the mutant's prior and its suspect's static score, moved by what the
+        suspect's mutants did (none changed the failure: down; they changed it: a little up)."""
+        top = max((s.score for s in failure.suspects[:TOP_SUSPECTS]), default=0.0) or 1.0
+
+        def weight(p: _Plan) -> float:
             ev = self.evidence.get((p.rel, p.qualname))
-            mut = ev.score() if ev is not None and ev.tried else 0.25
-            return (-mut, -p.mutant.prior, p.suspect_index)
-        return sorted(rest, key=weight)
+            mut = ev.score() if ev is not None and ev.tried else NEUTRAL
+            static = failure.suspects[p.suspect_index].score / top
+            return p.mutant.prior + 0.3 * static + CONCENTRATE * (mut - NEUTRAL)
+        return sorted(rest, key=lambda p: (-weight(p), p.suspect_index, p.rank))
 
     # ----------------------------------------------------------------- run
 
@@ -204,31 +222,49 @@ class _Search:
             self.stats.notes.append("the failing tests pass when re-run alone: not searched")
             return []
         found: list[FixCandidate] = []
-        fixed_ids: set[str] = set()
+        fixed_ids: set[str] = set()  # failures a complete candidate already makes pass
+        seen: set[tuple[str, int, int, int, int, str]] = set()
         for failure in live:
             if failure.failure_id in fixed_ids:
                 continue
             plans = self.plans(failure)
-            first, rest = plans[: FIRST_PASS * TOP_SUSPECTS], plans[FIRST_PASS * TOP_SUSPECTS:]
-            queue = first
+            queue, rest = plans[: FIRST_PASS * TOP_SUSPECTS], plans[FIRST_PASS * TOP_SUSPECTS:]
             ordered = False
-            while queue:
-                plan = queue.pop(0)
-                if not queue and not ordered:
-                    queue, ordered = self.ordered_rest(rest), True
+            after_partial = -1  # trials left to look for a complete fix once a partial one is found
+            while queue and after_partial != 0:
+                batch: list[_Plan] = []
+                while queue and len(batch) < len(self.trials):
+                    plan = queue.pop(0)
+                    if not queue and not ordered:
+                        queue, ordered = self.ordered_rest(failure, rest), True
+                    if plan.mutant.key not in seen:
+                        seen.add(plan.mutant.key)
+                        batch.append(plan)
+                if not batch:
+                    continue
                 if self.stats.tried >= MAX_MUTANTS:
                     self.stats.stopped = "count"
                     return self.finish(found)
                 if self.remaining() < self.estimate():
                     self.stats.stopped = "budget"
                     return self.finish(found)
-                cand = self.try_one(plan, failure)
-                if cand is not None:
+                complete = False
+                for plan, text, outcome, trial in self.run_batch(batch):
+                    after_partial -= after_partial > 0
+                    cand = self.judge(plan, text, outcome, trial, len(live))
+                    if cand is None:
+                        continue
                     found.append(cand)
-                    fixed_ids.update(cand.mutation.get("fixes", []))
                     if len(found) >= wanted:
                         self.stats.stopped = "enough"
                         return self.finish(found)
+                    if cand.mutation.get("complete"):
+                        fixed_ids.update(cand.mutation.get("fixes", []))
+                        complete = True
+                        break
+                    if after_partial < 0:
+                        after_partial = PARTIAL_GRACE  # one edit may still fix every failing test: look a little
+                if complete:
                     break
         self.stats.stopped = self.stats.stopped or ("found" if found else "exhausted")
         return self.finish(found)
@@ -237,15 +273,28 @@ class _Search:
         trials = self.stats.trial_s
         return statistics.median(trials) if trials else 0.5
 
-    def try_one(self, plan: _Plan, failure: TestFailureRecord) -> FixCandidate | None:
-        original = self.original(plan.rel)
-        if original is None:
-            return None
-        try:
-            text = apply_edits_text(original, [plan.mutant.edit], plan.rel)
-        except EditError:
-            return None
-        outcome = self.trial.run_failing(plan.rel, text)
+    def run_batch(self, batch: list[_Plan]) -> list[tuple[_Plan, str, TrialOutcome, Trial]]:
+        """Each plan's failing tests on its own trial, the trials in parallel (they run compilers and test
+        processes, so threads suffice); results in plan order."""
+        jobs: list[tuple[_Plan, str, Trial]] = []
+        for plan in batch:
+            original = self.original(plan.rel)
+            if original is None:
+                continue
+            try:
+                text = apply_edits_text(original, [plan.mutant.edit], plan.rel)
+            except EditError:
+                continue
+            jobs.append((plan, text, self.trials[len(jobs) % len(self.trials)]))
+        if len(jobs) <= 1:
+            return [(plan, text, trial.run_failing(plan.rel, text), trial) for plan, text, trial in jobs]
+        with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+            outcomes = list(pool.map(lambda job: job[2].run_failing(job[0].rel, job[1]), jobs))
+        return [(plan, text, outcome, trial) for (plan, text, trial), outcome in zip(jobs, outcomes, strict=True)]
+
+    def judge(self, plan: _Plan, text: str, outcome: TrialOutcome, trial: Trial, failing: int) -> FixCandidate | None:
+        """What one mutant's run says: evidence for its suspect, and a candidate when it fixes a failing test
+        and the wider check on the same trial (which reuses what it built) breaks nothing."""
         self.stats.tried += 1
         self.stats.trial_s.append(outcome.seconds)
         ev = self.evidence.setdefault((plan.rel, plan.qualname), MutantEvidence(plan.rel, plan.qualname))
@@ -255,30 +304,35 @@ class _Search:
             return None  # says nothing about the fault: a mutant that does not build is not evidence
         ev.tried += 1
         base = self.base.failing if self.base else {}
-        fixes = sorted(fid for fid in outcome.passed if fid in base)
-        if failure.failure_id not in outcome.passed:
+        fixes = [f.failure_id for f in self.failures if f.failure_id in outcome.passed and f.failure_id in base]
+        if not fixes:
             if any(outcome.failing.get(fid) != sig for fid, sig in base.items() if fid in outcome.failing):
                 ev.changed += 1
             return None
         ev.fixed += 1
         self.stats.fixed += 1
-        wider = self.trial.run_wider(plan.rel, text)
+        wider = trial.run_wider(plan.rel, text)
         if not wider.ok:
             self.stats.wider_rejected += 1
             return None
         self.stats.validated += 1
         if self.stats.first_validated_s is None:
             self.stats.first_validated_s = round(time.monotonic() - self.started, 3)
+        # complete: every failing test passes or fails exactly as before (another fault's failure)
+        unchanged = [fid for fid, sig in base.items() if outcome.failing.get(fid) == sig]
+        complete = len(fixes) + len(unchanged) >= len(base)
         covered = ", ".join(wider.covered[:4]) or "the failing tests"
         mutant = plan.mutant
+        share = f"{len(fixes)} of {failing} failing tests" if len(fixes) < failing else f"all {failing} failing test(s)"
+        confidence = min(0.8 + 0.15 * mutant.prior, 0.97) if complete else 0.7 + 0.1 * mutant.prior
         return record_hashes(
             FixCandidate(
-                target_id=failure.failure_id,
-                description=(f"{mutant.description} (validated: makes {len(fixes)} failing test(s) pass, "
-                             f"breaks no other test of {covered})"),
-                confidence=round(min(0.8 + 0.15 * mutant.prior, 0.97), 3),
+                target_id=fixes[0],
+                description=f"{mutant.description} (validated: makes {share} pass, breaks no other test of {covered})",
+                confidence=round(confidence, 3),
                 mutation_type="replaceNode",
-                mutation={"kind": mutant.kind, "fixes": fixes, "checked": wider.covered, "unchecked": []},
+                mutation={"kind": mutant.kind, "fixes": fixes, "complete": complete, "checked": wider.covered,
+                          "unchecked": []},
                 edits=[mutant.edit],
                 source="search",
                 validated=True,

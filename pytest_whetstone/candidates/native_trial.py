@@ -31,7 +31,7 @@ class TrialOutcome:
 class SuiteOutcome:
     """The wider check before a candidate is called validated."""
 
-    ok: bool  # every test that ran passed
+    ok: bool  # no test failed but the failing tests the trial was made for (run_failing judges those)
     covered: list[str] = field(default_factory=list)  # what ran: binaries / test files, for the candidate
     failed: list[str] = field(default_factory=list)  # names of tests that failed (at most a few)
     error: str = ""

@@ -23,7 +23,8 @@ from xml.etree import ElementTree
 
 from ..build.compdb import Command, CompileDatabase
 from ..build.gate import HEADER_EXT, Gate, _relink_args
-from ..locate.native_tests import Workspace, _find_gtest_file, gtest_names
+from ..locate.native_names import gtest_names, is_test_file
+from ..locate.native_tests import Workspace, _find_gtest_file
 from ..process import run_bounded
 from ..records import TestFailureRecord
 from .native_trial import SuiteOutcome, TrialOutcome
@@ -41,6 +42,17 @@ class _Binary:
     gtest: bool = True
 
 
+@dataclass
+class _Build:
+    """One mutated text compiled: its scratch objects, and what was linked with them so far."""
+
+    objdir: Path
+    replaced: dict[str, str]  # real object -> scratch object
+    libs: set[str]  # real shared libraries relinked under objdir/lib
+    archives: dict[str, str] = field(default_factory=dict)  # real archive -> scratch copy ("" = untouched)
+    linked: dict[str, str | None] = field(default_factory=dict)  # binary -> scratch binary (None: not linked)
+
+
 class CxxTrial:
     """The :class:`.native_trial.Trial` of C/C++ test binaries built through ccwrap."""
 
@@ -53,6 +65,8 @@ class CxxTrial:
         self.scratch = Path(tempfile.mkdtemp(prefix="whetstone-cxx-trial-"))
         self._count = 0
         self._members: dict[str, set[str]] = {}
+        self._last: tuple[tuple[str, str], _Build | str] | None = None
+        self._env_for: dict[str, str] = {}  # scratch binary -> the directory of its relinked shared libraries
 
     # ----------------------------------------------------------------- protocol
 
@@ -101,7 +115,30 @@ class CxxTrial:
     # ----------------------------------------------------------------- building
 
     def _build(self, rel: str, text: str, binaries: list[_Binary]) -> list[tuple[_Binary, str]] | str:
-        """Scratch binaries with ``rel`` holding ``text`` (or why they could not be built)."""
+        """Scratch binaries with ``rel`` holding ``text`` (or why they could not be built).  The objects
+        of the last text are kept, so the wider check after run_failing links only what is left."""
+        key = (rel, text)
+        if self._last is None or self._last[0] != key:
+            self._last = (key, self._compile(rel, text))
+        build = self._last[1]
+        if isinstance(build, str):
+            return build
+        out: list[tuple[_Binary, str]] = []
+        for binary in binaries:
+            if binary.path not in build.linked:
+                linked = self._link(binary, build)
+                if linked is not None and linked.startswith("does not link"):
+                    return linked
+                build.linked[binary.path] = linked
+            target = build.linked[binary.path]
+            if target is not None:
+                out.append((binary, target))
+        if not out and not any(build.linked.values()):
+            return f"no test binary links the code of {rel}"
+        self._env_for = {path: str(build.objdir / "lib") for _b, path in out} if build.libs else {}
+        return out
+
+    def _compile(self, rel: str, text: str) -> _Build | str:
         path = Path(os.path.realpath(self.workspace / rel))
         commands = self.db.for_source(path)[:1]
         if not commands:
@@ -124,35 +161,74 @@ class CxxTrial:
                 why = f"{first.file_path}:{first.line}: {first.message}" if first else unit.output.strip()[:200]
                 return f"does not compile: {why}"
             replaced[real_obj] = str(obj)
-        out: list[tuple[_Binary, str]] = []
-        for binary in binaries:
-            swapped = self._swap_archives(binary.link, replaced, objdir)
-            target = objdir / ("bin-" + Path(binary.path).name)
-            args = _relink_args(binary.link, {**replaced, **swapped}, [], target)
-            code, output = _quiet(args, binary.link.directory, max(60.0, self.timeout_s))
+        libs = self._relink_shared(replaced, objdir)
+        if isinstance(libs, str):
+            return libs
+        return _Build(objdir, replaced, libs)
+
+    def _link(self, binary: _Binary, build: _Build) -> str | None:
+        """The scratch path of this binary with the build's objects (None: the code is not in it)."""
+        inputs = self._inputs(binary.link)
+        swapped = self._swap_archives(binary.link, build)
+        if not swapped and not any(r in build.replaced for r in inputs):
+            # only its shared library changed (LD_LIBRARY_PATH), or the mutated code is not in it at all
+            return binary.path if any(r in build.libs for r in inputs) else None
+        target = build.objdir / ("bin-" + Path(binary.path).name)
+        args = _relink_args(binary.link, {**build.replaced, **swapped}, [], target)
+        code, output = _quiet(args, binary.link.directory, max(60.0, self.timeout_s))
+        if code != 0:
+            return f"does not link: {output.strip().splitlines()[-1][:200] if output.strip() else f'exit {code}'}"
+        return str(target)
+
+    def _inputs(self, link: Command) -> list[str]:
+        return [os.path.realpath(os.path.join(link.directory, a)) for a in link.arguments[1:] if not a.startswith("-")]
+
+    def _relink_shared(self, replaced: dict[str, str], objdir: Path) -> set[str] | str:
+        """Project shared libraries built from a replaced object, relinked into ``objdir/lib`` under their
+        own file names (the test binaries find them there through LD_LIBRARY_PATH)."""
+        done: set[str] = set()
+        for link in self.db.links():
+            if not link.output or not any(a in ("-shared", "-dynamiclib") for a in link.arguments):
+                continue
+            real = os.path.realpath(os.path.join(link.directory, link.output))
+            if real in done or not any(r in replaced for r in self._inputs(link)):
+                continue
+            libdir = objdir / "lib"
+            libdir.mkdir(exist_ok=True)
+            args = _relink_args(link, replaced, [], libdir / Path(real).name)
+            code, output = _quiet(args, link.directory, max(60.0, self.timeout_s))
             if code != 0:
                 return f"does not link: {output.strip().splitlines()[-1][:200] if output.strip() else f'exit {code}'}"
-            out.append((binary, str(target)))
-        return out
+            for alias in {Path(link.output).name, Path(real).name} - {Path(real).name}:
+                (libdir / alias).symlink_to(Path(real).name)
+            done.add(real)
+            done.add(os.path.join(os.path.dirname(real), Path(link.output).name))
+        return done
 
-    def _swap_archives(self, link: Command, replaced: dict[str, str], objdir: Path) -> dict[str, str]:
-        """Project archives on the link line holding a replaced object: scratch copies with it swapped."""
+    def _swap_archives(self, link: Command, build: _Build) -> dict[str, str]:
+        """Project archives on the link line holding a replaced object: scratch copies with it swapped
+        (one copy per archive and build, shared by every binary that links it)."""
         out: dict[str, str] = {}
         for arg in link.arguments[1:]:
             if arg.startswith("-") or not arg.endswith(".a"):
                 continue
             real = os.path.realpath(os.path.join(link.directory, arg))
+            if real in build.archives:
+                if build.archives[real]:
+                    out[real] = build.archives[real]
+                continue
+            build.archives[real] = ""
             if not real.startswith(str(self.workspace)) or not os.path.exists(real):
                 continue
             members = self._archive_members(real)
-            mine = [obj for real_obj, obj in replaced.items() if Path(real_obj).name in members]
+            mine = [obj for real_obj, obj in build.replaced.items() if Path(real_obj).name in members]
             if not mine:
                 continue
-            copy = objdir / f"{len(out)}-{Path(real).name}"
+            copy = build.objdir / f"{len(build.archives)}-{Path(real).name}"
             shutil.copyfile(real, copy)
-            code, output = _quiet(["ar", "r", str(copy), *mine], str(objdir), 60.0)
+            code, _output = _quiet(["ar", "r", str(copy), *mine], str(build.objdir), 60.0)
             if code == 0:
-                out[real] = str(copy)
+                build.archives[real] = out[real] = str(copy)
         return out
 
     def _archive_members(self, archive: str) -> set[str]:
@@ -194,6 +270,8 @@ class CxxTrial:
             if tests:
                 args.append("--gtest_filter=" + ":".join(tests))
         env = dict(os.environ)
+        if path in self._env_for:
+            env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [self._env_for[path], env.get("LD_LIBRARY_PATH")]))
         env.pop("GTEST_OUTPUT", None)
         env.pop("GTEST_FILTER", None)
         try:
@@ -281,9 +359,37 @@ def cxx_trial(
         binaries.setdefault(binary.path, binary).tests[failure.failure_id] = name
     if not binaries:
         return None, f"no recorded link command builds the test binary of {', '.join(missing[:3]) or 'the failures'}"
+    for other in _other_test_binaries(db, workspace, set(binaries)):
+        binaries[other.path] = other  # the wider check runs them too when they link the mutated code
     for binary in binaries.values():
         binary.gtest = _links_gtest(binary.link)
     return CxxTrial(workspace, db, list(binaries.values()), timeout_s), ""
+
+
+def _other_test_binaries(db: CompileDatabase, workspace: Path, known: set[str], limit: int = 16) -> list[_Binary]:
+    """Other executables the build linked from a test source's object (``*_test.cc``, ``tests/...``)."""
+    def is_test(command: Command) -> bool:
+        return any(is_test_file(os.path.relpath(os.path.realpath(os.path.join(command.directory, src)), workspace))
+                   for src in command.sources)
+
+    test_objects = {
+        os.path.realpath(os.path.join(c.directory, c.output)) for c in db.commands if c.output and not c.is_link and is_test(c)
+    }
+    out: list[_Binary] = []
+    for link in db.links():
+        if not link.output or any(a in ("-shared", "-dynamiclib", "-r") for a in link.arguments):
+            continue
+        path = os.path.realpath(os.path.join(link.directory, link.output))
+        if path in known or not os.access(path, os.X_OK):
+            continue
+        inputs = {os.path.realpath(os.path.join(link.directory, a)) for a in link.arguments[1:] if not a.startswith("-")}
+        one_step = link.is_compile and is_test(link)
+        if one_step or inputs & test_objects:
+            known.add(path)
+            out.append(_Binary(path, link))
+            if len(out) >= limit:
+                break
+    return out
 
 
 def _binary_of(db: CompileDatabase, test_source: Path) -> _Binary | None:

@@ -37,9 +37,10 @@ from ..locate.mutation import NEUTRAL, MutantEvidence
 from ..records import FixCandidate, TestFailureRecord, rank_candidates
 from .forkrun import fork_available
 from .hashing import record_hashes
-from .mutants import Mutant, expected_value, mutants_for
+from .mutants import Mutant, expected_value, focus_bonus, mutants_for
 from .scratch_run import FastFilter, Runner, junit_failures, key_of_node_id, scratch_copy
 
+HANG_TIMEOUT_S = 2.0  # a hanging failing test: how long a mutant's run may take before it hangs too
 MAX_SUSPECTS = 3  # suspects the search concentrates on after the cheap pass
 CHEAP_SUSPECTS = 5  # the cheap first pass covers this many suspects ...
 CHEAP_PER_SUSPECT = 3  # ... with their likeliest mutants each
@@ -195,7 +196,16 @@ class _Search:
                 # the unmutated run may be slow (the fault can make a test crawl): let it use up
                 # to a third of what is left rather than a fixed few seconds
                 fast.timeout = max(fast.timeout, self.runner.remaining() / 3)
+                hang = all(f.outcome == "timeout" for f in self.failing)
+                if hang:  # the failure is a hang: a mutant that fixes it ends well within a short timeout
+                    fast.timeout = min(HANG_TIMEOUT_S, self.runner.remaining() / 3)
                 status, outcomes, seconds = fast.run(self.target_ids, None)
+                if hang and status == "timeout":
+                    self.stats.notes.append(f"the failing tests hang; mutants run against a {fast.timeout:.1f} s timeout")
+                    self.base_messages = {}
+                    self.fast = fast
+                    self.stats.mode = "fork"
+                    return ""
                 if status == "ok" and outcomes is not None and keys <= set(outcomes):
                     if not any(not outcomes[k] for k in keys):
                         fast.close()
@@ -234,9 +244,11 @@ class _Search:
             if original is None:
                 continue
             focus = failure.impl_line if failure.impl_file.endswith(rel) else 0
-            mutants = mutants_for(original, rel, first, last, expected_value(failure.expected_value), focus)
+            got_none = failure.actual_value.strip() == "None" or "NoneType" in failure.message
+            mutants = mutants_for(original, rel, first, last, expected_value(failure.expected_value), focus,
+                                  failure.exception_type, got_none)
             for rank, mutant in enumerate(mutants[:MAX_MUTANTS_PER_SUSPECT]):
-                near = 0.1 if focus and mutant.line == focus else 0.0
+                near = focus_bonus(failure.exception_type) if focus and mutant.line == focus else 0.0
                 score = mutant.prior + near - SUSPECT_PENALTY * index - rank * 1e-6
                 out.append(_Plan(mutant, rel, score, (rel, qualname), index, rank))
         return sorted(out, key=lambda p: -p.score)

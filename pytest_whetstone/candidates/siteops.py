@@ -111,10 +111,31 @@ def _unterminated_aggregates(text: str) -> list[int]:
             while j < len(text) and (text[j].isspace() or not mask[j]):
                 j += 1
             nxt = text[j] if j < len(text) else ""
+            if nxt and (nxt.isalpha() or nxt == "_") and _starts_a_declaration(text, j):
+                out.append(i + 1)  # `} typedef ...`, `} int f(...)`: the next declaration, not a declarator
+                continue
             if nxt and (nxt == ";" or nxt == "," or nxt == ")" or nxt.isalnum() or nxt in "_*&["):
                 continue  # terminated, a declarator, or an argument
             out.append(i + 1)
     return out
+
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def _starts_a_declaration(text: str, at: int) -> bool:
+    """The word at ``at`` begins a new declaration: a keyword that cannot name a declarator
+    (``typedef``, ``struct``, ``int``, ``static`` ...), or a word followed by another word
+    (``uint32_t area(...)``), where a declarator would be followed by ``;`` ``,`` ``[`` ``=``."""
+    word = _WORD.match(text, at)
+    if word is None:
+        return False
+    if word.group() in _KEYWORDS and word.group() not in ("const", "volatile"):
+        return True
+    k = word.end()
+    while k < len(text) and text[k] in " \t\n":
+        k += 1
+    return k < len(text) and (text[k].isalpha() or text[k] == "_")
 
 
 def _project_includes(ctx: _Ctx, source: Path, limit: int = 12) -> list[Path]:
@@ -162,70 +183,6 @@ def aggregate_semicolon(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidat
             out.append(edit_for(record, f"insert ';' after the struct/class body ending at {rel}:{line}", [insert(rel, line, col, ";")], mutation_type="insertNode",
                              confidence=0.5, source="heuristic", token=";", operator="aggregate-semicolon"))
     return out[:6]
-
-
-# --------------------------------------------------------------------------- a missing '}'
-
-
-def _unmatched_opens(text: str) -> list[int]:
-    mask = _code_mask(text)
-    stack: list[int] = []
-    for i, ch in enumerate(text):
-        if mask[i] and ch == "{":
-            stack.append(i)
-        elif mask[i] and ch == "}" and stack:
-            stack.pop()
-    return stack
-
-
-def _indent(line: str) -> str:
-    return line[: len(line) - len(line.lstrip(" \t"))]
-
-
-def closing_brace(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
-    """A block whose `}` is missing: close it where the indentation says it ends."""
-    msg = record.message
-    if not ("end of input" in msg or re.search(r"expected " + quoted(r"\}"), msg) or "not allowed here" in msg
-            or "function-definition is not allowed" in msg):
-        return []
-    path = resolve(record.file_path, ctx.workspace)
-    text = _read(path)
-    if text is None:
-        return []
-    opens = _unmatched_opens(text)
-    if not opens:
-        return []
-    lines = text.split("\n")
-    rel = ctx.rel(str(path))
-    out: list[FixCandidate] = []
-    for rank, offset in enumerate(reversed(opens[-3:])):  # innermost first
-        oline, _ = _pos(text, offset)
-        indent = _indent(lines[oline - 1])
-        end = None
-        for k in range(oline, len(lines)):  # 0-based index of the line after the opener
-            line = lines[k]
-            if line.strip() and len(_indent(line)) <= len(indent) and not line.lstrip().startswith(("}", "#", "//", "/*", "*")):
-                end = k
-                break
-        prior = 0.55 - 0.1 * rank
-        if end is not None:
-            last = end - 1
-            while last > oline - 1 and not lines[last].strip():
-                last -= 1
-            blanks = end - 1 - last
-            if blanks >= 2:  # the brace's own line is still there, emptied
-                out.append(edit_for(record, f"close the block opened at {rel}:{oline} with '}}' on line {last + 2}", [insert(rel, last + 2, 1, indent + "}")],
-                                 mutation_type="insertNode", confidence=prior, source="heuristic", operator="close-brace"))
-            out.append(edit_for(record, f"close the block opened at {rel}:{oline} with '}}' after line {last + 1}", [insert(rel, last + 1, len(lines[last]) + 1, "\n" + indent + "}")],
-                             mutation_type="insertNode", confidence=prior - 0.05, source="heuristic",
-                             operator="close-brace"))
-            out.append(edit_for(record, f"close the block opened at {rel}:{oline} with '}}' before line {end + 1}", [insert(rel, end + 1, 1, indent + "}\n")],
-                             mutation_type="insertNode", confidence=prior - 0.1, source="heuristic", operator="close-brace"))
-        last_line = len(lines) if lines[-1] else len(lines) - 1
-        out.append(edit_for(record, f"close the block opened at {rel}:{oline} with '}}' at the end of the file", [insert(rel, last_line, len(lines[last_line - 1]) + 1, "\n" + indent + "}")],
-                         mutation_type="insertNode", confidence=prior - 0.2,
-                         source="heuristic", operator="close-brace"))
-    return out
 
 
 # --------------------------------------------------------------------------- calls at the error site
@@ -359,7 +316,7 @@ def argument_count(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
     if not name or arglist is None:
         return []
     seen_at = Counter[str]()
-    for other in _other_calls(ctx, name, len(args) + 1):
+    for other in _other_calls(ctx, name, len(args) + 1, [a.text.decode("utf-8", "replace") for a in args]):
         seen_at[other] += 1
     for param in _parameter_names(ctx, name, len(args) + 1):
         if param not in seen_at and re.search(r"\b" + re.escape(param) + r"\b", "\n".join(ctx.lines(record.file_path) or [])):
@@ -403,8 +360,10 @@ def _walk_ids(node):  # type: ignore[no-untyped-def]
         stack.extend(reversed(n.named_children))
 
 
-def _other_calls(ctx: _Ctx, name: str, want: int, limit_files: int = 200) -> list[str]:
-    """The text of argument number `want` in other calls of `name` in the project."""
+def _other_calls(ctx: _Ctx, name: str, want: int, mine: list[str] | None = None, limit_files: int = 200) -> list[str]:
+    """The text of argument number `want` in other calls of `name` in the project; with ``mine``
+    (this call's arguments), first with the other call's earlier arguments renamed to this call's
+    (``f(dict, &dict->mm)`` elsewhere gives ``&state->mm`` for ``f(state, ?)``)."""
     found: list[str] = []
     needle = name.encode()
     for path in iter_sources(ctx.workspace)[:limit_files]:
@@ -419,9 +378,25 @@ def _other_calls(ctx: _Ctx, name: str, want: int, limit_files: int = 200) -> lis
                 if fn is not None and fn.text == needle:
                     args = _arguments(node)
                     if len(args) >= want:
-                        found.append(args[want - 1].text.decode("utf-8", "replace"))
+                        text = args[want - 1].text.decode("utf-8", "replace")
+                        renamed = _renamed_like(text, args[: want - 1], mine or [])
+                        if renamed != text:
+                            found.append(renamed)
+                        found.append(text)
             stack.extend(node.named_children)
     return found
+
+
+def _renamed_like(text: str, theirs: list, mine: list[str]) -> str:  # type: ignore[type-arg]
+    """``text`` with each identifier argument of the other call renamed to this call's argument there."""
+    mapping: dict[str, str] = {}
+    for arg, name in zip(theirs, mine, strict=False):
+        other = arg.text.decode("utf-8", "replace")
+        if arg.type == "identifier" and IDENT.fullmatch(name) and other != name:
+            mapping[other] = name
+    if not mapping:
+        return text
+    return re.sub(r"\b(" + "|".join(map(re.escape, mapping)) + r")\b", lambda k: mapping[k.group(1)], text)
 
 
 # --------------------------------------------------------------------------- near identifiers

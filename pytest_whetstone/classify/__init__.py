@@ -60,7 +60,8 @@ _BUILD_PATTERNS: list[tuple[str, FoldedPattern]] = [
             r"|no declaration matches|Undefined symbols for architecture|no type named|Unknown CMake command"
             r"|implicitly declaring library function|call to undeclared (?:library )?function"
             r"|multiple definition of|duplicate symbol|redefinition of|first defined here"
-            r"|use of undeclared identifier|cannot find symbol|unknown identifier",
+            r"|use of undeclared identifier|cannot find symbol|unknown identifier|no template named"
+            r"|forbids declaration of .{1,200} with no type",
         ),
     ),
     (
@@ -87,7 +88,13 @@ _BUILD_PATTERNS: list[tuple[str, FoldedPattern]] = [
             r"|syntax error|parse error|expected ';'|unbalanced|#endif without #if|unmatched"
             r"|Parse error|Expected a command name|invalid preprocessing directive|empty character constant"
             r"|Unknown argument|Invalid escape sequence|Unmatched|missing separator"
-            r"|\bexpected [‘'\"(][^’'\"]*[’'\"]",
+            r"|\bexpected [‘'\"(][^’'\"]*[’'\"]"
+            # a definition in a scope it cannot be in: a block left open above it (gcc, g++, clang)
+            r"|definition is not allowed here|cannot appear at block scope|qualified-id in declaration"
+            r"|invalid storage class for function"
+            # two declarations run together: a struct/class body above lacks its ';'
+            r"|cannot combine with previous .{1,40} declaration specifier|two or more data types in declaration"
+            r"|multiple types in one declaration|new types may not be defined in a return type",
         ),
     ),
 ]
@@ -104,7 +111,7 @@ _LINT_FLAG = re.compile(
     r"|implicit-fallthrough|unknown-pragmas|reorder[\w-]*|overloaded-virtual|nested-anon-types"
     r"|language-extension-token|undef|cpp|useless-cast|double-promotion|inline|dev|comments?"
     r"|traditional[\w-]*|bad-function-cast|reserved-(?:macro-)?identifier|declaration-after-statement"
-    r"|covered-switch-default)\b"
+    r"|covered-switch-default|#warnings|#pragma-messages)\b"
 )
 # clang-tidy checks about style and hygiene (the rest, bugprone-, cert-, clang-analyzer-, ... find defects).
 _TIDY_STYLE = re.compile(
@@ -233,6 +240,8 @@ def classify_build(record: BuildErrorRecord, config: Config | None = None) -> Bu
             for n in record.notes[:4]
         ):
             found = "missing_include"  # the compiler named the header that declares it
+        elif found == "undefined_symbol" and _standard_name_unknown(text):
+            found = "missing_include"  # std::X that the standard library declares: its header is not included
         record.error_type = found
         return record
     if record.notes:
@@ -242,6 +251,21 @@ def classify_build(record: BuildErrorRecord, config: Config | None = None) -> Bu
             return record
     record.error_type = "unknown"
     return record
+
+
+_STD_MEMBER = re.compile(r"[‘'\"]([\w:]+)[’'\"] is not a member of [‘'\"]std[’'\"]|no (?:type|member) named [‘'\"](\w+)[’'\"] in namespace [‘'\"]std[’'\"]")
+
+
+def _standard_name_unknown(message: str) -> bool:
+    """The message says a ``std::`` name is unknown, and the standard library's tables know which
+    header declares it (g++ gives no note for some, e.g. ``std::sqrt``)."""
+    m = _STD_MEMBER.search(message)
+    if m is None:
+        return False
+    from ..candidates.tables import header_for
+
+    name = (m.group(1) or m.group(2)).removeprefix("std::")
+    return header_for("std::" + name, cpp=True) is not None
 
 
 _NOTES_CACHE: dict[str, str] = {}
@@ -265,6 +289,55 @@ def _notes_type(message: str, notes: list[Note]) -> str:
             _NOTES_CACHE.clear()
         _NOTES_CACHE[haystack] = found
     return found
+
+
+# The compiler reached the end of a file with a block still open: gcc's "... at end of input",
+# clang's "expected '}'" with its note "to match this '{'".
+_AT_END_OF_INPUT = re.compile(r"at end of input")
+_TO_MATCH_BRACE = re.compile(r"^to match this [‘'\"]\{")
+
+
+def _leaves_block_open(record: BuildErrorRecord) -> bool:
+    if record.severity != "error":
+        return False
+    if _AT_END_OF_INPUT.search(record.message):
+        return True
+    return any(_TO_MATCH_BRACE.match(n.message) for n in record.notes[:3])
+
+
+def unclosed_block_cascade(records: list[BuildErrorRecord]) -> None:
+    """A translation unit that ends with a block still open (a removed ``}``) makes everything
+    after the opening brace parse in the wrong scope: nested definitions, names that seem
+    undeclared, storage classes that seem invalid.  Every error of that unit (by its translation
+    unit, else its file) is then a syntax error, whatever its own wording says -- the structure
+    (the compiler's own end-of-input diagnostic) decides, not the first line's message."""
+    open_units = {_unit(r) for r in records if _leaves_block_open(r)}
+    if not open_units:
+        return
+    for record in records:
+        if record.is_failure and _unit(record) in open_units and record.error_type != "missing_include":
+            record.error_type = "syntax_error"
+
+
+def same_place(records: list[BuildErrorRecord]) -> None:
+    """An error no pattern knows takes the class of an error the compiler reports at the same
+    place (g++'s "variable or field 'f' declared void" comes with "'T' was not declared in this
+    scope" on its line: the unknown type is the cause)."""
+    known: dict[tuple[str, int], str] = {}
+    for record in records:
+        if record.is_failure and record.line and record.error_type not in ("", "unknown"):
+            known.setdefault((record.file_path, record.line), record.error_type)
+    if not known:
+        return
+    for record in records:
+        if record.is_failure and record.error_type == "unknown" and record.tool != "cmake":
+            found = known.get((record.file_path, record.line))
+            if found:
+                record.error_type = found
+
+
+def _unit(record: BuildErrorRecord) -> str:
+    return record.translation_unit or record.file_path
 
 
 def is_lint(record: BuildErrorRecord, *, check_message: bool = True) -> bool:
@@ -335,6 +408,8 @@ def _test_type(record: TestFailureRecord, head: str, text: str) -> str:
 def classify_result(result: ParseResult, config: Config | None = None) -> ParseResult:
     for record in result.build_errors:
         classify_build(record, config)
+    unclosed_block_cascade(result.build_errors)
+    same_place(result.build_errors)
     for failure in result.test_failures:
         classify_test(failure, config)
     return result

@@ -1,40 +1,70 @@
-"""How long a default failing run may search for validated fixes.
+"""What a default failing run may spend beyond the plain run: one allowance, drawn phase by phase.
 
 A failing ``pytest -p whetstone`` should cost at most about 1.3x the same run without the plugin.
-Localization and the cheap candidates always run (milliseconds); the validated search gets what is
-left of that allowance: a share of the run's own wall time, less what re-running the failing tests
-already took.  Below a floor the search is not started at all (a worker start alone costs about as
-much as the run's collection).  ``--whetstone-search=1`` and ``whetstone fix`` skip this rule.
+Capture, localization and the cheap candidates always run (milliseconds each, plus a fixed
+``RESERVE_S`` for their imports and the session).  What is left of ``ALLOWANCE`` x the plain run goes,
+in order, to re-running failing tests (flakiness, coverage; a share of the projected run, decided
+per test from its own duration), the in-process mutant pass (:mod:`.pymutants`) and the validated
+search.  The plain run is estimated as the session's wall time less what the plugin itself spent.
+``--whetstone-search=1`` and ``whetstone fix`` skip these rules: they ask for the work.
 """
 
 from __future__ import annotations
 
 import os
 
-DEFAULT_SHARE = 0.25  # of the run's wall time so far
-FLOOR_S = 3.0  # a worker start alone takes about 1 s (docs/fixes.md): below this nothing gets tried
+ALLOWANCE = 0.3  # of the plain run: the default run's whole extra cost
+RESERVE_S = 0.12  # the session's writing, the default candidates and their lazy imports
+
+RERUN_SHARE = 0.06  # of the projected run: re-running the failing tests
+RERUN_FIRST_S = 0.12  # a fast first failure is re-run even in a very short run (flakiness)
+COVERAGE_START_S = 0.05  # importing coverage.py and its first start, paid by the first re-run
+RERUN_EXPLICIT_MIN_S = 2.0  # asked-for analysis: at least this, or 30% of the run
+RERUN_EXPLICIT_SHARE = 0.3
+
+CHEAP_MIN_S = 0.15  # below this a mutant pass cannot compare two suspects
+CHEAP_MAX_S = 3.0
+
+FLOOR_S = 3.0  # a search worker's start alone takes about 1 s (docs/fixes.md): below this nothing gets tried
 
 
-def default_search_budget(run_s: float, rerun_s: float, configured_s: float) -> float:
+def left(run_s: float, spent_s: float) -> float:
+    """Seconds of the allowance still free after ``spent_s`` (re-runs, analysis, the mutant pass)."""
+    return ALLOWANCE * max(0.0, run_s) - RESERVE_S - max(0.0, spent_s)
+
+
+def rerun_allowed(spent_s: float, projected_run_s: float, expected_s: float, explicit: bool = False) -> bool:
+    """May one more failing test be re-run?  ``expected_s``: its own duration (plus coverage's start, the
+    first time); ``projected_run_s``: the run's wall time projected from the share of items done."""
+    if explicit:
+        return spent_s <= max(RERUN_EXPLICIT_MIN_S, RERUN_EXPLICIT_SHARE * projected_run_s)
+    return spent_s + expected_s <= max(RERUN_FIRST_S, RERUN_SHARE * projected_run_s)
+
+
+def rerun_cost(duration_s: float, first: bool) -> float:
+    """What re-running a test of this duration under coverage is expected to cost."""
+    return 1.3 * max(0.0, duration_s) + 0.005 + (COVERAGE_START_S if first else 0.0)
+
+
+def default_search_budget(run_s: float, spent_s: float, configured_s: float) -> float:
     """Seconds for the search in a default run (0: do not start it)."""
-    share = DEFAULT_SHARE * max(0.0, run_s) - max(0.0, rerun_s)
+    share = left(run_s, spent_s)
     if share < FLOOR_S:
         return 0.0
     return min(configured_s, share)
 
 
-CHEAP_SHARE = 0.1  # of the run's wall time: the in-process mutant pass (locate/pymutants.py)
-CHEAP_MIN_S = 0.25
-CHEAP_MAX_S = 3.0
-
-
-def cheap_pass_budget(run_s: float, rerun_s: float) -> float:
-    """Seconds for the in-process mutant pass of a failing run (forks: no start-up to pay);
-    ``$WHETSTONE_MUTANT_PASS_S`` sets it outright (0 turns the pass off)."""
+def cheap_pass_budget(run_s: float, spent_s: float, explicit: bool = False) -> float:
+    """Seconds for the in-process mutant pass of a failing run (0: skip it); the forks need no
+    start-up, but each runs the failing test once.  ``$WHETSTONE_MUTANT_PASS_S`` sets it outright
+    (0 turns the pass off)."""
     fixed = os.environ.get("WHETSTONE_MUTANT_PASS_S", "").strip()
     if fixed:
         try:
             return max(0.0, float(fixed))
         except ValueError:
             pass
-    return max(CHEAP_MIN_S, min(CHEAP_MAX_S, CHEAP_SHARE * max(0.0, run_s) - max(0.0, rerun_s)))
+    if explicit:  # the search follows and wants the pass's ranking: the old, roomier rule
+        return max(0.25, min(CHEAP_MAX_S, 0.1 * max(0.0, run_s) - max(0.0, spent_s)))
+    share = min(CHEAP_MAX_S, left(run_s, spent_s))
+    return share if share >= CHEAP_MIN_S else 0.0

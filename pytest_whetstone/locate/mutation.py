@@ -21,6 +21,31 @@ W_MUTANTS = 0.7  # share of the blended score that mutant outcomes decide, where
 NEUTRAL = 0.25  # what an untried suspect is taken to score (between "changes nothing" and "changes")
 
 
+@dataclass
+class MutantEvidence:
+    """What the mutants of one suspect function did to the failing tests."""
+
+    file: str
+    qualname: str
+    tried: int = 0
+    fixed: int = 0  # mutants that made a failing test pass
+    changed: int = 0  # mutants that changed how a failing test fails
+
+    def score(self) -> float:
+        """1 when a mutant fixes a failing test, in between when mutants change the failure, 0 when
+        no mutant changes anything (the failure does not depend on this function)."""
+        if self.fixed:
+            return 1.0
+        if self.changed:
+            # weak: any code on the failing path changes the value; it says no more than coverage
+            # does, so it must not lift a suspect over one no mutant reached
+            return NEUTRAL + 0.05 * self.changed / max(1, self.tried)
+        return 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "score": round(self.score(), 3)}
+
+
 def with_notes(evidence: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [{**ev, "note": describe(ev)} for ev in evidence]
 
@@ -48,28 +73,3 @@ def rerank(suspects: list[Suspect], evidence: Iterable[Mapping[str, Any]]) -> li
         out.append(replace(s, score=round(blended, 4)))
     order = sorted(range(len(out)), key=lambda i: (-out[i].score, i))
     return [out[i] for i in order]
-
-
-@dataclass
-class MutantEvidence:
-    """What the mutants of one suspect function did to the failing tests."""
-
-    file: str
-    qualname: str
-    tried: int = 0
-    fixed: int = 0  # mutants that made a failing test pass
-    changed: int = 0  # mutants that changed how a failing test fails
-
-    def score(self) -> float:
-        """1 when a mutant fixes a failing test, in between when mutants change the failure, 0 when
-        no mutant changes anything (the failure does not depend on this function)."""
-        if self.fixed:
-            return 1.0
-        if self.changed:
-            # weak: any code on the failing path changes the value; it says no more than coverage
-            # does, so it must not lift a suspect over one no mutant reached
-            return NEUTRAL + 0.05 * self.changed / max(1, self.tried)
-        return 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "score": round(self.score(), 3)}

@@ -29,14 +29,14 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from .. import paths
 from ..records import Suspect, TestFailureRecord
-from . import cfamily, jsfamily
+from . import callgraph, cfamily, jsfamily
+from .callgraph import c_calls
+from .native_names import C_EXTS, gtest_names, impl_stem, is_test_file, name_tokens
 
 NATIVE_RUNNERS = {"gtest", "ctest", "jest", "tap", "junit"}
-C_EXTS = cfamily.SOURCE_EXTS | {e.lower() for e in cfamily.CPP_EXTS}
 HEADER_EXTS = {".h", ".hh", ".hpp", ".hxx", ".inl", ".ipp", ".tpp"}
 SKIP_DIRS = paths.SKIP_DIRS
 MAX_FILES = 6000
@@ -50,70 +50,16 @@ W_CALLED_ON_LINE = 0.25
 W_NAME = 0.25
 W_CLASS = 0.1
 W_RELATED = 0.05
+W_CALLEE = 0.2  # reached through a call from a function the test calls (x CALLEE_DECAY per further level)
+CALLEE_DECAY = 0.5
 FALLBACK_SCORE = 0.05
 
 GTEST_MACROS = {"TEST", "TEST_F", "TEST_P", "TYPED_TEST", "TYPED_TEST_P", "GTEST_TEST", "FRIEND_TEST"}
-_TEST_STEM = re.compile(
-    r"^(?:(?:test|Test)[_-](?P<a>.+)|(?:test|Test)(?P<c>[A-Z].*)"
-    r"|(?P<b>.+?)(?:[_.-](?:unit)?(?:test|Test)s?|[_.-]spec|(?<=[a-z0-9])Tests?))$"
-)
-_TEST_DIRS = {"test", "tests", "__tests__", "spec", "specs", "unittest", "unittests", "t"}
 # "#3 0x55d in ns::f(int) /src/x.cc:12:5" (ASan/UBSan/LSan), gdb "#0 0x.. in f (..) at x.cc:12".
 _SAN_FRAME = re.compile(r"^\s*#\d+\s+0x[0-9a-fA-F]+\s+in\s+(?P<func>.+?)\s+(?P<file>/?[^\s()]+):(?P<line>\d+)(?::\d+)?\s*$")
 _GDB_FRAME = re.compile(r"^\s*#\d+\s+(?:0x[0-9a-fA-F]+\s+in\s+)?(?P<func>[\w:~<>]+)\s*\(.*\)\s+at\s+(?P<file>\S+):(?P<line>\d+)\s*$")
 _RUNTIME_ERR = re.compile(r"^(?P<file>[^\s:]+\.\w+):(?P<line>\d+):\d+: runtime error:")
 _JS_FRAME = re.compile(r"(?:^|\s)(?:at\s+)?(?:(?P<func>[^\s()]+)\s+)?\(?(?P<file>(?:[A-Za-z]:)?[^\s():]+\.[cm]?[jt]sx?):(?P<line>\d+):\d+\)?\s*$")
-_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_STOP = {"test", "tests", "should", "it", "the", "a", "an", "of", "to", "and", "with", "when", "is", "in", "on",
-         "for", "returns", "return", "works", "does", "do", "can", "be", "by", "at", "from", "case", "suite",
-         "spec", "fixture", "that", "correctly", "properly", "not", "no", "if", "get", "set"}
-
-
-# --------------------------------------------------------------------------- names
-
-
-def _stem(word: str) -> str:
-    for suffix in ("ing", "ers", "er", "es", "ed", "s", "e"):
-        if len(word) > len(suffix) + 2 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
-
-
-def name_tokens(text: str) -> set[str]:
-    """camelCase / snake_case / PascalCase / "plain words" -> stemmed lowercase tokens."""
-    out: set[str] = set()
-    for word in _WORD.findall(text):
-        low = word.lower()
-        if low not in _STOP and not low.isdigit() and len(low) > 1:
-            out.add(_stem(low))
-    return out
-
-
-def impl_stem(test_name: str) -> str | None:
-    """``foo_test.cc`` / ``test_foo.cpp`` / ``foo.test.js`` / ``FooTest.cpp`` -> ``foo``; None if not a test name."""
-    stem = Path(test_name).name
-    suffix = Path(stem).suffix
-    if suffix in C_EXTS or suffix.lower() in jsfamily.SOURCE_EXTS:
-        stem = stem[: -len(suffix)]
-    inner = Path(stem).suffix.lower()
-    if inner in (".test", ".spec"):
-        return stem[: -len(inner)] or None
-    m = _TEST_STEM.match(stem)
-    if not m:
-        return None
-    return m.group("a") or m.group("b") or m.group("c")
-
-
-def is_test_file(rel: str) -> bool:
-    parts = Path(rel).parts
-    return impl_stem(parts[-1]) is not None or any(p.lower() in _TEST_DIRS for p in parts[:-1])
-
-
-def gtest_names(suite: str, test: str) -> tuple[str, str]:
-    """``Inst/Suite`` ``Name/0`` (value-parameterized) or ``Suite/0`` (typed) -> (Suite, Name)."""
-    parts = [p for p in suite.split("/") if p and not p.isdigit()]
-    return (parts[-1] if parts else suite), test.split("/")[0]
-
 
 # --------------------------------------------------------------------------- workspace
 
@@ -291,30 +237,6 @@ def _gtest_site(ws: Workspace, rel: str, suite: str, name: str, line: int) -> Te
     return None
 
 
-def c_calls(node: Any) -> list[tuple[str, str, int]]:
-    """Calls inside a C/C++ node, skipping ALL_CAPS macros (EXPECT_EQ) but not their arguments."""
-    out: list[tuple[str, str, int]] = []
-    stack = [node]
-    while stack:
-        cur = stack.pop()
-        if cur.type == "call_expression":
-            callee = cur.child_by_field_name("function")
-            if callee is not None:
-                if callee.type == "template_function":
-                    callee = callee.child_by_field_name("name") or callee
-                text = " ".join(cfamily._text(callee).split())
-                short = ""
-                if callee.type == "field_expression":
-                    fld = callee.child_by_field_name("field")
-                    short = cfamily._text(fld) if fld is not None else ""
-                elif callee.type in ("identifier", "qualified_identifier"):
-                    short = text.rsplit("::", 1)[-1]
-                if short and not short.isupper():
-                    out.append((short, text, cur.start_point[0] + 1))
-        stack.extend(reversed(cur.named_children))
-    return out
-
-
 _GTEST_DEF = r"\b(?:TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P|GTEST_TEST)\s*\(\s*{suite}\s*,\s*{name}\s*\)"
 
 
@@ -375,7 +297,7 @@ def _related_js(ws: Workspace, rel: str) -> list[str]:
     pj = jsfamily.parse_file(ws.root / rel)
     if pj is not None:
         for spec in jsfamily.imports_of(pj):
-            target = jsfamily.resolve_import(spec, ws.root / rel)
+            target = callgraph.resolve_package(spec, ws.root / rel)
             if target is not None:
                 found = ws.rel(target)
                 if not found.startswith("/"):
@@ -459,6 +381,56 @@ def _score(
     return score
 
 
+def _add_module_calls(ws: Workspace, site: TestSite, pool: dict[tuple[str, str, int], Func]) -> None:
+    """A JS test calling the name it bound a module to (``const parse = require('../')``; ``parse(x)``)
+    calls that module's exported function: the call is recorded under the function's own name."""
+    pj = jsfamily.parse_file(ws.root / site.file_path)
+    if pj is None:
+        return
+    bindings = callgraph.module_bindings(pj)
+    for short, text, line in list(site.calls):
+        if short not in bindings or text != short:
+            continue
+        target = callgraph.resolve_package(bindings[short], ws.root / site.file_path)
+        rel = ws.rel(target) if target is not None else ""
+        module = jsfamily.parse_file(target) if target is not None and not rel.startswith("/") else None
+        if module is None:
+            continue
+        names = callgraph.default_export_names(module)
+        for fn in functions_of_file(ws.root, rel):
+            if fn.short in names:
+                pool.setdefault((fn.file_path, fn.qualname, fn.line_start), fn)
+                site.calls.append((fn.short, fn.short, line))
+
+
+def _add_callees(
+    ws: Workspace, family: str, site: TestSite, pool: dict[tuple[str, str, int], Func]
+) -> dict[tuple[str, int], int]:
+    """Functions reached from what the test calls, added to the pool: {(file, line): depth}."""
+    direct = [fn for fn in pool.values() if any(_callee_matches(fn, c[0], c[1]) for c in site.calls)]
+    if not direct:
+        return {}
+    if family == "c":
+        index = ws.c_index().functions
+
+        def lookup(short: str, text: str) -> list[Func]:
+            return [Func(f.file_path, f.qualname, f.line_start, f.line_end, f.short) for f in index
+                    if f.short == short and _callee_matches(Func("", f.qualname, 0, 0, f.short), short, text)]
+    else:
+        table = ws.js_functions()
+
+        def lookup(short: str, text: str) -> list[Func]:
+            return list(table.get(short, []))
+
+    depth_of: dict[tuple[str, int], int] = {}
+    for fn, depth in callgraph.callees(ws.root, family, direct, lookup):
+        if is_test_file(fn.file_path):
+            continue
+        pool.setdefault((fn.file_path, fn.qualname, fn.line_start), fn)
+        depth_of[(fn.file_path, fn.line_start)] = depth
+    return depth_of
+
+
 def _family_for(record: TestFailureRecord, test_rel: str | None) -> str | None:
     if test_rel:
         return family_of(test_rel)
@@ -527,6 +499,9 @@ def locate_failure(
             for fn in functions_of_file(ws.root, frame.file_path):
                 if fn.contains(frame.file_path, frame.line):
                     pool[(fn.file_path, fn.qualname, fn.line_start)] = fn
+    if site is not None and family == "js":
+        _add_module_calls(ws, site, pool)
+    depth_of = _add_callees(ws, family, site, pool) if site is not None and family in ("c", "js") else {}
     framed = {(f.file_path, f.line) for f in frames}
     if allowed_sources and test_rel and str(ws.root / test_rel) in allowed_sources:
         pool = {
@@ -543,6 +518,9 @@ def locate_failure(
         if is_test_file(fn.file_path):
             continue
         score = _score(fn, site, fail_line, tokens, class_tokens, frames, set(related))
+        depth = depth_of.get((fn.file_path, fn.line_start))
+        if depth:  # reached through calls from what the test calls: below a direct call, above nothing
+            score += W_CALLEE * CALLEE_DECAY ** (depth - 1)
         if score > 0:
             scored.append((round(score, 4), fn))
     scored.sort(key=lambda s: (-s[0], s[1].file_path, s[1].line_start, s[1].qualname))

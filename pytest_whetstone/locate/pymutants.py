@@ -45,7 +45,7 @@ def usable() -> bool:
 
 def cheap_pass(record: TestFailureRecord, item: Any, workspace: str, budget_s: float) -> list[dict[str, Any]]:
     """Evidence dicts ``{file, qualname, tried, fixed, changed, score}`` for the record's top suspects."""
-    from ..candidates.search import MutantEvidence
+    from .mutation import MutantEvidence
 
     deadline = time.monotonic() + budget_s
     t0 = time.monotonic()

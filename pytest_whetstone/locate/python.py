@@ -18,6 +18,7 @@ elsewhere.
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import os
 import sys
@@ -168,11 +169,11 @@ def is_impl_file(path: str, workspace: str | None = None) -> bool:
 def _is_impl_file(path: str, workspace: str | None) -> bool:
     if not path or path.startswith("<") or not path.endswith(".py"):
         return False
-    real = os.path.realpath(path)
+    real = real_path(path)
     if "site-packages" in real or "dist-packages" in real or real.startswith(_OWN_PACKAGE):
         return False
     if workspace is not None:
-        ws = os.path.realpath(workspace) + os.sep
+        ws = real_path(workspace) + os.sep
         if not real.startswith(ws):
             return False
         rel = real[len(ws):]
@@ -184,6 +185,11 @@ def _is_impl_file(path: str, workspace: str | None) -> bool:
     return not is_test_file(real)
 
 
+# A run resolves the same few files again and again (every frame of every failure): once each.
+real_path = functools.lru_cache(maxsize=4096)(os.path.realpath)
+
+
+@functools.lru_cache(maxsize=4096)
 def relpath(path: str, workspace: str | None) -> str:
     if not workspace:
         return path

@@ -472,7 +472,9 @@ class FeedbackLoopOrchestrator:
             "target_fingerprint": target.fingerprint if target else "",
             "target_location": target.location if target else "",
             "files": {p.rel: {"pre": p.before_hash, "post": p.after_hash} for p in plans},
-            "pre_images": {p.rel: None if p.before is None else p.before.decode("utf-8") for p in plans},
+            # text for the torn-edit rollback; a non-UTF-8 file's stray bytes read as U+FFFD, which the edit
+            # engine refuses to write, so such a file is left for `whetstone undo` (its journal keeps the bytes)
+            "pre_images": {p.rel: None if p.before is None else p.before.decode("utf-8", "replace") for p in plans},
             "check_index": view.index, "gap_before": view.gap.to_dict(),
             "description": candidate.description[:300],
             "candidate": candidate.to_dict(),  # what repository memory can offer again

@@ -35,6 +35,7 @@ from .base import (
     RunError,
     strip_ansi,
 )
+from .sarif import cut_long_line as _cut
 from .stream import ParseStream, Record
 
 __all__ = [
@@ -53,6 +54,7 @@ __all__ = [
 
 # Modules holding parsers; each defines LINE_PARSERS and/or DOC_PARSERS.
 _MODULES = (
+    "sarif",
     "tsc",
     "gcc",
     "gcc_json",
@@ -73,13 +75,13 @@ _MODULES = (
 # `--tool` names and the parser names each one enables.
 TOOLS: dict[str, tuple[str, ...]] = {
     "auto": (),
-    "gcc": ("gcc", "linker", "make"),
-    "clang": ("gcc", "linker", "make"),
+    "gcc": ("gcc", "linker", "make", "sarif"),
+    "clang": ("gcc", "linker", "make", "sarif"),
     "clang_tidy": ("gcc",),
     "tsc": ("tsc",),
-    "cmake": ("cmake", "make"),
+    "cmake": ("cmake", "make", "sarif"),
     "linker": ("linker", "gcc"),
-    "make": ("make", "gcc", "linker"),
+    "make": ("make", "gcc", "linker", "sarif"),
     "gtest": ("gtest",),
     "pytest": ("pytest",),
     "jest": ("jest",),
@@ -91,6 +93,7 @@ TOOLS: dict[str, tuple[str, ...]] = {
     "node": ("node",),
     "mocha": ("mocha",),
     "vitest": ("vitest",),
+    "sarif": ("sarif",),
 }
 
 
@@ -157,7 +160,7 @@ _EXOTIC_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 def _clean(raw: str) -> str:
     """One line as parsers see it: cut to MAX_LINE, ANSI colour stripped, no line ending."""
     if len(raw) > MAX_LINE:
-        raw = raw[:MAX_LINE]
+        raw = _cut(raw)
     if "\x1b" in raw:
         raw = strip_ansi(raw)
     return raw.rstrip("\r\n") if raw and raw[-1] in "\r\n" else raw
@@ -176,7 +179,7 @@ def _split_clean(block: str) -> list[str]:
     comes before the strip, as in ``_clean``)."""
     lines = block.splitlines()
     if max(map(len, lines), default=0) > MAX_LINE:
-        lines = [raw[:MAX_LINE] for raw in lines]
+        lines = [_cut(raw) if len(raw) > MAX_LINE else raw for raw in lines]
         if "\x1b" in block:
             lines = [ANSI_RE.sub("", raw) if "\x1b" in raw else raw for raw in lines]
         return lines
@@ -581,15 +584,15 @@ def _prepend(first: str, rest: Iterable[str]) -> Iterable[str]:
 def normalize_paths(result: ParseResult, cwd: str, workspace: str) -> ParseResult:
     """Make every record's file_path workspace-relative (the shape reports use)."""
     for record in result.build_errors:
-        record.file_path = workspace_relative(record.file_path, cwd, workspace)
+        record.file_path = workspace_relative(record.file_path, workspace, cwd)
         if record.translation_unit:
-            record.translation_unit = workspace_relative(record.translation_unit, cwd, workspace)
+            record.translation_unit = workspace_relative(record.translation_unit, workspace, cwd)
         for edit in record.fixits:
-            edit.file_path = workspace_relative(edit.file_path, cwd, workspace)
+            edit.file_path = workspace_relative(edit.file_path, workspace, cwd)
         record.error_id = ""
         record.ensure_id()
     for failure in result.test_failures:
-        failure.file_path = workspace_relative(failure.file_path, cwd, workspace)
+        failure.file_path = workspace_relative(failure.file_path, workspace, cwd)
         if failure.impl_file:
-            failure.impl_file = workspace_relative(failure.impl_file, cwd, workspace)
+            failure.impl_file = workspace_relative(failure.impl_file, workspace, cwd)
     return result

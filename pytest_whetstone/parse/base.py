@@ -103,6 +103,9 @@ class ParseContext:
     # The last compiler command line echoed (make recipes); its sources are read only
     # when a diagnostic needs them (most command lines are never asked).
     last_command: str = ""
+    # Errors a structured reader (SARIF) recorded since clang's last "N errors generated.":
+    # that tally counts them too, so the text parser must not take them for uncounted ones.
+    structured_errors: int = 0
     _resolved: dict[tuple[str, str], str] = field(default_factory=dict, repr=False, compare=False)
 
     def sole_source(self) -> str:

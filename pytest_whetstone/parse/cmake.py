@@ -4,7 +4,7 @@
 message is the indented block that follows (joined into one line, blank lines
 and the two-space indent dropped), then an optional ``Call Stack (most recent
 call first):`` whose frames become notes.  ``CMake Error:`` without a location,
-``CMake Error in <file>:``, ``CMake Warning [(dev)]``, ``CMake Deprecation
+``CMake Error in <file>:``, ``CMake Warning [(dev)|(author)|(deprecated)]``, ``CMake Deprecation
 Warning`` are the same shape.  When the error is raised inside CMake's own
 modules (FindXXX.cmake), the record points at the first call-stack frame in the
 project instead, where the user can act.
@@ -26,7 +26,7 @@ from .base import LineParser, ParseContext, ParseResult, SummaryGate
 
 _HEADER = re.compile(
     r"CMake (?P<kind>Error|Warning|Deprecation Warning|Deprecation Error|Internal Error)"
-    r"(?P<dev> \(dev\))?(?: (?:at|in) (?P<where>.+?))?:(?: (?P<msg>.*))?$"
+    r"(?: \((?P<tag>dev|author|deprecated)\))?(?: (?:at|in) (?P<where>.+?))?:(?: (?P<msg>.*))?$"
 )
 _WHERE = re.compile(r"(?P<file>.+?)(?::(?P<line>\d+))?:?(?: \((?P<cmd>[^)]*)\))?$")
 _NO_SOURCE_DIR = re.compile(
@@ -123,9 +123,10 @@ class CMakeParser(LineParser):
         kind = m.group("kind")
         sev = "error" if "Error" in kind else "warning"
         code = ""
-        if m.group("dev"):
-            code = "-Wdev"
-        elif kind.startswith("Deprecation"):
+        tag = m.group("tag")
+        if tag in ("dev", "author"):
+            code = "-Wdev"  # CMake 4 says "(author)" where 3.x said "(dev)": the same -Wdev warnings
+        elif kind.startswith("Deprecation") or tag == "deprecated":
             code = "-Wdeprecated"
         path, line_no, cmd = "", 0, ""
         where = m.group("where")

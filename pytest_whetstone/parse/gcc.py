@@ -23,11 +23,10 @@ when nothing tells, the ``--tool`` given wins, then the last flavour seen, then 
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 from typing import Any
 
-from ..records import BuildErrorRecord, Note, Position, TextEdit
+from ..records import BuildErrorRecord, Note
 from .base import LineParser, ParseContext, ParseResult, RunError, SummaryGate
 from .gcc_text import (
     _CARET,
@@ -50,9 +49,9 @@ from .gcc_text import (
     SourceLines,
     _colon_facts,
     _DiagFacts,
+    command_failed,
     find_symbol,
     split_flag,
-    unescape_fixit,
 )
 from .notes import make_note, note_at
 
@@ -102,6 +101,7 @@ class GccParser(LineParser):
         self.undecided: list[BuildErrorRecord] = []
         self.last: BuildErrorRecord | None = None
         self.link_gate = SummaryGate()
+        self.command_gate = SummaryGate()
         self.sources = SourceLines()
 
     # ------------------------------------------------------------------ feeding
@@ -308,6 +308,8 @@ class GccParser(LineParser):
             self.pending_notes = []
         tu = self.pending_tu
         if tu:
+            if not tu.endswith(_SOURCE_EXT):
+                tu = self._unit_of_header(tu)
             self._remember_tu(path, tu)
         else:
             tu = self.tu_of.get(path, "")
@@ -338,8 +340,10 @@ class GccParser(LineParser):
             rec.notes = [make_note(t, self.ctx) for t in self.pending_notes[:_MAX_NOTES]]
             self.pending_notes = []
         tu = self.pending_tu or self.tu_of.get(printed_path, "")
+        if tu and not tu.endswith(_SOURCE_EXT):
+            tu = self._unit_of_header(tu)
         if self.pending_tu:
-            self._remember_tu(printed_path, self.pending_tu)
+            self._remember_tu(printed_path, tu)
         if tu:
             rec.translation_unit = self.ctx.resolve(tu)
         elif printed_path.endswith(_SOURCE_EXT):
@@ -367,6 +371,11 @@ class GccParser(LineParser):
         if self.pending_tu:
             self._remember_tu(printed_path, self.pending_tu)
         self.chain_style = ""
+
+    def _unit_of_header(self, header: str) -> str:
+        """gcc cuts an include chain it printed before short, at a header (``map:60``): the
+        unit that header belongs to, else the one source the compile command names."""
+        return self.tu_of.get(header) or self.ctx.sole_source() or header
 
     def _remember_tu(self, printed_path: str, unit: str) -> None:
         """The include chain just read named ``unit`` as the translation unit that reached
@@ -423,6 +432,12 @@ class GccParser(LineParser):
         if msg.startswith("too many errors emitted"):
             self._finish()
             return True  # clang's -ferror-limit summary
+        tool = command_failed(msg)
+        if tool:  # setuptools' summary: a record only when no error explains it
+            self._finish()
+            if not self.command_gate.explained(self.result):
+                self._emit_now(BuildErrorRecord(tool=tool, severity="error", message=msg, raw=line))
+            return True
         self._finish()
         message, code = split_flag(msg)
         rec = BuildErrorRecord(tool="clang", severity=sev, error_code=code, message=message, raw=line)
@@ -477,22 +492,7 @@ class GccParser(LineParser):
         target = self.rec or self.last
         if target is None:
             return True
-        printed = unescape_fixit(m.group("file"))
-        l1, c1, l2, c2 = (int(m.group(k)) for k in ("l1", "c1", "l2", "c2"))
-        disk = printed if printed.startswith("/") else (
-            os.path.join(self.ctx.current_dir, printed) if self.ctx.current_dir else ""
-        )
-        if disk:
-            c1 = self.sources.char_col(disk, l1, c1)
-            c2 = self.sources.char_col(disk, l2, c2)
-        target.fixits.append(
-            TextEdit(
-                file_path=self.ctx.resolve(printed),
-                start=Position(l1, c1),
-                end=Position(l2, c2),
-                new_text=unescape_fixit(m.group("text")),
-            )
-        )
+        target.fixits.append(self.sources.fixit_edit(m, self.ctx))
         if target is self.rec:
             self._add_raw(line)
         return True
@@ -562,9 +562,10 @@ class GccParser(LineParser):
         said = _ERRORS_SAID.search(line)
         self.last_tally = 0
         if said:
-            self.last_tally = max(0, int(said.group(1)) - self.errors_seen)
+            self.last_tally = max(0, int(said.group(1)) - self.errors_seen - self.ctx.structured_errors)
             self.result.uncounted_errors += self.last_tally
         self.errors_seen = 0
+        self.ctx.structured_errors = 0
 
     def _tidy_line(self, line: str) -> bool:
         """clang-tidy's own lines.  It prints "N errors generated." *before* the diagnostics

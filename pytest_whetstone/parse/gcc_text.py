@@ -15,10 +15,12 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from ..records import Position, TextEdit
 from .base import SOURCE_EXT as _SOURCE_EXT
+from .base import ParseContext
 
 _FLAG = re.compile(
-    r"\s\[(?P<code>(?:-W|-f|-pedantic|-Werror)[\w+=,.<>-]*(?:,-W[\w+=.-]*)*"
+    r"\s\[(?P<code>(?:-W|-f|-pedantic|-Werror)[\w+=,.<>#-]*(?:,-W[\w+=.#-]*)*"
     r"|[a-z][a-z0-9]*(?:-[a-zA-Z0-9.]+)+(?:,[a-z][a-zA-Z0-9.-]+)*)\]$"
 )
 _QUOTED = "[‘'`\"]([^’'`\"]+)[’'`\"]"
@@ -253,11 +255,36 @@ _DRIVER_MISSING = re.compile(
 )
 
 
+_COMMAND_FAILED = re.compile(r"failed with exit (?:code|status) -?\d+$")
+_COMPILER_WORD = re.compile(r"\b(?:g?cc|g\+\+|c\+\+)\b")
+
+
+def command_failed(message: str) -> str:
+    """The tool of setuptools'/distutils' "command '/usr/bin/gcc' failed with exit code 1" (a
+    summary repeating the compiler's failure, as collect2's line is), "" for any other message."""
+    if not message.startswith(("command '", "Setup script exited with error: command '")):
+        return ""
+    if not _COMMAND_FAILED.search(message):
+        return ""
+    return "clang" if "clang" in message else "gcc" if _COMPILER_WORD.search(message) else "unknown"
+
+
 class SourceLines:
     """A few recently read source files, to turn fix-it byte columns into characters."""
 
     def __init__(self) -> None:
         self.files: dict[str, list[bytes] | None] = {}
+
+    def fixit_edit(self, m: re.Match[str], ctx: ParseContext) -> TextEdit:
+        """The edit of one ``fix-it:"file":{l1:c1-l2:c2}:"text"`` line (``_FIXIT`` matched), its
+        byte columns made character columns when the file can be read."""
+        printed = unescape_fixit(m.group("file"))
+        l1, c1, l2, c2 = (int(m.group(k)) for k in ("l1", "c1", "l2", "c2"))
+        disk = printed if printed.startswith("/") else (
+            os.path.join(ctx.current_dir, printed) if ctx.current_dir else "")
+        if disk:
+            c1, c2 = self.char_col(disk, l1, c1), self.char_col(disk, l2, c2)
+        return TextEdit(ctx.resolve(printed), Position(l1, c1), Position(l2, c2), unescape_fixit(m.group("text")))
 
     def char_col(self, path: str, line: int, byte_col: int) -> int:
         if byte_col <= 1:

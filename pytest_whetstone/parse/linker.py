@@ -53,6 +53,7 @@ _MISSING_LIB = re.compile(
 )
 _MOLD_DUP = re.compile(r"duplicate symbol: (?P<objs>(?:\S+\.o: )+)(?P<sym>\S.*)$")
 _OBJ_PREFIX = re.compile(r"^(\S+\.o): (?=multiple definition)")
+_OBJ_SEVERITY = re.compile(r"^(\S+\.(?:o|obj|a|so|lo)(?:\([^)]*\))?): (warning|error): ")
 _OBJ_NOTE = re.compile(r"(?P<obj>[^\s:][^:]*?)(?::[^:(]+)?(?::\([^)]*\))?: (?P<msg>.+)$")
 _OBJECT_EXT = (".o", ".obj", ".a", ".so", ".lo", ".dylib")
 
@@ -158,7 +159,9 @@ class LinkerParser(LineParser):
         if m and _LINKERISH.match(m.group("msg")):
             self._record(m.group("sev") or sev, m.group("file"), int(m.group("line")), m.group("msg"), line)
             return True
-        obj = _OBJ_PREFIX.match(rest)  # gold: "x.o: multiple definition of 'y'"
+        obj = _OBJ_PREFIX.match(rest) or _OBJ_SEVERITY.match(rest)  # gold: "x.o: multiple definition of 'y'"
+        if obj and obj.lastindex == 2:
+            sev = obj.group(2)  # bfd: "a.o: warning: relocation against `x' in read-only section"
         self._record(sev, obj.group(1) if obj else "", 0, rest[obj.end():] if obj else rest, line, "-")
         if rest.startswith(("undefined symbol", "duplicate symbol")):
             self.refs = 0

@@ -87,6 +87,7 @@ class MakeParser(LineParser):
         d = _DIR.match(rest)
         if d:
             self._directory(d.group("verb"), d.group("dir"))
+            self._continue_cascade()
             return True
         if rest.startswith("*** ["):
             m = _RECIPE.match(rest)
@@ -94,6 +95,7 @@ class MakeParser(LineParser):
                 self._recipe(m, line)
                 return True
         if rest.startswith(_QUIET) or rest.endswith("is up to date.") or rest.endswith(" not remade because of errors."):
+            self._continue_cascade()
             return True
         m = _NO_RULE.match(rest)
         if m:
@@ -125,6 +127,13 @@ class MakeParser(LineParser):
                 stack.pop()
             elif path in stack:
                 stack.remove(path)  # -j output can leave directories out of order
+
+    def _continue_cascade(self) -> None:
+        """make's own lines right after a failed recipe ("Target 'all' not remade because of
+        errors.", "Leaving directory", "Waiting for unfinished jobs") keep the cascade going:
+        the parent make's ``*** [all] Error 2`` after them reports the same failure."""
+        if self.last_summary_line and self.ctx.line_no - self.last_summary_line <= 2:
+            self.last_summary_line = self.ctx.line_no
 
     def _recipe(self, m: re.Match[str], line: str) -> None:
         cascade = self.ctx.line_no - self.last_summary_line <= 2

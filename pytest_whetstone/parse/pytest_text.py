@@ -20,18 +20,22 @@ from dataclasses import dataclass, field
 
 from ..records import TestFailureRecord
 from .base import LineParser, ParseContext, ParseResult
+from .pytraceback import assert_equal_values
 
 RUNNER = "pytest"
 
 _START = re.compile(r"^=+ test session starts =+$")
 _BLOCK = re.compile(r"^=+ (FAILURES|ERRORS|PASSES|warnings summary|short test summary info|XFAILURES|XPASSES)\b.*=+$")
 _FINAL = re.compile(
-    r"^(?:=+ )?((?:\d+ (?:failed|passed|skipped|deselected|xfailed|xpassed|errors?|warnings?|rerun)"
+    r"^(?:=+ )?((?:\d+ (?:subtests? )?(?:failed|passed|skipped|deselected|xfailed|xpassed|errors?|warnings?|rerun)"
     r"(?:, )?)+|no tests ran)(?: in [\d.]+s(?: \([^)]*\))?)(?: =+)?$"
 )
 _INTERRUPTED = re.compile(r"^!+ .*(?:Interrupted|stopping after|KeyboardInterrupt).* !+$")
 _SECTION = re.compile(r"^_{3,} (.+?) _{3,}$")
 _SUMMARY = re.compile(r"^(FAILED|ERROR) (\S+?)(?: - (.*))?$")
+# pytest 9's subtests: "SUBFAILED(i=1) test_x.py::T::test_sub - AssertionError: 1 != 0", whose
+# section is titled "T.test_sub (i=1)".
+_SUBFAILED = re.compile(r"^SUBFAILED\(([^)]*)\) (\S+?)(?: - (.*))?$")
 _VERBOSE = re.compile(
     r"^(\S+?(?:::\S.*?)?) (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)(?: \(.*\))?\s+\[\s*\d+%\]$"
 )
@@ -173,6 +177,12 @@ class PytestTextParser(LineParser):
         if m and (self.block == "short test summary info" or ".py" in m.group(2)):
             entry = self._entry(m.group(2))
             entry.status = m.group(1)
+            entry.message = entry.message or (m.group(3) or "")
+            return True
+        m = _SUBFAILED.match(line) if line.startswith("SUBFAILED(") else None
+        if m:
+            entry = self._entry(f"{m.group(2)} ({m.group(1)})")
+            entry.status = "FAILED"
             entry.message = entry.message or (m.group(3) or "")
             return True
         m = _VERBOSE.match(line)
@@ -326,6 +336,14 @@ class PytestTextParser(LineParser):
             pair = split_assert(m.group(1)) if m else None
             if pair:
                 expected, actual = pair
+        if not (expected or actual):
+            # a unittest-style assertEqual (pytest running TestCase tests): "AssertionError: 1 != 0"
+            said = next((m.group(2) for m in map(_EXC_LINE.match, e_lines)
+                         if m and m.group(1) == "AssertionError" and m.group(2)), "")
+            if not said and summary.startswith("AssertionError: ") and not summary.endswith("..."):
+                said = summary[len("AssertionError: "):]
+            if " != " in said:
+                expected, actual = assert_equal_values(said)
         for b in e_lines:
             m = _EXC_LINE.match(b)
             if m:

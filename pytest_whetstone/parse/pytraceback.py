@@ -27,7 +27,10 @@ from .base import LineParser, ParseContext, ParseResult
 
 _RULE_EQ = "=" * 70
 _RULE_DASH = "-" * 70
-_HEADER = re.compile(r"^(FAIL|ERROR): (\S+) \(([^)]*)\)$")
+# "FAIL: test_x (pkg.mod.Class.test_x)", a subtest's "FAIL: test_x (pkg.mod.Class.test_x) (i=1)"
+_HEADER = re.compile(r"^(FAIL|ERROR): (\S+) \(([^)]*)\)(?: (\(.*\)))?$")
+# Class and module fixtures: reported like tests, but not among the tests "Ran N" counts.
+_FIXTURES = ("setUpClass", "tearDownClass", "setUpModule", "tearDownModule")
 _VERBOSE_TAIL = re.compile(r"^.*\.\.\. (ok|FAIL|ERROR|skipped.*|expected failure|unexpected success)$")
 _RAN = re.compile(r"^Ran (\d+) tests? in [\d.]+s$")
 _VERDICT = re.compile(r"^(FAILED|OK)(?: \((.*)\))?$")
@@ -88,7 +91,8 @@ class PyTracebackParser(LineParser):
     def __init__(self, result: ParseResult, ctx: ParseContext) -> None:
         super().__init__(result, ctx)
         self.mode = ""  # "" | "rule" (after =====) | "section" | "trace" | "syntax" | "after"
-        self.section: tuple[str, str, str] | None = None  # (kind, name, dotted id)
+        self.section: tuple[str, str, str, str] | None = None  # (kind, name, dotted id, subtest params)
+        self.failed_tests: set[tuple[str, str]] = set()  # (suite, method) of this run's sections
         self.trace: _Trace | None = None
         self.unittest = False  # inside a unittest run (a section or verbose line seen)
         self.recorded: dict[str, int] = {}
@@ -114,7 +118,7 @@ class PyTracebackParser(LineParser):
             m = _HEADER.match(line)
             self.mode = ""
             if m:
-                self.section = (m.group(1), m.group(2), m.group(3))
+                self.section = (m.group(1), m.group(2), m.group(3), m.group(4) or "")
                 self.trace = _Trace()
                 self.mode = "section"
                 self.unittest = True
@@ -215,8 +219,12 @@ class PyTracebackParser(LineParser):
         last = trace.frames[-1] if trace.frames else ("", 0)
         message = f"{trace.exc_type}: {trace.message}" if trace.message else trace.exc_type
         if section is not None:
-            kind, name, dotted = section
+            kind, name, dotted, params = section
             suite = dotted[: -len(name) - 1] if dotted.endswith("." + name) else dotted
+            if name not in _FIXTURES and len(self.failed_tests) < 65536:
+                self.failed_tests.add((suite, name))  # a test with two failing subtests is one test
+            if params:
+                name = f"{name} {params}"  # one record per failing subtest
             expected = actual = ""
             if trace.exc_type == "AssertionError":
                 expected, actual = assert_equal_values(trace.message)
@@ -251,7 +259,11 @@ class PyTracebackParser(LineParser):
         result.test_error_count += errors
         result.skip_count += skipped
         result.xfail_count += xfail
-        result.pass_count += max(0, ran - failures - errors - skipped - xfail - xpass)
+        # The tests that failed or errored, each once (subtests and class fixtures are counted
+        # in failures/errors but are not tests of their own); without sections, the tallies.
+        broken = len(self.failed_tests) if self.failed_tests else failures + errors
+        result.pass_count += max(0, ran - broken - skipped - xfail - xpass)
+        self.failed_tests.clear()
         self.ran = 0
 
 

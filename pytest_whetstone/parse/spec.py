@@ -128,6 +128,8 @@ class NodeSpecParser(LineParser):
         self.in_summary = False  # after "✖ failing tests:"
         self.at_file = ""
         self.files: dict[tuple[str, str], str] = {}  # (name, duration) -> test file
+        self.lines: dict[tuple[str, str], int] = {}  # (name, duration) -> the test's line there
+        self.at_line = 0
         self.active = False
         self.told_fail: int | None = None  # "ℹ fail 5"
         self.told_counts = False  # an "ℹ pass N" line was read (else ✔ / ﹣ lines are counted)
@@ -143,11 +145,12 @@ class NodeSpecParser(LineParser):
         if self.in_summary:
             m = _NODE_AT.match(line)
             if m:
-                self.at_file = m.group("file")
+                self.at_file, self.at_line = m.group("file"), int(m.group("line"))
                 return True
             m = _NODE_LINE.match(line)
             if m and m.group("mark") == "✖" and self.at_file:
                 self.files[(m.group("name"), m.group("ms") or "")] = self.at_file
+                self.lines[(m.group("name"), m.group("ms") or "")] = self.at_line
                 self.at_file = ""
                 return True
             if line.startswith(" ") or not line:
@@ -193,8 +196,10 @@ class NodeSpecParser(LineParser):
         path = [s[1] for s in self.stack if s[0] < indent]
         if mark == "✖":
             test = _NodeTest(path, name, indent, m.group("ms") or "")
+            self.open = test  # its error lines follow
+            if "# TODO" in m.group(0):
+                return True  # a todo test that failed, as todo tests may: not a failure
             self.failed.append(test)
-            self.open = test
             for depth in range(len(path)):
                 self.children_failed.add(tuple(path[: depth + 1]))
         elif mark == "✔" and "# TODO" not in m.group(0):
@@ -223,6 +228,12 @@ class NodeSpecParser(LineParser):
                 continue  # failed only because a subtest did
             test_file = self.files.get((test.name, test.duration), "")
             rec = _record("node", test_file, " > ".join([*test.path, test.name]), test.body, test_file)
+            if not rec.file_path and test_file:
+                # no stack frame (a timeout, a rejected non-Error): where node says the test is,
+                # spelled as the other failures' frames spell that file
+                known = [r.file_path for r in self.result.test_failures if r.file_path.endswith("/" + test_file)]
+                rec.file_path = known[-1] if known else self.ctx.resolve(test_file)
+                rec.line = self.lines.get((test.name, test.duration), 0)
             rec.expected_value = _prop(test.body, "expected")
             rec.actual_value = _prop(test.body, "actual")
             if not (rec.expected_value or rec.actual_value):
@@ -238,6 +249,7 @@ class NodeSpecParser(LineParser):
         self.seen_pass = self.seen_skip = 0
         self.children_failed.clear()
         self.files.clear()
+        self.lines.clear()
         self.in_summary = False
         self.stack.clear()
         self.open = None

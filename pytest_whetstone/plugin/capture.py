@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, NamedTuple
 
-from ..locate.python import is_impl_file, is_test_file, relpath, statement_at
+from ..locate.python import is_impl_file, is_test_file, real_path, relpath, statement_at
 from ..records import TestFailureRecord
 
 MAX_VALUE = 240
@@ -245,14 +245,14 @@ def build_record(
     """A TestFailureRecord for a failing phase of ``item`` (report.failed is true)."""
     exc: BaseException | None = excinfo.value if excinfo is not None else None
     frames = _tb_frames(excinfo.tb if excinfo is not None else None)
-    test_abs = os.path.realpath(str(getattr(item, "path", "") or item.fspath))
+    test_abs = real_path(str(getattr(item, "path", "") or item.fspath))
     loc_file, loc_line0, _domain = item.location
     test_def_line = (loc_line0 or 0) + 1
 
     # deepest frame in the test file: the failing line of the test itself
     test_line = test_def_line
     for filename, line, _frame in frames:
-        if os.path.realpath(filename) == test_abs:
+        if real_path(filename) == test_abs:
             test_line = line
     impl_file, impl_line = "", 0
     for filename, line, _frame in reversed(frames):
@@ -276,7 +276,7 @@ def build_record(
             pass
     fixturenames = tuple(getattr(item, "fixturenames", ()) or ())
     deepest_in_test = bool(frames) and (
-        os.path.realpath(frames[-1][0]) == test_abs or is_test_file(frames[-1][0])
+        real_path(frames[-1][0]) == test_abs or is_test_file(frames[-1][0])
     )
     failure_type, outcome = native_failure_type(
         when=when,
@@ -325,7 +325,7 @@ def build_record(
         missing = getattr(exc, "name", None) or _quoted(message)
     return Captured(
         record=record,
-        frames=[(os.path.realpath(f), ln) for f, ln, _ in frames],
+        frames=[(real_path(f), ln) for f, ln, _ in frames],
         test_abs=test_abs,
         test_def_line=test_def_line,
         missing_name=missing or "",

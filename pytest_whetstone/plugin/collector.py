@@ -61,6 +61,9 @@ class WhetstoneCollector:
         self._failed_ids: set[str] = set()
         self._finished = False
         self._rerun_spent = 0.0
+        self._reruns = 0
+        self._cheap_spent = 0.0
+        self._done = 0  # items run so far (projects the run's length for the re-run budget)
         self.rerun_skipped = 0
         self.candidates_ms: float | None = None  # default (unvalidated) candidate generation, all failures
         self.search_stats: dict[str, Any] | None = None  # what the validated search did (candidates.search)
@@ -97,6 +100,7 @@ class WhetstoneCollector:
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Any:
         self._cmp = None
         self._item_caps = []
+        self._done += 1
         if self.locate == "sbfl" and self._cov is not None:
             with self._cov.measure(item.nodeid):  # opt-in: every test, one context each
                 result = yield
@@ -177,9 +181,18 @@ class WhetstoneCollector:
             return  # see _capture: not re-runnable without reporting twice
         import time
 
-        # Budget: re-runs may take at most 30% of the session so far (at least 2 s), so a
-        # suite where most tests fail stays near the cost of a plain run.
-        if self._rerun_spent > max(2.0, 0.3 * (time.time() - self.started)):
+        from ..locate.budget import rerun_allowed, rerun_cost
+
+        # Budget (locate/budget.py): a share of the run's projected length, judged from the failing
+        # test's own duration, so a suite where many tests fail stays near the cost of a plain run.
+        elapsed = time.time() - self.started
+        total = len(getattr(item.session, "items", None) or ()) or self._done
+        projected = elapsed * max(1.0, total / max(1, self._done))
+        first = self._cov is None and self.locate in ("auto", "coverage")
+        expected = rerun_cost(sum(c.record.duration_ms for c in caps) / 1000.0, first)
+        if self._reruns:  # what re-runs really took here (fixtures, coverage's start and stop): no less
+            expected = max(expected, self._rerun_spent / self._reruns)
+        if not rerun_allowed(self._spent(), projected, expected, explicit=self.search_explicit):
             self.rerun_skipped += 1
             return
         t0 = time.time()
@@ -200,9 +213,14 @@ class WhetstoneCollector:
         finally:
             self._rerunning = False
             self._rerun_spent += time.time() - t0
+            self._reruns += 1
         passed = bool(reports) and all(r.passed for r in reports) and any(r.when == "call" for r in reports)
         for cap in caps:
             cap.record.flaky = passed
+
+    def _spent(self) -> float:
+        """Seconds the plugin added to the run so far: re-runs, capture and analysis, the mutant pass."""
+        return self._rerun_spent + self._cheap_spent + sum(c.elapsed_ms for c in self.captured) / 1000.0
 
     def pytest_warning_recorded(self, warning_message: Any, when: str, nodeid: str, location: Any) -> None:
         if nodeid and not self._rerunning:
@@ -338,7 +356,12 @@ class WhetstoneCollector:
 
         if not pymutants.usable():
             return
-        deadline = time.monotonic() + cheap_pass_budget(time.time() - self.started, self._rerun_spent)
+        spent = self._spent()
+        budget = cheap_pass_budget(time.time() - self.started - spent, spent, explicit=self.search_explicit)
+        if budget <= 0:
+            return
+        t0 = time.monotonic()
+        deadline = t0 + budget
         self._rerunning = True  # the forks' reports must not be captured as failures
         try:
             for cap in self.captured[: pymutants.MAX_FAILURES]:
@@ -357,6 +380,7 @@ class WhetstoneCollector:
                     record.ast_node_id = f"{record.suspects[0].file_path}::{record.suspects[0].qualname}"
         finally:
             self._rerunning = False
+            self._cheap_spent += time.monotonic() - t0
 
     def _all_records(self) -> list[Any]:
         seen = {r.node_id for r in self.records}
@@ -455,20 +479,24 @@ class WhetstoneCollector:
         from pathlib import Path
 
         from ..candidates import generate
-        from ..candidates.search import SearchStats
 
         # the validated search re-runs the failing tests in a scratch copy; outranks every guess
         budget = self.search_budget if not self.is_worker else 0.0
         if budget > 0 and not self.search_explicit:
             budget = self._default_search_budget(budget)
-        stats = SearchStats()
+        stats = None
+        if budget > 0:  # the search's modules (libcst) load only when it runs
+            from ..candidates.search import SearchStats
+
+            stats = SearchStats()
         t0 = time.perf_counter()
         try:
             result = generate([], failures, Path(self.workspace), search_budget_s=budget, search_stats=stats)
         finally:
             total_ms = (time.perf_counter() - t0) * 1000
-            self.candidates_ms = round(total_ms - stats.elapsed_s * 1000, 2)  # the unvalidated generators
-            if budget > 0:
+            searched_ms = stats.elapsed_s * 1000 if stats is not None else 0.0
+            self.candidates_ms = round(total_ms - searched_ms, 2)  # the unvalidated generators
+            if stats is not None:
                 self.search_stats = stats.to_dict()
         return result[: self.max_n * max(1, len(failures))]
 
@@ -479,7 +507,8 @@ class WhetstoneCollector:
 
         from ..locate.budget import default_search_budget
 
-        share = default_search_budget(time.time() - self.started, self._rerun_spent, budget)
+        spent = self._spent()
+        share = default_search_budget(time.time() - self.started - spent, spent, budget)
         if share <= 0:
             self.search_skipped = "the run is too short for it by default"
         return share

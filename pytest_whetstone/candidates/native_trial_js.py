@@ -1,0 +1,400 @@
+"""The JavaScript trial: the failing test files of one scratch copy of the project, re-run with one file
+replaced (the protocol is :mod:`.native_trial`; the runners' argv and outputs are :mod:`.native_js_runs`).
+
+The copy is made once: every file but ``.git``, the store and generated output is copied, and each
+``node_modules`` becomes a real directory of symlinks to the user's packages, so module resolution
+works, Jest's haste map does not crawl the packages, and a runner's cache written under
+``node_modules/.cache`` or ``.vite`` lands in the copy.  A mutant is written into the copy, run, and the
+copy's original text put back; the user's tree is never written.  Every run is bounded: the process
+group is killed at ``timeout_s`` (a mutant that loops), and reported in the outcome's ``error``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from ..paths import SKIP_DIRS
+from ..records import TestFailureRecord
+from . import native_js_runs as runs
+from .native_trial import SuiteOutcome, TrialOutcome
+
+# Generated output and caches: never needed by a test run, often large.
+SKIP_COPY = SKIP_DIRS | {"coverage", ".nyc_output", ".next", ".nuxt", ".turbo", ".cache", ".parcel-cache",
+                         ".svelte-kit", ".vite", ".jest-cache", ".yarn"}
+# Written by tools at run time: left out of the symlinked node_modules so writes land in the copy.
+NODE_MODULES_WRITABLE = {".cache", ".vite", ".vitest", ".vite-temp"}
+MAX_COPY_FILES = 20000
+MAX_COPY_BYTES = 200 << 20
+JS_RUNNERS = {"jest", "vitest", "mocha", "node", "tap"}
+
+
+class _Target:
+    """One failing record as the runner selects it: a test file and the title parts."""
+
+    def __init__(self, fid: str, file: str, parts: list[str]) -> None:
+        self.fid, self.file, self.parts = fid, file, parts
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.file, runs.title_key(self.parts))
+
+
+class JsTrial:
+    """A scratch copy of one JS project and the runner that re-runs its failing tests."""
+
+    def __init__(self, workspace: Path, kind: str, command: runs.Command, targets: list[_Target],
+                 timeout_s: float) -> None:
+        self.workspace = workspace
+        self.kind = kind
+        self.command = command
+        self.targets = targets
+        self.timeout_s = timeout_s
+        self.tmp = Path(tempfile.mkdtemp(prefix="whetstone-jstrial-"))
+        self.root = self.tmp / "tree"
+        self.work = self.tmp / "work"
+        self.work.mkdir()
+        self.filter = True  # select the failing tests by title (baseline turns it off if that hides them)
+        self.env = _env()
+        self.runs = 0
+
+    # ----------------------------------------------------------------- protocol
+
+    def baseline(self) -> TrialOutcome:
+        outcome = self.run_failing("", "")
+        if self.filter and "did not run" in outcome.error:
+            self.filter = False  # the title filter missed a test: run the whole files from now on
+            unfiltered = self.run_failing("", "")
+            if len(unfiltered.failing) + len(unfiltered.passed) > len(outcome.failing) + len(outcome.passed):
+                return unfiltered
+            self.filter = True
+        return outcome
+
+    def run_failing(self, rel: str, text: str) -> TrialOutcome:
+        files = sorted({t.file for t in self.targets})
+        with self._mutated(rel, text) as problem:
+            if problem:
+                return TrialOutcome(error=problem)
+            t0 = time.monotonic()
+            result, error = self._run(files, self.targets if self.filter else [])
+            seconds = time.monotonic() - t0
+        outcome = TrialOutcome(seconds=round(seconds, 3))
+        if error:
+            outcome.error = error
+            return outcome
+        for t in self.targets:
+            if t.key in result.failed:
+                outcome.failing[t.fid] = result.failed[t.key]
+            elif t.key in result.passed:
+                outcome.passed.add(t.fid)
+        missing = [t for t in self.targets if t.fid not in outcome.passed and t.fid not in outcome.failing]
+        if missing:
+            loaded = next((result.file_errors[t.file] for t in missing if t.file in result.file_errors), "")
+            outcome.error = (f"test file did not load: {loaded}" if loaded else
+                             f"{len(missing)} failing test(s) did not run: {missing[0].file} {' › '.join(missing[0].parts)}"
+                             + (f" ({result.note})" if result.note else ""))
+        return outcome
+
+    def run_wider(self, rel: str, text: str) -> SuiteOutcome:
+        with self._mutated(rel, text) as problem:
+            if problem:
+                return SuiteOutcome(ok=False, error=problem)
+            result, error = self._run(None, [])
+        if error:
+            return SuiteOutcome(ok=False, covered=result.files, error=error)
+        known = {t.key for t in self.targets}  # failing before the change: run_failing judges them
+        titles = {title for _file, title in known}
+        # a runner fed a glob (tape 'test/**/*.js') keys its failures by that glob, not by the file
+        new = [key for key in result.failed if key not in known and not ("*" in key[0] and key[1] in titles)]
+        failed = [f"{file} {' › '.join(title.split(chr(31)))}" for file, title in new]
+        failed += [f"{file} (did not load)" for file in result.file_errors]
+        only_known = not result.ok and not failed and bool(result.failed)
+        ok = (result.ok or only_known) and not failed and bool(result.files or self.kind == "tape")
+        return SuiteOutcome(ok=ok, covered=result.files or self.command.paths, failed=failed[:5],
+                            error="" if ok or failed else (result.note or "the suite did not pass"))
+
+    def close(self) -> None:
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    # ----------------------------------------------------------------- the copy
+
+    def copy(self) -> str:
+        """Make the scratch copy; "" or why it could not be made."""
+        count = size = 0
+        for dirpath, dirnames, filenames in os.walk(self.workspace):
+            here = Path(dirpath)
+            dest = self.root / here.relative_to(self.workspace)
+            dest.mkdir(parents=True, exist_ok=True)
+            if "node_modules" in dirnames:
+                _link_packages(here / "node_modules", dest / "node_modules")
+            dirnames[:] = [d for d in dirnames if d not in SKIP_COPY and not d.startswith(".whetstone")
+                           and not (here / d).is_symlink()]
+            for d in os.listdir(here):
+                if (here / d).is_symlink() and (here / d).is_dir() and d not in SKIP_COPY:
+                    os.symlink(self._link_target(here / d), dest / d)
+            for name in filenames:
+                src = here / name
+                if src.is_symlink():
+                    os.symlink(self._link_target(src), dest / name)
+                    continue
+                count += 1
+                size += src.stat().st_size
+                if count > MAX_COPY_FILES or size > MAX_COPY_BYTES:
+                    return f"project too large for a scratch copy (> {MAX_COPY_FILES} files or {MAX_COPY_BYTES >> 20} MB)"
+                shutil.copy2(src, dest / name)
+        return ""
+
+    def _link_target(self, link: Path) -> str:
+        """A link inside the project stays relative (it points into the copy); one outside, absolute."""
+        target = os.readlink(link)
+        resolved = (link.parent / target).resolve()
+        inside = resolved == self.workspace or self.workspace in resolved.parents
+        return target if inside and not os.path.isabs(target) else str(resolved)
+
+    def _mutated(self, rel: str, text: str) -> _Swap:
+        return _Swap(self.root, rel, text)
+
+    # ----------------------------------------------------------------- one run
+
+    def _run(self, files: list[str] | None, targets: list[_Target]) -> tuple[runs.RunResult, str]:
+        """Run ``files`` (None: the whole suite) selecting ``targets`` by title; (result, error)."""
+        self.runs += 1
+        if self.kind == "tape":
+            return self._run_tape(files)
+        out = self.work / f"out-{self.runs}"
+        argv = self._argv(files, targets, out)
+        rc, stdout, timed_out = _execute(argv, self.root, self.env, self.timeout_s, self.work)
+        if timed_out:
+            return runs.RunResult(), f"timed out after {self.timeout_s:g} s (killed)"
+        root = str(self.root)
+        if self.kind in ("jest", "vitest"):
+            result = runs.read_jest_json(out, root)
+        elif self.kind == "node-test":
+            result = runs.read_node_events(out, root)
+            result.ok = rc == 0 and not result.failed and not result.file_errors
+        else:
+            result = runs.read_mocha_json(stdout, root)
+            result.ok = rc == 0 and not result.failed
+        if result.note and not result.passed and not result.failed and not result.file_errors:
+            return result, f"{self.kind} exited {rc}: {_last_line(stdout, root) or result.note}"
+        return result, ""
+
+    def _argv(self, files: list[str] | None, targets: list[_Target], out: Path) -> list[str]:
+        cmd = self.command
+        bin_dir = self.root / "node_modules" / ".bin"
+        node = shutil.which("node") or "node"
+        if self.kind == "jest":
+            argv = [node, *cmd.node_flags, str(bin_dir / "jest"), "--ci", "--watchman=false", "--json",
+                    f"--outputFile={out}", f"--cacheDirectory={self.work / 'jest-cache'}", *cmd.flags]
+            argv += ["--runTestsByPath", *files] if files is not None else cmd.paths
+            return argv + (["-t", _title_regex(targets, " ")] if targets else [])
+        if self.kind == "vitest":
+            argv = [node, *cmd.node_flags, str(bin_dir / "vitest"), "run", "--reporter=json",
+                    f"--outputFile={out}", "--watch=false", *cmd.flags]
+            argv += files if files is not None else cmd.paths
+            return argv + (["-t", _title_regex(targets, " ", start="(?:^|\\s)")] if targets else [])  # a leading " "
+        if self.kind == "mocha":
+            argv = [node, *cmd.node_flags, str(bin_dir / "mocha"), "--reporter=json", "--no-color", *cmd.flags]
+            argv += files if files is not None else cmd.paths
+            return argv + (["--grep", _title_regex(targets, " ")] if targets else [])
+        reporter = self.work / "reporter.mjs"
+        if not reporter.exists():
+            reporter.write_text(runs.NODE_REPORTER, encoding="utf-8")
+        argv = [node, *cmd.node_flags, "--test", f"--test-reporter={reporter.as_uri()}",
+                f"--test-reporter-destination={out}", *cmd.flags]
+        if targets:  # a leaf title, alone or at the end of its path (node 22 matches the joined path)
+            leaves = sorted({re.escape(t.parts[-1]) for t in targets})
+            argv.append(f"--test-name-pattern=(?:^| )(?:{'|'.join(leaves)})$")
+        return argv + (files if files is not None else cmd.paths)
+
+    def _run_tape(self, files: list[str] | None) -> tuple[runs.RunResult, str]:
+        """TAP from each test file (a failing run) or from the command's files (the suite)."""
+        node = shutil.which("node") or "node"
+        tape = self.root / "node_modules" / ".bin" / "tape"
+        if files is None:
+            files = self.command.paths or sorted({t.file for t in self.targets})
+        total = runs.RunResult(ok=True)
+        for file in files:
+            argv = ([node, *self.command.node_flags, str(tape), *self.command.flags, file] if tape.exists()
+                    else [node, *self.command.node_flags, file])
+            rc, stdout, timed_out = _execute(argv, self.root, self.env, self.timeout_s, self.work)
+            if timed_out:
+                return total, f"timed out after {self.timeout_s:g} s (killed)"
+            one = runs.read_tap(stdout, file, str(self.root))
+            if rc != 0 and not one.failed:  # crashed, or did not load: no assertion says why
+                total.file_errors[file] = _last_line(stdout, str(self.root)) or f"exited {rc}"
+            total.passed |= one.passed
+            total.failed.update(one.failed)
+            total.files.append(file)
+            total.ok = total.ok and rc == 0 and not one.failed
+        if any(f in total.file_errors for f in files) and not total.failed and not total.passed:
+            return total, f"test file did not load: {next(iter(total.file_errors.values()))}"
+        return total, ""
+
+
+class _Swap:
+    """Write ``text`` at ``rel`` in the copy for one run, then put the copy's original back."""
+
+    def __init__(self, root: Path, rel: str, text: str) -> None:
+        self.path = root / rel if rel else None
+        self.original: bytes | None = None
+        self.text = text
+
+    def __enter__(self) -> str:
+        if self.path is None:
+            return ""
+        if not self.path.is_file() or self.path.is_symlink():
+            return f"{self.path.name} is not a file of the scratch copy"
+        self.original = self.path.read_bytes()
+        self.path.write_text(self.text, encoding="utf-8", errors="surrogateescape")
+        return ""
+
+    def __exit__(self, *exc: object) -> None:
+        if self.path is not None and self.original is not None:
+            self.path.write_bytes(self.original)
+
+
+def _title_regex(targets: list[_Target], sep: str, start: str = "^") -> str:
+    """The exact full titles, as one anchored alternation (Jest's -t joins the path with spaces;
+    vitest 1 puts the file's nameless suite first, so its full names start with a space)."""
+    titles = sorted({sep.join(t.parts) for t in targets})
+    return start + "(?:" + "|".join(re.escape(t) for t in titles) + ")$"
+
+
+def _link_packages(src: Path, dest: Path) -> None:
+    """``node_modules`` as a real directory of symlinks to the user's packages."""
+    dest.mkdir(exist_ok=True)
+    try:
+        names = os.listdir(src)
+    except OSError:
+        return
+    for name in names:
+        if name not in NODE_MODULES_WRITABLE and not (dest / name).exists():
+            os.symlink(src / name, dest / name)
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    for name in ("WHETSTONE_SESSION", "NODE_TEST_CONTEXT", "JEST_WORKER_ID"):
+        env.pop(name, None)
+    env.update({"CI": "1", "FORCE_COLOR": "0", "NO_COLOR": "1", "NODE_DISABLE_COLORS": "1"})
+    return env
+
+
+def _execute(argv: list[str], cwd: Path, env: dict[str, str], timeout: float, work: Path) -> tuple[int, str, bool]:
+    """(exit code, stdout, timed out).  Killed as a whole group at the deadline, with no grace: a mutant
+    that loops has nothing to flush (process.execute's SIGTERM grace is for the user's own runs)."""
+    out_path = work / "stdout.txt"
+    with open(out_path, "wb") as out:
+        try:
+            proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, start_new_session=True)
+        except OSError as exc:
+            return 127, f"cannot run {argv[0]}: {exc}", False
+        timed_out = False
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # also reaps workers a finished run left behind
+        except (ProcessLookupError, PermissionError):
+            pass
+        proc.wait()
+    return proc.returncode, out_path.read_text(encoding="utf-8", errors="replace"), timed_out
+
+
+def _last_line(text: str, root: str) -> str:
+    """Why a run ended with no test outcome: its ``XxxError: ...`` line, else its last line."""
+    lines = [ln.strip() for ln in re.sub(r"\x1b\[[0-9;]*m", "", text).splitlines() if ln.strip()]
+    err = next((ln for ln in lines if re.match(r"^[A-Z]\w*(?:Error|Exception)\b:", ln)), lines[-1] if lines else "")
+    return err.replace(root.rstrip("/") + "/", "")[:200]
+
+
+# --------------------------------------------------------------------------- making a trial
+
+
+def _test_file(record: TestFailureRecord, workspace: Path) -> str:
+    """The workspace-relative test file of a record (its suite, or the first frame in a test file)."""
+    for cand in (record.test_suite, record.file_path, record.node_id.split("::", 1)[0]):
+        if not cand:
+            continue
+        path = Path(cand)
+        if path.is_absolute():
+            try:
+                rel = path.resolve().relative_to(workspace.resolve()).as_posix()
+            except ValueError:
+                continue
+            if (workspace / rel).is_file():
+                return rel
+            continue
+        cand = cand.removeprefix("./")
+        if (workspace / cand).is_file():
+            return cand
+        hits = _find(workspace, cand)
+        if len(hits) == 1:
+            return hits[0]
+    return ""
+
+
+def _find(workspace: Path, tail: str) -> list[str]:
+    """Workspace-relative files ending with ``/tail`` (Jest's JSON names suites from their common
+    directory), outside node_modules and generated output; at most two."""
+    name = Path(tail).name
+    hits: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(workspace):
+        dirnames[:] = [d for d in dirnames if d not in SKIP_COPY]
+        if name in filenames:
+            rel = (Path(dirpath) / name).relative_to(workspace).as_posix()
+            if ("/" + rel).endswith("/" + tail):
+                hits.append(rel)
+                if len(hits) > 1:
+                    break
+    return hits
+
+
+def _parts(record: TestFailureRecord, kind: str) -> list[str]:
+    name = record.test_name
+    if record.runner == "jest":
+        return [p.strip() for p in name.split(" › ")]
+    if record.runner in ("node", "vitest") or kind == "node-test":  # node's TAP nests subtests with " > " too
+        return [p.strip() for p in name.split(" > ")]
+    return [name.strip()]  # mocha (its full title), TAP (the assertion's description)
+
+
+def js_trial(failures: list[TestFailureRecord], workspace: Path, *, command: str | None,
+             timeout_s: float) -> tuple[JsTrial | None, str]:
+    """A trial for the JS test failures, or None and a one-line reason."""
+    records = [r for r in failures if r.runner in JS_RUNNERS and r.outcome != "error"]
+    if not records:
+        return None, "no JavaScript test failures"
+    if not shutil.which("node"):
+        return None, "node is not on PATH"
+    workspace = workspace.resolve()
+    cmd = runs.read_command(command or "", workspace)
+    kind = runs.kind_for({r.runner for r in records}, cmd, workspace)
+    if not kind:
+        return None, f"no JS runner to re-run these failures with (runners: {', '.join(sorted({r.runner for r in records}))})"
+    if kind in ("jest", "vitest", "mocha") and not (workspace / "node_modules" / ".bin" / kind).exists():
+        return None, f"{kind} is not installed in node_modules"
+    targets = []
+    for r in records:
+        file = _test_file(r, workspace)
+        if not file:
+            return None, f"cannot find the test file of {r.test_name!r}"
+        parts = _parts(r, kind)
+        if kind == "mocha":  # mocha's full title joins the path with spaces; the records with " > "
+            parts = [" ".join(p.strip() for p in r.test_name.split(" > "))]
+        targets.append(_Target(r.ensure_id().failure_id, file, parts))
+    trial = JsTrial(workspace, kind, cmd, targets, timeout_s)
+    problem = trial.copy()
+    if problem:
+        trial.close()
+        return None, problem
+    return trial, ""

@@ -1,0 +1,66 @@
+"""Names in native test code: test files by convention, tokens of test and function names, gtest names.
+
+Shared by the locator (:mod:`.native_tests`) and the search's runners, with no dependency on either.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from . import cfamily, jsfamily
+
+C_EXTS = cfamily.SOURCE_EXTS | {e.lower() for e in cfamily.CPP_EXTS}
+_TEST_STEM = re.compile(
+    r"^(?:(?:test|Test)[_-](?P<a>.+)|(?:test|Test)(?P<c>[A-Z].*)"
+    r"|(?P<b>.+?)(?:[_.-](?:unit)?(?:test|Test)s?|[_.-]spec|(?<=[a-z0-9])Tests?))$"
+)
+_TEST_DIRS = {"test", "tests", "__tests__", "spec", "specs", "unittest", "unittests", "t"}
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_STOP = {"test", "tests", "should", "it", "the", "a", "an", "of", "to", "and", "with", "when", "is", "in", "on",
+         "for", "returns", "return", "works", "does", "do", "can", "be", "by", "at", "from", "case", "suite",
+         "spec", "fixture", "that", "correctly", "properly", "not", "no", "if", "get", "set"}
+
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ers", "er", "es", "ed", "s", "e"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def name_tokens(text: str) -> set[str]:
+    """camelCase / snake_case / PascalCase / "plain words" -> stemmed lowercase tokens."""
+    out: set[str] = set()
+    for word in _WORD.findall(text):
+        low = word.lower()
+        if low not in _STOP and not low.isdigit() and len(low) > 1:
+            out.add(_stem(low))
+    return out
+
+
+def impl_stem(test_name: str) -> str | None:
+    """``foo_test.cc`` / ``test_foo.cpp`` / ``foo.test.js`` / ``FooTest.cpp`` -> ``foo``; None if not a test name."""
+    stem = Path(test_name).name
+    suffix = Path(stem).suffix
+    if suffix in C_EXTS or suffix.lower() in jsfamily.SOURCE_EXTS:
+        stem = stem[: -len(suffix)]
+    inner = Path(stem).suffix.lower()
+    if inner in (".test", ".spec"):
+        return stem[: -len(inner)] or None
+    m = _TEST_STEM.match(stem)
+    if not m:
+        return None
+    return m.group("a") or m.group("b") or m.group("c")
+
+
+def is_test_file(rel: str) -> bool:
+    parts = Path(rel).parts
+    return impl_stem(parts[-1]) is not None or any(p.lower() in _TEST_DIRS for p in parts[:-1])
+
+
+def gtest_names(suite: str, test: str) -> tuple[str, str]:
+    """``Inst/Suite`` ``Name/0`` (value-parameterized) or ``Suite/0`` (typed) -> (Suite, Name)."""
+    parts = [p for p in suite.split("/") if p and not p.isdigit()]
+    return (parts[-1] if parts else suite), test.split("/")[0]

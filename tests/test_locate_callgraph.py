@@ -1,0 +1,91 @@
+"""Suspects beyond what a test calls directly: callees of the called function, and JS modules a test
+binds by name (``const slugify = require('../')`` over ``module.exports = function ...``)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pytest_whetstone.locate import callgraph, jsfamily
+from pytest_whetstone.locate.native_tests import locate_native_failures
+from pytest_whetstone.parse import parse_text
+from pytest_whetstone.records import TestFailureRecord
+
+TEXTKIT = Path(__file__).parent.parent / "bench" / "native_dev" / "textkit"
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
+def test_a_package_main_and_its_anonymous_export_are_what_the_test_calls(tmp_path: Path) -> None:
+    shutil.copytree(TEXTKIT, tmp_path / "tk")
+    root = tmp_path / "tk"
+    failure = TestFailureRecord(failure_id="F1", runner="node", test_name="truncates on a word boundary",
+                                file_path="test/slug.test.js")
+    locate_native_failures([failure], root)
+    names = [s.qualname for s in failure.suspects]
+    assert names[0] == "exports"  # lib/index.js: module.exports = function (...)
+    assert failure.suspects[0].file_path == "lib/index.js"
+    # the helpers it calls are suspects too, below it
+    assert {"collapse", "truncate"} <= set(names)
+
+
+def test_resolve_package_reads_main(tmp_path: Path) -> None:
+    _write(tmp_path, {"package.json": '{"main": "lib/entry.js"}', "lib/entry.js": "module.exports = 1;\n",
+                      "test/a.test.js": ""})
+    assert callgraph.resolve_package("../", tmp_path / "test" / "a.test.js") == (tmp_path / "lib/entry.js").resolve()
+    assert callgraph.resolve_package("lodash", tmp_path / "test" / "a.test.js") is None
+
+
+def test_module_bindings_and_default_exports() -> None:
+    test = jsfamily.parse_source(b"const a = require('../');\nimport b from './b';\nimport * as c from './c';\n"
+                                 b"const { d } = require('./d');\n")
+    assert callgraph.module_bindings(test) == {"a": "../", "b": "./b", "c": "./c"}
+    mod = jsfamily.parse_source(b"function parse(x) { return x; }\nmodule.exports = parse;\n")
+    assert callgraph.default_export_names(mod) == {"parse"}
+    anon = jsfamily.parse_source(b"export default function (x) { return x; }\n")
+    assert "default" in callgraph.default_export_names(anon)
+
+
+EVAL = {
+    "src/tokenizer.cc": "int count_tokens(const char* s) {\n  int n = 0;\n  while (*s) { if (*s != ' ') ++n; ++s; }\n"
+                        "  return n;\n}\n",
+    "src/tokenizer.h": "int count_tokens(const char* s);\n",
+    "src/evaluator.h": "int evaluate(const char* s);\n",
+    "src/evaluator.cc": '#include "evaluator.h"\n#include "tokenizer.h"\nstatic int weigh(int n) {\n  return n * 2;\n}\n'
+                        "int evaluate(const char* s) {\n  return weigh(count_tokens(s));\n}\n",
+    "tests/evaluator_test.cc": '#include <gtest/gtest.h>\n#include "evaluator.h"\n'
+                               'TEST(EvaluatorTest, Counts) {\n  EXPECT_EQ(evaluate("1 + 2"), 6);\n}\n',
+}
+
+
+def test_cpp_callees_of_the_called_entry_point_become_suspects(tmp_path: Path) -> None:
+    _write(tmp_path, EVAL)
+    failure = TestFailureRecord(failure_id="F1", runner="gtest", test_suite="EvaluatorTest", test_name="Counts",
+                                file_path="tests/evaluator_test.cc", line=4)
+    locate_native_failures([failure], tmp_path)
+    names = [s.qualname for s in failure.suspects]
+    assert names[0] == "evaluate"
+    assert "count_tokens" in names and "weigh" in names  # not in a file the test includes: reached by calls
+
+
+@pytest.mark.skipif(not shutil.which("node"), reason="node not installed")
+def test_real_node_run_locates_a_fault_in_a_helper(tmp_path: Path) -> None:
+    shutil.copytree(TEXTKIT, tmp_path / "tk")
+    root = tmp_path / "tk"
+    helpers = root / "lib" / "helpers.js"
+    helpers.write_text(helpers.read_text().replace("if (pending && out.length > 0) {", "if (pending && out.length > 1) {"))
+    proc = subprocess.run(["node", "--test", "--test-reporter=tap", "test/"], cwd=root, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode != 0
+    failures = [f for f in parse_text(proc.stdout, "tap", cwd=str(root)).test_failures]
+    assert failures
+    locate_native_failures(failures, root)
+    names = [s.qualname for s in failures[0].suspects]
+    assert "collapse" in names[:3], names

@@ -1,0 +1,89 @@
+"""Mutants of C, C++ and JavaScript functions from tree-sitter nodes: the operator families, exact edits."""
+
+from __future__ import annotations
+
+from pytest_whetstone.candidates.native_mutants import mutants_in
+from pytest_whetstone.edits import apply_edits_text
+
+CPP = """\
+#include <vector>
+namespace geo {
+int count_inside(const std::vector<int>& xs, int lo, int hi) {
+  int n = 0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    if (!(xs[i] < lo) && xs[i] <= hi) n += 1;
+  }
+  return n - 1;
+}
+bool ready() { return false; }
+}  // namespace geo
+"""
+
+JS = """\
+function total(items, rate) {
+  let sum = 0;
+  for (const it of items) {
+    if (it.qty > 0 && !it.free) sum += it.price * it.qty;
+  }
+  return round(sum, 2) === 0 ? 'free' : 'paid';
+}
+module.exports = { total };
+"""
+
+
+def _applied(text: str, rel: str, first: int, last: int, **kw: str) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for m in mutants_in(rel, text.encode(), first, last, **kw):
+        out.setdefault(m.kind, set()).add(apply_edits_text(text, [m.edit]))
+    return out
+
+
+def test_cpp_operator_families_are_exact_edits() -> None:
+    by_kind = _applied(CPP, "src/geo.cc", 3, 9, qualname="geo::count_inside")
+    assert CPP.replace("i < xs.size()", "i <= xs.size()") in by_kind["cmp-boundary"]
+    assert CPP.replace("xs[i] <= hi", "xs[i] < hi") in by_kind["cmp-boundary"]
+    assert CPP.replace("!(xs[i] < lo)", "xs[i] < lo") in by_kind["remove-not"]
+    assert CPP.replace("return n - 1;", "return n;") in by_kind["drop-one"]
+    assert CPP.replace("n += 1", "n -= 1") in by_kind["arith"]
+    assert CPP.replace("&& xs[i]", "|| xs[i]") in by_kind["boolop"]
+    assert CPP.replace("int n = 0;", "int n = 1;") in by_kind["off-by-one"]
+    assert "bool-const" not in by_kind  # `false` is on line 10, outside the function's lines
+
+
+def test_mutants_are_ranked_by_prior_and_name_where_they_are() -> None:
+    mutants = mutants_in("src/geo.cc", CPP.encode(), 3, 9, qualname="geo::count_inside")
+    assert [m.prior for m in mutants] == sorted((m.prior for m in mutants), reverse=True)
+    assert mutants[0].kind == "cmp-boundary"
+    assert "geo::count_inside (src/geo.cc:5)" in mutants[0].description
+
+
+def test_returned_literal_becomes_the_expected_value() -> None:
+    by_kind = _applied(CPP, "src/geo.cc", 10, 10, expected="true")
+    assert CPP.replace("return false;", "return true;") in by_kind["return-expected"]
+    assert "bool-const" not in by_kind  # the same edit once, under the likelier name
+
+
+def test_swapped_arguments() -> None:
+    text = "int area(int w, int h) { return scale(w, h); }\n"
+    by_kind = _applied(text, "a.c", 1, 1)
+    assert "int area(int w, int h) { return scale(h, w); }\n" in by_kind["swap-args"]
+
+
+def test_javascript_operator_families() -> None:
+    by_kind = _applied(JS, "src/cart.js", 1, 7, expected="'paid'", qualname="total")
+    assert JS.replace("it.qty > 0", "it.qty >= 0") in by_kind["cmp-boundary"]
+    assert JS.replace("!it.free", "it.free") in by_kind["remove-not"]
+    assert JS.replace("=== 0", "!== 0") in by_kind["cmp-flip"]
+    assert JS.replace("sum += it.price", "sum -= it.price") in by_kind["arith"]
+    assert JS.replace("round(sum, 2)", "round(2, sum)") in by_kind["swap-args"]
+
+
+def test_code_inside_a_parse_error_is_not_mutated() -> None:
+    text = "int f(int a) {\n  return a < 1 +;\n}\nint g(int b) { return b < 2; }\n"
+    lines = {m.line for m in mutants_in("x.c", text.encode(), 1, 4)}
+    assert 2 not in lines and 4 in lines
+
+
+def test_unknown_languages_and_empty_ranges_give_nothing() -> None:
+    assert mutants_in("notes.txt", b"a < b", 1, 1) == []
+    assert mutants_in("a.c", CPP.encode(), 100, 120) == []
