@@ -27,10 +27,8 @@ from .cfile import (
     IDENT,
     edit,
     identifier_at,
-    insert,
     levenshtein,
     near_names,
-    prev_token_end,
     quoted,
     record_char_col,
     resolve,
@@ -47,6 +45,7 @@ from .siteops import (
     aggregate_semicolon,
     argument_count,
     near_identifier,
+    syntax_token,
     unknown_callee,
 )
 from .typefix import type_change
@@ -449,44 +448,6 @@ def missing_package(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
 
 
 # --------------------------------------------------------------------------- 5. rules
-
-
-_SPECIFIER_END = re.compile(r"\b(?:typedef|struct|union|enum|class|static|extern|inline|register|signed|unsigned)$")
-_EXPECTED_CLAUSE = re.compile(r"expected (.+?)\s+(before|after|at end)")
-_TOKEN_PRIOR = {";": 0.6, ")": 0.45, "]": 0.4, ",": 0.35, "}": 0.3}
-
-
-def syntax_token(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
-    """Each punctuation token the compiler says it expected, inserted after the previous token."""
-    clause = _EXPECTED_CLAUSE.search(record.message)
-    lines = ctx.lines(record.file_path)
-    if not clause or not lines or not (0 < record.line <= len(lines)):
-        return []
-    tokens = [t for t in re.findall(quoted(r"([^'\u2019\u2018]+)"), clause.group(1)) if t in _TOKEN_PRIOR]
-    if not tokens:
-        return []
-    col = record_char_col(record, lines) or 1
-    if clause.group(2) in ("after", "at end"):
-        at: tuple[int, int] | None = (record.line, col)
-    else:
-        at = prev_token_end(lines, record.line, col)
-    if at is None:
-        return []
-    if _SPECIFIER_END.search(lines[at[0] - 1][: at[1] - 1]):
-        return []  # no token ends a declaration after `typedef`/`struct`/`static`: the fault is earlier
-    rel = ctx.rel(record.file_path)
-    return [
-        edit_for(
-            record,
-            f"insert {token!r} at {rel}:{at[0]}:{at[1]} (where the compiler expected it)",
-            [insert(rel, at[0], at[1], token)],
-            mutation_type="insertNode",
-            confidence=_TOKEN_PRIOR[token] - 0.01 * i,
-            source="rule",
-            token=token,
-        )
-        for i, token in enumerate(dict.fromkeys(tokens))
-    ]
 
 
 def manual(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:

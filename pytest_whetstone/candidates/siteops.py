@@ -1,7 +1,7 @@
 """Generic edit operators at a C/C++ error site, generated broadly for the gate to decide.
 
 None of these needs to be right on its own: each proposes a few plausible edits (a missing
-``;`` after an aggregate, a closing brace where the indentation says the block ends, ``&``/``*``
+``;`` after an aggregate, the token the compiler expected after the previous token, ``&``/``*``
 on an argument, an argument added from the function's other call sites or dropped, a rename
 to a near identifier in the file); ``candidates.validate`` keeps those the compiler accepts.
 Priors only order the checks and rank what could not be checked.
@@ -16,7 +16,7 @@ from pathlib import Path
 from ..locate.cfamily import byte_to_char_col, iter_sources, parse_file
 from ..records import BuildErrorRecord, FixCandidate
 from .buildctx import _Ctx
-from .cfile import IDENT, edit, insert, levenshtein, quoted, record_char_col, resolve
+from .cfile import IDENT, edit, insert, levenshtein, prev_token_end, quoted, record_char_col, resolve
 from .common import edit_for
 
 _AGGREGATE_OPEN = re.compile(r"\b(struct|union|enum|class)\b[^;(){}]*$")
@@ -463,3 +463,41 @@ def unknown_callee(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
                              [edit(rel, record.line, start, record.line, start + len(name), other)], mutation_type="rename", confidence=0.5 - 0.1 * (dist - 1),
                              source="heuristic", old=name, new=other, operator="unknown-callee"))
     return out
+
+
+_SPECIFIER_END = re.compile(r"\b(?:typedef|struct|union|enum|class|static|extern|inline|register|signed|unsigned)$")
+_EXPECTED_CLAUSE = re.compile(r"expected (.+?)\s+(before|after|at end)")
+_TOKEN_PRIOR = {";": 0.6, ")": 0.45, "]": 0.4, ",": 0.35, "}": 0.3}
+
+
+def syntax_token(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
+    """Each punctuation token the compiler says it expected, inserted after the previous token."""
+    clause = _EXPECTED_CLAUSE.search(record.message)
+    lines = ctx.lines(record.file_path)
+    if not clause or not lines or not (0 < record.line <= len(lines)):
+        return []
+    tokens = [t for t in re.findall(quoted(r"([^'\u2019\u2018]+)"), clause.group(1)) if t in _TOKEN_PRIOR]
+    if not tokens:
+        return []
+    col = record_char_col(record, lines) or 1
+    if clause.group(2) in ("after", "at end"):
+        at: tuple[int, int] | None = (record.line, col)
+    else:
+        at = prev_token_end(lines, record.line, col)
+    if at is None:
+        return []
+    if _SPECIFIER_END.search(lines[at[0] - 1][: at[1] - 1]):
+        return []  # no token ends a declaration after `typedef`/`struct`/`static`: the fault is earlier
+    rel = ctx.rel(record.file_path)
+    return [
+        edit_for(
+            record,
+            f"insert {token!r} at {rel}:{at[0]}:{at[1]} (where the compiler expected it)",
+            [insert(rel, at[0], at[1], token)],
+            mutation_type="insertNode",
+            confidence=_TOKEN_PRIOR[token] - 0.01 * i,
+            source="rule",
+            token=token,
+        )
+        for i, token in enumerate(dict.fromkeys(tokens))
+    ]

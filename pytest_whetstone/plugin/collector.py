@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from .options import read_options
+from .summary import summary_lines
 
 RERUN_SUFFIX = "#whetstone-rerun"
 
@@ -534,7 +535,7 @@ class WhetstoneCollector:
     def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
         if self.is_worker:
             return
-        lines = self._guard(self._summary_lines) or []
+        lines = self._guard(summary_lines, self) or []
         if self.warning:
             lines.append(f"whetstone: warning: {self.warning}")
         if not lines:
@@ -542,36 +543,6 @@ class WhetstoneCollector:
         terminalreporter.write_sep("-", "whetstone")
         for line in lines:
             terminalreporter.write_line(line)
-
-    def _summary_lines(self) -> list[str]:
-        if self.agent:
-            from ..report.agent import agent_lines
-
-            return agent_lines([], self.records, self.candidates)
-        lines = []
-        for r in self.records:
-            label = "FLAKY" if r.flaky else r.failure_type.upper()
-            name = r.node_id or f"{r.test_suite}::{r.test_name}"
-            text = f"{label:<14} {name}"
-            if r.expected_value or r.actual_value:
-                text += f"  expected {_short(r.expected_value)} got {_short(r.actual_value)}"
-            elif r.exception_type:
-                text += f"  {r.exception_type}: {_short(r.message.splitlines()[0] if r.message else '')}"
-            if r.suspects:
-                s = r.suspects[0]
-                text += f"  -> {s.file_path}:{s.line_start} {s.qualname}"
-            lines.append(_one_line(text))
-        search = self.search_stats
-        if search and search.get("tried"):
-            lines.append(
-                f"search: {search['tried']} edit(s) tried in {search.get('elapsed_s', 0):.1f} s, "
-                f"{search.get('validated', 0)} validated (stopped: {search.get('stopped') or 'done'})"
-            )
-        elif self.search_skipped and self.records:
-            lines.append(f"search: not run ({self.search_skipped}; --whetstone-search=1 runs it in full)")
-        if self.session_path:
-            lines.append(f"session: {self.session_path}")
-        return lines
 
     def close(self) -> None:
         """Print the verdict block: the very last lines, after pytest's own stats line."""
@@ -615,12 +586,3 @@ def _outcome_key(report: Any) -> str | None:
     if report.skipped:
         return "xfailed" if hasattr(report, "wasxfail") else "skipped"
     return None
-
-
-def _short(text: str, limit: int = 60) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _one_line(text: str) -> str:
-    return "".join(ch if ch.isprintable() else "?" for ch in text)
