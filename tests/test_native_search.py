@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_native_tests_e2e import FIXTURES, _env
+from test_native_tests_e2e import FIXTURES, _env, build_gtest_calc
 from test_native_tests_e2e import whetstone as _whetstone
 
 from pytest_whetstone.candidates.native_search import NativeSearchStats, native_search_candidates
@@ -42,26 +42,9 @@ def _tree_hashes(root: Path) -> dict[str, str]:
     return out
 
 
-def _cmake_project(tmp: Path, *flags: str) -> Path:
-    if not (shutil.which("cmake") and shutil.which("ctest")):
-        pytest.skip("cmake/ctest not installed")
-    proj = tmp / "calc"
-    shutil.copytree(FIXTURES / "gtest_calc", proj)
-    env = _env(proj / ".whetstone", CC="ccwrap", CXX="ccwrap++")
-    gen = ["-G", "Ninja"] if shutil.which("ninja") else []
-    configure = subprocess.run(["cmake", "-S", str(proj), "-B", str(proj / "build"), *gen, *flags],
-                               env=env, capture_output=True, text=True)
-    if configure.returncode != 0 and "GTest" in configure.stderr:
-        pytest.skip("GoogleTest (libgtest-dev) not found by CMake")
-    assert configure.returncode == 0, configure.stderr
-    build = subprocess.run(["cmake", "--build", str(proj / "build")], env=env, capture_output=True, text=True)
-    assert build.returncode == 0, build.stdout + build.stderr
-    return proj
-
-
 @pytest.fixture(scope="module")
 def cmake_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _cmake_project(tmp_path_factory.mktemp("search-cmake"))
+    return build_gtest_calc(tmp_path_factory.mktemp("search-cmake"))
 
 
 MAKEFILE = """\
@@ -177,7 +160,7 @@ def test_default_run_does_not_search(cmake_project: Path) -> None:
 
 
 def test_fix_loop_converges_on_a_cmake_gtest_project(tmp_path: Path) -> None:
-    proj = _cmake_project(tmp_path)
+    proj = build_gtest_calc(tmp_path)
     store = proj / ".whetstone"
     verdict, out = _whetstone(["fix", "--build", "cmake --build build", "--test",
                                "ctest --test-dir build --output-on-failure"], proj, store)
@@ -248,7 +231,7 @@ def test_the_wider_check_runs_the_other_test_binaries_that_link_the_code(make_pr
 
 
 def test_a_shared_library_is_relinked_in_scratch_space(tmp_path: Path) -> None:
-    proj = _cmake_project(tmp_path, "-DBUILD_SHARED_LIBS=ON")
+    proj = build_gtest_calc(tmp_path, "-DBUILD_SHARED_LIBS=ON")
     assert list((proj / "build").glob("libcalc.so*"))
     before = _tree_hashes(proj)
     verdict, out = _whetstone(["run", "--search", "--", "ctest", "--output-on-failure"], proj / "build",

@@ -60,18 +60,17 @@ def _test_attempt(state: Any) -> Any:
 # --------------------------------------------------------------------------- gtest + ctest
 
 
-@pytest.fixture(scope="module")
-def gtest_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def build_gtest_calc(where: Path, *flags: str) -> Path:
+    """A copy of the gtest_calc fixture configured (extra CMake ``flags``) and built through ccwrap."""
     if not (shutil.which("cmake") and shutil.which("ctest")):
         pytest.skip("cmake/ctest not installed")
-    proj = tmp_path_factory.mktemp("gtest") / "calc"
+    proj = where / "calc"
     shutil.copytree(FIXTURES / "gtest_calc", proj)
-    store = proj / ".whetstone"
-    env = _env(store)
+    env = _env(proj / ".whetstone")
     if shutil.which("ccwrap") and shutil.which("ccwrap++"):
         env.update(CC="ccwrap", CXX="ccwrap++")  # the build goes through the shim, as users run it
     gen = ["-G", "Ninja"] if shutil.which("ninja") else []
-    configure = subprocess.run(["cmake", "-S", str(proj), "-B", str(proj / "build"), *gen],
+    configure = subprocess.run(["cmake", "-S", str(proj), "-B", str(proj / "build"), *gen, *flags],
                                env=env, capture_output=True, text=True)
     if configure.returncode != 0 and "GTest" in configure.stderr:
         pytest.skip("GoogleTest (libgtest-dev) not found by CMake")
@@ -79,6 +78,11 @@ def gtest_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     build = subprocess.run(["cmake", "--build", str(proj / "build")], env=env, capture_output=True, text=True)
     assert build.returncode == 0, build.stdout + build.stderr
     return proj
+
+
+@pytest.fixture(scope="module")
+def gtest_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_gtest_calc(tmp_path_factory.mktemp("gtest"))
 
 
 def test_ctest_verdict_points_at_the_faulty_function(gtest_project: Path) -> None:
