@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..locate.jsfamily import text_of as _text  # any tree-sitter node's text
 from ..records import Position, TextEdit
 from .mutant import PRIOR, Mutant
 
@@ -64,10 +65,6 @@ class _Source:
 
     def span(self, start: Any, end: Any, new_text: str) -> TextEdit:
         return TextEdit(self.rel, self.pos(start.start_point), self.pos(end.end_point), new_text)
-
-
-def _text(node: Any) -> str:
-    return (node.text or b"").decode("utf-8", errors="replace")
 
 
 def _in_error(node: Any) -> bool:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -284,16 +283,16 @@ class CxxTrial:
 
 
 def _quiet(args: list[str], cwd: str, timeout: float) -> tuple[int | None, str]:
+    """A recorded compile, link or ``ar`` run quietly (a process group, killed whole at the timeout)."""
     env = dict(os.environ, LC_ALL="C.UTF-8")
     env.pop("WHETSTONE_CCWRAP_DEPTH", None)
     try:
-        proc = subprocess.run(args, cwd=cwd, env=env, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL,
-                              check=False)
-    except subprocess.TimeoutExpired:
-        return None, f"{Path(args[0]).name} took over {timeout:.0f} s"
+        code, out = run_bounded(args, cwd, timeout, env)
     except OSError as exc:
         return 127, f"{args[0]}: {exc.strerror}"
-    return proc.returncode, (proc.stderr + proc.stdout).decode("utf-8", "replace")
+    if code is None:
+        return None, f"{Path(args[0]).name} took over {timeout:.0f} s"
+    return code, out.decode("utf-8", "replace")
 
 
 def _last_line(text: str) -> str:
