@@ -45,6 +45,8 @@ TRIAL_TIMEOUT_S = 20.0
 WORKERS = max(1, min(2, os.cpu_count() or 1))  # trials at once: compiles and test runs use a core each
 CONCENTRATE = 1.0  # how far mutant evidence moves a suspect's remaining mutants
 PARTIAL_GRACE = 8  # trials spent looking for a fix of every failing test after one that fixes some
+SPECTRUM_SHARE = 0.35  # of the search's time, at most, for the execution spectrum before the mutants
+SPECTRUM_MAX_S = 8.0
 
 
 @dataclass
@@ -62,6 +64,7 @@ class NativeSearchStats:
     stopped: str = ""  # found, enough, exhausted, budget, count, disabled, no-suspects, no-trial, baseline-passes
     notes: list[str] = field(default_factory=list)
     evidence: list[dict[str, Any]] = field(default_factory=list)
+    spectrum: dict[str, Any] = field(default_factory=dict)  # the execution spectrum: tests, seconds, tool
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -176,6 +179,35 @@ class _Search:
                 self.texts[rel] = None
         return self.texts[rel]
 
+    def locate_by_spectrum(self, live: list[TestFailureRecord]) -> None:
+        """Re-rank the suspects by what the failing tests and their neighbours executed (C/C++ under
+        callgrind), so the first pass mutates what really ran; one note when it cannot."""
+        profile = getattr(self.trial, "profile", None)
+        if profile is None:
+            return
+        budget = min(SPECTRUM_MAX_S, self.remaining() * SPECTRUM_SHARE)
+        started = time.monotonic()
+        runs, names, why = profile(budget)
+        seconds = round(time.monotonic() - started, 3)
+        if not runs:
+            self.stats.notes.append(f"spectrum: {why}")
+            self.stats.spectrum = {"tool": "callgrind", "tests": 0, "seconds": seconds}
+            return
+        from ..locate.native_spectrum import Spectrum
+        from ..locate.native_spectrum import rerank as spectrum_rerank
+        from ..locate.native_tests import Workspace
+
+        spectrum = Spectrum(runs, Workspace(self.workspace))
+        for failure in live:
+            test = names.get(failure.failure_id)
+            if test is None:
+                continue
+            failure.suspects = spectrum_rerank(failure.suspects, spectrum, test)
+            if failure.suspects:
+                failure.ast_node_id = f"{failure.suspects[0].file_path}::{failure.suspects[0].qualname}"
+        self.stats.spectrum = {"tool": "callgrind", "tests": len(runs), "failing": len(spectrum.failed),
+                               "debug_info": spectrum.debug_info, "seconds": seconds}
+
     # ----------------------------------------------------------------- plan
 
     def plans(self, failure: TestFailureRecord) -> list[_Plan]:
@@ -221,6 +253,7 @@ class _Search:
             self.stats.stopped = "baseline-passes"
             self.stats.notes.append("the failing tests pass when re-run alone: not searched")
             return []
+        self.locate_by_spectrum(live)
         found: list[FixCandidate] = []
         fixed_ids: set[str] = set()  # failures a complete candidate already makes pass
         seen: set[tuple[str, int, int, int, int, str]] = set()

@@ -18,6 +18,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from xml.etree import ElementTree
 
 from ..build.compdb import Command, CompileDatabase
@@ -28,6 +29,9 @@ from ..locate.native_tests import Workspace, _find_gtest_file
 from ..process import run_bounded
 from ..records import TestFailureRecord
 from .native_trial import SuiteOutcome, TrialOutcome
+
+if TYPE_CHECKING:
+    from ..locate.native_spectrum import TestRun
 
 MAX_UNITS_PER_HEADER = 8  # a header included everywhere is not a one-unit mutant: recompile a few
 
@@ -107,6 +111,13 @@ class CxxTrial:
             if code != 0 and not new and not (known and (results or not binary.gtest)):
                 failed.append(f"{Path(binary.path).name} (exit {code})")
         return SuiteOutcome(not failed, covered, failed)
+
+    def profile(self, budget_s: float) -> tuple[list[TestRun], dict[str, str], str]:
+        """The failing tests and their suites' other tests under callgrind (the user's binaries,
+        unchanged): what each executed, for the execution spectrum."""
+        from .native_spectra_cxx import profile_tests
+
+        return profile_tests(self.binaries, self.scratch, budget_s)
 
     def close(self) -> None:
         self.gate.close()

@@ -1,0 +1,181 @@
+"""Execution spectra of C/C++ tests: the functions a failing test ran, ranked against the passing ones.
+
+The static ranking (:mod:`.native_tests`) sees what a test calls by name, two calls deep; a fault in
+an internal reached another way never becomes a suspect.  A run of the failing tests and their
+neighbours under callgrind (:mod:`.callgrind`, run by :mod:`..candidates.native_spectra_cxx`) says
+what really ran, per test.  Each line (with debug info) or function (from symbol names alone) gets
+the Ochiai score ``ef / sqrt(F * (ef + ep))`` -- failing tests that ran it against passing ones -- and
+a function scores its best line.  The scores are blended into the static ranking: what the failing
+test ran joins the suspects, what it provably did not run drops.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..records import Suspect
+from .callgrind import Executed, plain_name
+from .native_names import is_test_file
+from .native_tests import MAX_SUSPECTS, Func, Workspace, family_of, functions_of_file
+
+W_SPECTRUM = 0.6  # share of the blended score the spectrum decides, where it knows
+UNKNOWN = 0.3  # a suspect the profile cannot speak for (no debug info, possibly inlined)
+
+
+@dataclass
+class TestRun:
+    """One test as it ran under the profiler."""
+
+    name: str
+    failed: bool
+    executed: Executed
+
+
+@dataclass
+class _Seen:
+    """What one test ran, as workspace functions and lines."""
+
+    functions: set[tuple[str, str, int]] = field(default_factory=set)
+    lines: set[tuple[str, int]] = field(default_factory=set)
+    files_with_lines: set[str] = field(default_factory=set)
+
+
+class Spectrum:
+    """Per-test executed functions and lines of a workspace's C/C++ sources, and their Ochiai scores."""
+
+    def __init__(self, runs: Iterable[TestRun], ws: Workspace) -> None:
+        self.ws = ws
+        self._funcs: dict[str, list[Func]] = {}
+        self._rel: dict[str, str | None] = {}
+        self.funcs_by_key: dict[tuple[str, str, int], Func] = {}
+        self.seen: dict[str, _Seen] = {}
+        self.failed: set[str] = set()
+        for run in runs:
+            self.seen[run.name] = self._map(run.executed)
+            if run.failed:
+                self.failed.add(run.name)
+        self.debug_info = any(s.files_with_lines for s in self.seen.values())
+        self._line_counts = self._count(lambda s: s.lines)
+        self._func_counts = self._count(lambda s: s.functions)
+
+    # ----------------------------------------------------------------- mapping
+
+    def _relative(self, path: str) -> str | None:
+        if path not in self._rel:
+            rel = self.ws.find(path)
+            self._rel[path] = rel if rel and family_of(rel) == "c" and not is_test_file(rel) else None
+        return self._rel[path]
+
+    def _functions(self, rel: str) -> list[Func]:
+        if rel not in self._funcs:
+            self._funcs[rel] = functions_of_file(self.ws.root, rel)
+        return self._funcs[rel]
+
+    def _map(self, executed: Executed) -> _Seen:
+        seen = _Seen()
+        for path, lines in executed.lines.items():
+            rel = self._relative(path)
+            if rel is None:
+                continue
+            seen.files_with_lines.add(rel)
+            funcs = self._functions(rel)
+            for line in lines:
+                for fn in funcs:
+                    if fn.line_start <= line <= fn.line_end:
+                        key = (fn.file_path, fn.qualname, fn.line_start)
+                        self.funcs_by_key[key] = fn
+                        seen.functions.add(key)
+                        seen.lines.add((rel, line))
+        by_short: dict[str, list[Func]] | None = None
+        for name in executed.functions:
+            plain = plain_name(name)
+            short = plain.rsplit("::", 1)[-1]
+            if not short or not short.replace("_", "a").isalnum():
+                continue
+            if by_short is None:
+                by_short = {}
+                for cf in self.ws.c_index().functions:
+                    if not is_test_file(cf.file_path):
+                        by_short.setdefault(cf.short, []).append(
+                            Func(cf.file_path, cf.qualname, cf.line_start, cf.line_end, cf.short))
+            for fn in by_short.get(short, []):
+                if fn.qualname == plain or plain.endswith("::" + fn.qualname) or fn.qualname.endswith("::" + plain):
+                    key = (fn.file_path, fn.qualname, fn.line_start)
+                    self.funcs_by_key[key] = fn
+                    seen.functions.add(key)
+        return seen
+
+    def _count(self, pick) -> dict:  # type: ignore[no-untyped-def]
+        counts: dict = {}
+        for name, seen in self.seen.items():
+            slot = 0 if name in self.failed else 1
+            for element in pick(seen):
+                counts.setdefault(element, [0, 0])[slot] += 1
+        return counts
+
+    # ----------------------------------------------------------------- scores
+
+    def _ochiai(self, counts: list[int] | None) -> float:
+        if not counts or not counts[0] or not self.failed:
+            return 0.0
+        ef, ep = counts
+        return ef / math.sqrt(len(self.failed) * (ef + ep))
+
+    def score(self, key: tuple[str, str, int]) -> float | None:
+        """The function's spectrum score: its best line's with debug info, else its own; None when the
+        profile cannot tell whether any test ran it."""
+        fn = self.funcs_by_key.get(key)
+        rel = key[0]
+        if fn is not None and any(rel in s.files_with_lines for s in self.seen.values()):
+            best = max((self._ochiai(c) for (f, line), c in self._line_counts.items()
+                        if f == rel and fn.line_start <= line <= fn.line_end), default=0.0)
+            return best
+        if key in self._func_counts:
+            return self._ochiai(self._func_counts[key])
+        if self.debug_info and any(rel in s.files_with_lines for s in self.seen.values()):
+            return 0.0  # its file's lines were profiled and none of it ran
+        if not self.debug_info and Path(rel).suffix.lower() in {".h", ".hh", ".hpp", ".hxx", ".inl"}:
+            return None  # a header function may have been inlined away: no symbol says it ran
+        return 0.0 if self._func_counts else None
+
+    def ran_in(self, test: str) -> set[tuple[str, str, int]]:
+        seen = self.seen.get(test)
+        return set(seen.functions) if seen else set()
+
+    def describe(self, key: tuple[str, str, int]) -> str:
+        counts = self._func_counts.get(key, [0, 0])
+        return (f"ran in {counts[0]} of {len(self.failed)} failing and {counts[1]} of "
+                f"{len(self.seen) - len(self.failed)} passing tests")
+
+
+def rerank(suspects: list[Suspect], spectrum: Spectrum, test: str) -> list[Suspect]:
+    """The suspects blended with the spectrum, joined by what the failing ``test`` ran."""
+    ran = spectrum.ran_in(test)
+    if test not in spectrum.seen or not (ran or suspects):
+        return suspects
+    top = max((s.score for s in suspects), default=0.0) or 1.0
+    pool: dict[tuple[str, str, int], tuple[Suspect, float]] = {
+        (s.file_path, s.qualname, s.line_start): (s, s.score / top) for s in suspects
+    }
+    for key in ran:
+        if key not in pool:
+            fn = spectrum.funcs_by_key[key]
+            pool[key] = (Suspect(fn.file_path, fn.qualname, fn.line_start, fn.line_end, 0.0), 0.0)
+    scored: list[tuple[float, int, Suspect]] = []
+    for order, (key, (suspect, static)) in enumerate(pool.items()):
+        spec = spectrum.score(key)
+        if key in ran and spec is not None:
+            spec = max(spec, 1e-3)  # it ran in the failing test: above what provably did not
+        blended = static if spec is None else (1 - W_SPECTRUM) * static + W_SPECTRUM * spec
+        if spec is None:
+            blended = (1 - W_SPECTRUM) * static + W_SPECTRUM * UNKNOWN
+        scored.append((round(blended, 4), order, suspect))
+    scored.sort(key=lambda t: (-t[0], t[1]))
+    out: list[Suspect] = []
+    for score, _order, suspect in scored[:MAX_SUSPECTS]:
+        suspect = Suspect(suspect.file_path, suspect.qualname, suspect.line_start, suspect.line_end, score)
+        out.append(suspect)
+    return out

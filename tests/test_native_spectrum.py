@@ -1,0 +1,177 @@
+"""The execution spectrum of C/C++ tests: what the failing test really ran, under callgrind.
+
+End to end: a gtest project built with ``make CXX=ccwrap++`` whose fault sits in a function the test
+reaches only through a table of function pointers, so no name in the test or its callees points at
+it.  ``whetstone run --search`` profiles the failing test and its suite's passing tests, the faulty
+function becomes the first suspect, and the search fixes it -- with debug info (lines) and without
+(symbol names).  Plus the profile reader on the real tool's output, compressed names and relative
+positions, and a skipped test that dumps no part.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_native_tests_e2e import _env
+from test_native_tests_e2e import whetstone as _whetstone
+
+from pytest_whetstone.candidates.native_spectra_cxx import _align, _body_class
+from pytest_whetstone.locate.callgrind import Executed, plain_name, read_profile
+from pytest_whetstone.store.sessions import load_session
+
+needs_tools = pytest.mark.skipif(
+    not (shutil.which("ccwrap++") and shutil.which("g++") and shutil.which("make") and shutil.which("valgrind")),
+    reason="ccwrap, g++, make or valgrind missing",
+)
+
+SHAPES_H = """\
+#pragma once
+double area(const char* kind, double a, double b);
+int sides(const char* kind);
+"""
+SHAPES_CC = """\
+#include "shapes.h"
+#include <cstring>
+
+static double rect(double a, double b) { return a * b; }
+static double tri(double a, double b) {
+  double base = a;
+  return base * b / 3;
+}
+static double circle(double r, double) { return 3.0 * r * r; }
+
+struct Entry { const char* name; double (*fn)(double, double); int sides; };
+static const Entry table[] = {{"rect", rect, 4}, {"tri", tri, 3}, {"circle", circle, 0}};
+
+static const Entry* lookup(const char* kind) {
+  for (const Entry& e : table) {
+    if (std::strcmp(e.name, kind) == 0) return &e;
+  }
+  return nullptr;
+}
+
+double area(const char* kind, double a, double b) {
+  const Entry* e = lookup(kind);
+  return e ? e->fn(a, b) : -1.0;
+}
+
+int sides(const char* kind) {
+  const Entry* e = lookup(kind);
+  return e ? e->sides : -1;
+}
+"""
+SHAPES_TEST = """\
+#include <gtest/gtest.h>
+#include "shapes.h"
+
+TEST(Area, Rect) { EXPECT_DOUBLE_EQ(area("rect", 2, 3), 6.0); }
+TEST(Area, Circle) { EXPECT_DOUBLE_EQ(area("circle", 1, 0), 3.0); }
+TEST(Area, Triangle) { EXPECT_DOUBLE_EQ(area("tri", 4, 3), 6.0); }
+TEST(Area, Unknown) { EXPECT_DOUBLE_EQ(area("hex", 1, 1), -1.0); }
+TEST(Sides, Rect) { EXPECT_EQ(sides("rect"), 4); }
+"""
+MAKEFILE = """\
+CXXFLAGS ?= -O0
+shapes_test: tests/shapes_test.o src/shapes.o
+\t$(CXX) -o $@ $^ -lgtest -lgtest_main -pthread
+tests/shapes_test.o: tests/shapes_test.cc src/shapes.h
+\t$(CXX) $(CXXFLAGS) -Isrc -c -o $@ $<
+src/shapes.o: src/shapes.cc src/shapes.h
+\t$(CXX) $(CXXFLAGS) -c -o $@ $<
+check: shapes_test
+\t./shapes_test
+"""
+
+
+def _project(root: Path, cxxflags: str) -> Path:
+    proj = root / "shapes"
+    for rel, text in {"Makefile": MAKEFILE, "src/shapes.h": SHAPES_H, "src/shapes.cc": SHAPES_CC,
+                      "tests/shapes_test.cc": SHAPES_TEST}.items():
+        (proj / rel).parent.mkdir(parents=True, exist_ok=True)
+        (proj / rel).write_text(text)
+    build = subprocess.run(["make", "CXX=ccwrap++", f"CXXFLAGS={cxxflags}"], cwd=proj,
+                           env=_env(proj / ".whetstone"), capture_output=True, text=True)
+    if build.returncode != 0 and "gtest" in build.stdout + build.stderr:
+        pytest.skip("GoogleTest (libgtest-dev) not installed")
+    assert build.returncode == 0, build.stdout + build.stderr
+    return proj
+
+
+@needs_tools
+@pytest.mark.parametrize("cxxflags", ["-O0 -g", "-O0"], ids=["debug-info", "symbols-only"])
+def test_a_fault_reached_through_a_function_pointer_is_located_and_fixed(tmp_path: Path, cxxflags: str) -> None:
+    proj = _project(tmp_path, cxxflags)
+    store = proj / ".whetstone"
+    plain, _ = _whetstone(["run", "--", "make", "check"], proj, store)
+    plain_report = json.loads((store / "reports" / Path(plain["report"]).name).read_text())
+    plain_state = load_session(store, plain_report["session_id"]).state()
+    failure = next(f for f in plain_state.test_failures if f.test_name == "Triangle")
+    assert "tri" not in [s.qualname for s in failure.suspects[:1]]  # the static ranking cannot see it
+
+    verdict, out = _whetstone(["run", "--search", "--", "make", "check"], proj, store)
+    assert verdict["failure"] == "test-failure", out
+    report = json.loads((store / "reports" / Path(verdict["report"]).name).read_text())
+    session = load_session(store, report["session_id"])
+    state = session.state()
+    failure = next(f for f in state.test_failures if f.test_name == "Triangle")
+    assert failure.suspects[0].qualname == "tri", [s.qualname for s in failure.suspects]
+    search = [e["data"] for e in session.events() if e.get("event") == "search"][-1]
+    assert search["spectrum"]["tests"] == 4 and search["spectrum"]["failing"] == 1, search
+    assert search["spectrum"]["debug_info"] == ("-g" in cxxflags)
+    top = state.current_candidates()[0]
+    assert top.validated and top.edits[0].file_path == "src/shapes.cc", top.description
+    assert (proj / "src/shapes.cc").read_text() == SHAPES_CC  # nothing written before apply
+
+
+@needs_tools
+def test_the_profile_reader_reads_the_real_tools_output(tmp_path: Path) -> None:
+    proj = _project(tmp_path, "-O0 -g")
+    out = tmp_path / "cg.out"
+    subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+                    "--toggle-collect=*::TestBody()", "--dump-after=*::TestBody()", "./shapes_test",
+                    "--gtest_filter=Area.Triangle"], cwd=proj, capture_output=True, check=False)
+    part = out.with_name("cg.out.1")
+    executed = read_profile(part.read_text().splitlines())
+    assert "Area_Triangle_Test::TestBody()" in executed.trigger
+    source = str(proj / "src/shapes.cc")
+    assert {6, 7} <= executed.lines[source]  # tri's body ran
+    assert 4 not in executed.lines[source]  # rect's did not
+    assert any(plain_name(f) == "tri" for f in executed.functions)
+
+
+def test_compressed_names_and_relative_positions() -> None:
+    text = """\
+positions: line
+events: Ir
+fl=(1) /src/a.cc
+fn=(1) ns::Cls<int>::go(int) const
+10 3
++2 1
+* 1
+cfi=(2) /src/b.h
+cfn=(2) helper()
+calls=1 5
+-1 4
+fi=(2)
+5 2
+fn=(2)
+fl=(1)
+fn=(3) other
+20 1
+"""
+    executed = read_profile(text.splitlines())
+    assert executed.lines["/src/a.cc"] == {10, 12, 11, 20}
+    assert executed.lines["/src/b.h"] == {5}
+    assert {plain_name(f) for f in executed.functions} == {"ns::Cls::go", "other"}  # helper: no cost of its own here
+
+
+def test_a_test_skipped_before_its_body_does_not_shift_the_others() -> None:
+    parts = [Executed(trigger="--dump-after=Area_Rect_Test::TestBody()"),
+             Executed(trigger="--dump-after=Area_Triangle_Test::TestBody()")]
+    runs = _align(["Area.Rect", "Area.Skipped", "Area.Triangle"], parts, {"Area.Triangle"})
+    assert [(r.name, r.failed) for r in runs] == [("Area.Rect", False), ("Area.Triangle", True)]
+    assert _body_class("Inst/Suite.Name/2") == "Suite_Name_Test" == _body_class("Suite/1.Name")
