@@ -175,3 +175,68 @@ def test_a_test_skipped_before_its_body_does_not_shift_the_others() -> None:
     runs = _align(["Area.Rect", "Area.Skipped", "Area.Triangle"], parts, {"Area.Triangle"})
     assert [(r.name, r.failed) for r in runs] == [("Area.Rect", False), ("Area.Triangle", True)]
     assert _body_class("Inst/Suite.Name/2") == "Suite_Name_Test" == _body_class("Suite/1.Name")
+
+
+SHAPES_JS = """\
+'use strict';
+function rect(a, b) { return a * b; }
+function tri(a, b) {
+  const base = a;
+  return base * b / 3;
+}
+function circle(r) { return 3 * r * r; }
+const table = { rect, tri, circle };
+function lookup(kind) { return table[kind]; }
+function area(kind, a, b) {
+  const fn = lookup(kind);
+  return fn ? fn(a, b) : -1;
+}
+module.exports = { area };
+"""
+SHAPES_JS_TEST = """\
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert');
+const { area } = require('../');
+test('rect area', () => { assert.strictEqual(area('rect', 2, 3), 6); });
+test('circle area', () => { assert.strictEqual(area('circle', 1), 3); });
+test('triangle area', () => { assert.strictEqual(area('tri', 4, 3), 6); });
+test('unknown shape', () => { assert.strictEqual(area('hex', 1, 1), -1); });
+"""
+
+
+@pytest.mark.skipif(not shutil.which("node"), reason="node not installed")
+def test_js_a_fault_reached_through_a_table_is_located_by_v8_coverage_and_fixed(tmp_path: Path) -> None:
+    proj = tmp_path / "shapes"
+    for rel, text in {"package.json": '{"name": "shapes", "version": "1.0.0", "main": "lib/index.js"}\n',
+                      "lib/index.js": SHAPES_JS, "test/shapes.test.js": SHAPES_JS_TEST}.items():
+        (proj / rel).parent.mkdir(parents=True, exist_ok=True)
+        (proj / rel).write_text(text)
+    store = proj / ".whetstone"
+    verdict, out = _whetstone(["run", "--search", "--", "node", "--test", "test/"], proj, store)
+    assert verdict["failure"] == "test-failure", out
+    report = json.loads((store / "reports" / Path(verdict["report"]).name).read_text())
+    session = load_session(store, report["session_id"])
+    failure = next(f for f in session.state().test_failures if f.test_name == "triangle area")
+    assert failure.suspects[0].qualname == "tri", [s.qualname for s in failure.suspects]
+    search = [e["data"] for e in session.events() if e.get("event") == "search"][-1]
+    assert search["spectrum"]["tool"] == "v8" and search["spectrum"]["tests"] == 2, search
+    top = session.state().current_candidates()[0]
+    assert top.validated and (top.edits[0].file_path, top.edits[0].new_text) == ("lib/index.js", "2")
+    assert (proj / "lib/index.js").read_text() == SHAPES_JS
+
+
+def test_v8_line_counts_follow_the_innermost_block(tmp_path: Path) -> None:
+    """Real V8 output: a line inside a block that did not run is not executed, though its function ran."""
+    if not shutil.which("node"):
+        pytest.skip("node not installed")
+    from pytest_whetstone.locate.v8coverage import difference, read_dir
+
+    (tmp_path / "lib.js").write_text("function clamp(x, lo, hi) {\n  if (x < lo) {\n    return lo;\n  }\n"
+                                     "  return x;\n}\nmodule.exports = clamp;\n")
+    (tmp_path / "run.js").write_text("const clamp = require('./lib.js');\nclamp(5, 0, 10);\nclamp(7, 0, 10);\n")
+    subprocess.run(["node", "run.js"], cwd=tmp_path, env={"NODE_V8_COVERAGE": str(tmp_path / "cov"),
+                                                          "PATH": "/usr/bin:/bin"}, check=True)
+    counts = read_dir(tmp_path / "cov", tmp_path)[str(tmp_path / "lib.js")]
+    assert counts[2] == 2 and counts[5] == 2 and 3 not in counts
+    assert difference({"f": {1: 3, 2: 1}}, {"f": {1: 1, 2: 1}}) == {"f": {1: 2}}

@@ -181,17 +181,19 @@ class _Search:
 
     def locate_by_spectrum(self, live: list[TestFailureRecord]) -> None:
         """Re-rank the suspects by what the failing tests and their neighbours executed (C/C++ under
-        callgrind), so the first pass mutates what really ran; one note when it cannot."""
+        callgrind, JS under V8's coverage), so the first pass mutates what really ran; one note when
+        it cannot."""
         profile = getattr(self.trial, "profile", None)
         if profile is None:
             return
         budget = min(SPECTRUM_MAX_S, self.remaining() * SPECTRUM_SHARE)
+        tool = "v8" if family_of(self.failures[0].suspects[0].file_path) == "js" else "callgrind"
         started = time.monotonic()
         runs, names, why = profile(budget)
         seconds = round(time.monotonic() - started, 3)
         if not runs:
             self.stats.notes.append(f"spectrum: {why}")
-            self.stats.spectrum = {"tool": "callgrind", "tests": 0, "seconds": seconds}
+            self.stats.spectrum = {"tool": tool, "tests": 0, "seconds": seconds}
             return
         from ..locate.native_spectrum import Spectrum
         from ..locate.native_spectrum import rerank as spectrum_rerank
@@ -205,7 +207,7 @@ class _Search:
             failure.suspects = spectrum_rerank(failure.suspects, spectrum, test)
             if failure.suspects:
                 failure.ast_node_id = f"{failure.suspects[0].file_path}::{failure.suspects[0].qualname}"
-        self.stats.spectrum = {"tool": "callgrind", "tests": len(runs), "failing": len(spectrum.failed),
+        self.stats.spectrum = {"tool": tool, "tests": len(runs), "failing": len(spectrum.failed),
                                "debug_info": spectrum.debug_info, "seconds": seconds}
 
     # ----------------------------------------------------------------- plan

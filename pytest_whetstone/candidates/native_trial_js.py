@@ -19,11 +19,15 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..paths import SKIP_DIRS
 from ..records import TestFailureRecord
 from . import native_js_runs as runs
 from .native_trial import SuiteOutcome, TrialOutcome
+
+if TYPE_CHECKING:
+    from ..locate.native_spectrum import TestRun
 
 # Generated output and caches: never needed by a test run, often large.
 SKIP_COPY = SKIP_DIRS | {"coverage", ".nyc_output", ".next", ".nuxt", ".turbo", ".cache", ".parcel-cache",
@@ -121,6 +125,25 @@ class JsTrial:
 
     def close(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def profile(self, budget_s: float) -> tuple[list[TestRun], dict[str, str], str]:
+        """The failing tests alone, then their whole files, under V8's coverage: what the failing tests
+        ran and what the passing ones did, for the execution spectrum."""
+        from .native_spectra_js import profile_js
+
+        return profile_js(self, budget_s)
+
+    def run_covered(self, files: list[str], targets: list[_Target], coverage_dir: Path,
+                    timeout_s: float) -> str:
+        """One run of ``files`` (``targets`` selected by title, or all) writing V8 coverage to
+        ``coverage_dir``; "" or why it failed."""
+        env, timeout = self.env, self.timeout_s
+        self.env = {**env, "NODE_V8_COVERAGE": str(coverage_dir)}
+        self.timeout_s = max(0.5, min(timeout, timeout_s))
+        try:
+            return self._run(files, targets)[1]
+        finally:
+            self.env, self.timeout_s = env, timeout
 
     # ----------------------------------------------------------------- the copy
 

@@ -1,9 +1,10 @@
-"""Execution spectra of C/C++ tests: the functions a failing test ran, ranked against the passing ones.
+"""Execution spectra of C/C++ and JS tests: the functions a failing test ran, ranked against the passing ones.
 
 The static ranking (:mod:`.native_tests`) sees what a test calls by name, two calls deep; a fault in
 an internal reached another way never becomes a suspect.  A run of the failing tests and their
-neighbours under callgrind (:mod:`.callgrind`, run by :mod:`..candidates.native_spectra_cxx`) says
-what really ran, per test.  Each line (with debug info) or function (from symbol names alone) gets
+neighbours under callgrind (:mod:`.callgrind`, run by :mod:`..candidates.native_spectra_cxx`), or
+JS under V8's coverage (:mod:`.v8coverage`, :mod:`..candidates.native_spectra_js`), says what really
+ran, per test (JS: the failing tests together against the passing tests of their files).  Each line (with debug info) or function (from symbol names alone) gets
 the Ochiai score ``ef / sqrt(F * (ef + ep))`` -- failing tests that ran it against passing ones -- and
 a function scores its best line.  The scores are blended into the static ranking: what the failing
 test ran joins the suspects, what it provably did not run drops.
@@ -66,7 +67,7 @@ class Spectrum:
     def _relative(self, path: str) -> str | None:
         if path not in self._rel:
             rel = self.ws.find(path)
-            self._rel[path] = rel if rel and family_of(rel) == "c" and not is_test_file(rel) else None
+            self._rel[path] = rel if rel and family_of(rel) and not is_test_file(rel) else None
         return self._rel[path]
 
     def _functions(self, rel: str) -> list[Func]:
