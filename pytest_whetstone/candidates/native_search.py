@@ -134,6 +134,14 @@ def native_search_candidates(
     return rank_candidates(found)
 
 
+def _spectrum_cap() -> float:
+    """At most this many seconds for the execution spectrum: ``$WHETSTONE_SPECTRUM_S`` (0: none)."""
+    try:
+        return max(0.0, float(os.environ.get("WHETSTONE_SPECTRUM_S", SPECTRUM_MAX_S)))
+    except ValueError:
+        return SPECTRUM_MAX_S
+
+
 def _family(failure: TestFailureRecord) -> str:
     fam = family_of(failure.suspects[0].file_path) if failure.suspects else None
     return fam or "c"
@@ -186,7 +194,9 @@ class _Search:
         profile = getattr(self.trial, "profile", None)
         if profile is None:
             return
-        budget = min(SPECTRUM_MAX_S, self.remaining() * SPECTRUM_SHARE)
+        budget = min(_spectrum_cap(), self.remaining() * SPECTRUM_SHARE)
+        if budget <= 0:
+            return
         tool = "v8" if family_of(self.failures[0].suspects[0].file_path) == "js" else "callgrind"
         started = time.monotonic()
         runs, names, why = profile(budget)
@@ -200,6 +210,11 @@ class _Search:
         from ..locate.native_tests import Workspace
 
         spectrum = Spectrum(runs, Workspace(self.workspace))
+        self.stats.spectrum = {"tool": tool, "tests": len(runs), "failing": len(spectrum.failed),
+                               "debug_info": spectrum.debug_info, "seconds": seconds}
+        if not spectrum.failed:
+            self.stats.notes.append("spectrum: no failing test was profiled in time")
+            return
         for failure in live:
             test = names.get(failure.failure_id)
             if test is None:
@@ -207,8 +222,6 @@ class _Search:
             failure.suspects = spectrum_rerank(failure.suspects, spectrum, test)
             if failure.suspects:
                 failure.ast_node_id = f"{failure.suspects[0].file_path}::{failure.suspects[0].qualname}"
-        self.stats.spectrum = {"tool": tool, "tests": len(runs), "failing": len(spectrum.failed),
-                               "debug_info": spectrum.debug_info, "seconds": seconds}
 
     # ----------------------------------------------------------------- plan
 

@@ -22,8 +22,10 @@ from .callgrind import Executed, plain_name
 from .native_names import is_test_file
 from .native_tests import MAX_SUSPECTS, Func, Workspace, family_of, functions_of_file
 
-W_SPECTRUM = 0.6  # share of the blended score the spectrum decides, where it knows
-UNKNOWN = 0.3  # a suspect the profile cannot speak for (no debug info, possibly inlined)
+W_SPECTRUM = 0.5  # how far the spectrum scales a static suspect's score (0: not at all)
+W_JOIN = 0.5  # a function only the spectrum names: this times its spectrum score
+NOT_RUN = 0.2  # a static suspect the failing test provably did not run keeps this share of its score
+UNKNOWN = 0.5  # a suspect the profile cannot speak for (no debug info, possibly inlined)
 
 
 @dataclass
@@ -153,30 +155,36 @@ class Spectrum:
 
 
 def rerank(suspects: list[Suspect], spectrum: Spectrum, test: str) -> list[Suspect]:
-    """The suspects blended with the spectrum, joined by what the failing ``test`` ran."""
+    """The suspects scaled by the spectrum, joined by what the failing ``test`` ran.
+
+    A static suspect keeps its place unless the spectrum says otherwise: its score is scaled between
+    ``1 - W_SPECTRUM`` (ran as often in passing tests as in failing ones) and 1 (ran only in failing
+    ones), and cut to ``NOT_RUN`` when the failing test provably did not run it.  A function only the
+    spectrum names joins at ``W_JOIN`` times its score: above weak static suspects, below strong ones,
+    so the first mutant pass reaches it."""
     ran = spectrum.ran_in(test)
     if test not in spectrum.seen or not (ran or suspects):
         return suspects
     top = max((s.score for s in suspects), default=0.0) or 1.0
-    pool: dict[tuple[str, str, int], tuple[Suspect, float]] = {
-        (s.file_path, s.qualname, s.line_start): (s, s.score / top) for s in suspects
-    }
-    for key in ran:
-        if key not in pool:
-            fn = spectrum.funcs_by_key[key]
-            pool[key] = (Suspect(fn.file_path, fn.qualname, fn.line_start, fn.line_end, 0.0), 0.0)
     scored: list[tuple[float, int, Suspect]] = []
-    for order, (key, (suspect, static)) in enumerate(pool.items()):
+    known: set[tuple[str, str, int]] = set()
+    for order, s in enumerate(suspects):
+        key = (s.file_path, s.qualname, s.line_start)
+        known.add(key)
         spec = spectrum.score(key)
-        if key in ran and spec is not None:
-            spec = max(spec, 1e-3)  # it ran in the failing test: above what provably did not
-        blended = static if spec is None else (1 - W_SPECTRUM) * static + W_SPECTRUM * spec
+        static = s.score / top
         if spec is None:
-            blended = (1 - W_SPECTRUM) * static + W_SPECTRUM * UNKNOWN
-        scored.append((round(blended, 4), order, suspect))
+            factor = 1 - W_SPECTRUM + W_SPECTRUM * UNKNOWN
+        elif key not in ran and spec == 0.0:
+            factor = NOT_RUN
+        else:
+            factor = 1 - W_SPECTRUM + W_SPECTRUM * spec
+        scored.append((round(static * factor, 4), order, s))
+    joined = sorted((k for k in ran if k not in known), key=lambda k: (-(spectrum.score(k) or 0.0), k))
+    for order, key in enumerate(joined, len(suspects)):
+        fn = spectrum.funcs_by_key[key]
+        score = round(W_JOIN * (spectrum.score(key) or 0.0), 4)
+        scored.append((score, order, Suspect(fn.file_path, fn.qualname, fn.line_start, fn.line_end, score)))
     scored.sort(key=lambda t: (-t[0], t[1]))
-    out: list[Suspect] = []
-    for score, _order, suspect in scored[:MAX_SUSPECTS]:
-        suspect = Suspect(suspect.file_path, suspect.qualname, suspect.line_start, suspect.line_end, score)
-        out.append(suspect)
-    return out
+    return [Suspect(s.file_path, s.qualname, s.line_start, s.line_end, score)
+            for score, _order, s in scored[:MAX_SUSPECTS]]
