@@ -240,3 +240,40 @@ def test_v8_line_counts_follow_the_innermost_block(tmp_path: Path) -> None:
     counts = read_dir(tmp_path / "cov", tmp_path)[str(tmp_path / "lib.js")]
     assert counts[2] == 2 and counts[5] == 2 and 3 not in counts
     assert difference({"f": {1: 3, 2: 1}}, {"f": {1: 1, 2: 1}}) == {"f": {1: 2}}
+
+
+CRASHY_TEST = """\
+#include <gtest/gtest.h>
+int twice(int x) { return x * 2; }
+int thrice(int x) { return x * 2; }
+TEST(Num, Crashes) { volatile int* p = nullptr; *p = twice(1); }
+TEST(Num, Twice) { EXPECT_EQ(twice(2), 4); }
+TEST(Num, Thrice) { EXPECT_EQ(thrice(2), 6); }
+"""
+
+
+@pytest.mark.skipif(not (shutil.which("g++") and shutil.which("valgrind")), reason="g++ or valgrind missing")
+def test_a_test_that_crashes_the_binary_does_not_end_the_spectrum(tmp_path: Path) -> None:
+    from dataclasses import dataclass, field
+
+    from pytest_whetstone.candidates.native_spectra_cxx import profile_tests
+
+    (tmp_path / "num_test.cc").write_text(CRASHY_TEST)
+    build = subprocess.run(["g++", "-O0", "-g", "-o", "num_test", "num_test.cc", "-lgtest", "-lgtest_main",
+                            "-pthread"], cwd=tmp_path, capture_output=True, text=True)
+    if build.returncode != 0:
+        pytest.skip("GoogleTest (libgtest-dev) not installed")
+
+    @dataclass
+    class Binary:
+        path: str
+        tests: dict[str, str] = field(default_factory=dict)
+        gtest: bool = True
+
+    binary = Binary(str(tmp_path / "num_test"), {"F1": "Num.Thrice", "F0": "Num.Crashes"})
+    runs, names, why = profile_tests([binary], tmp_path / "scratch", 60.0)
+    assert why == "" and names == {"F1": "Num.Thrice", "F0": "Num.Crashes"}
+    by_name = {r.name: r for r in runs}
+    assert set(by_name) == {"Num.Crashes", "Num.Twice", "Num.Thrice"}  # the crash ended one run, not the spectrum
+    assert by_name["Num.Thrice"].failed and by_name["Num.Crashes"].failed and not by_name["Num.Twice"].failed
+    assert any(plain_name(f) == "thrice" for f in by_name["Num.Thrice"].executed.functions)

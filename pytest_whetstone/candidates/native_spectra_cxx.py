@@ -3,7 +3,9 @@
 One valgrind run per test binary, on the user's own (unchanged) binary: the failing tests and the
 other tests of their suites (``--gtest_filter=Suite.*``), collection switched on inside each test's
 body only (``--toggle-collect=*::TestBody()``) and one profile part dumped after each
-(``--dump-after``), so every part is one test, in the order gtest prints ``[ RUN ]``.  Bounded by
+(``--dump-after``), so every part is one test, in the order gtest prints ``[ RUN ]``.  A test that
+crashes the binary ends that run (it counts as failing, with what it ran up to the crash); the next
+run starts without the tests already started.  Bounded by
 wall time: at the deadline the group is killed and the parts dumped so far are read.  A binary that
 is not a gtest binary is profiled whole, as its one test.  Valgrind is optional: without it the
 search simply goes without a spectrum.
@@ -25,7 +27,9 @@ from ..process import run_bounded
 
 _RUN = re.compile(r"^\[ RUN      \] (\S+)", re.M)
 _FAILED = re.compile(r"^\[  FAILED  \] (\S+) \(", re.M)
+_ENDED = re.compile(r"^\[ {2}(?:     OK|FAILED |SKIPPED) \] (\S+) \(", re.M)
 MIN_S = 1.0  # below this a valgrind start-up alone does not fit
+MAX_RESTARTS = 3  # runs after a test crashed the binary, each without the tests already started
 
 
 class ProfiledBinary(Protocol):
@@ -63,35 +67,57 @@ def profile_tests(
 
 
 def _profile(valgrind: str, binary: ProfiledBinary, out_dir: Path, timeout: float) -> tuple[list[TestRun], str]:
-    out_file = out_dir / "cg.out"
-    args = [valgrind, "--tool=callgrind", f"--callgrind-out-file={out_file}", "--compress-pos=no"]
-    if binary.gtest:
-        suites = sorted({name.split(".", 1)[0] for name in binary.tests.values() if "." in name})
-        wanted = sorted(set(binary.tests.values()) | {f"{s}.*" for s in suites})
-        args += ["--toggle-collect=*::TestBody()", "--dump-after=*::TestBody()", binary.path,
-                 "--gtest_filter=" + ":".join(wanted)]
-    else:
-        args.append(binary.path)
+    base = [valgrind, "--tool=callgrind", "--compress-pos=no"]
     env = dict(os.environ)
     for var in ("GTEST_OUTPUT", "GTEST_FILTER"):
         env.pop(var, None)
-    try:
-        code, raw = run_bounded(args, Path(binary.path).parent, timeout, env)
-    except OSError as exc:
-        return [], f"cannot run valgrind: {exc.strerror}"
-    output = raw.decode("utf-8", "replace")
+    cwd = Path(binary.path).parent
+    deadline = time.monotonic() + timeout
     if not binary.gtest:
+        out_file = out_dir / "cg.out"
+        try:
+            code, _raw = run_bounded([*base, f"--callgrind-out-file={out_file}", binary.path], cwd, timeout, env)
+        except OSError as exc:
+            return [], f"cannot run valgrind: {exc.strerror}"
         if code is None:
             return [], f"{Path(binary.path).name} under valgrind took over {timeout:.0f} s"
         return [TestRun(Path(binary.path).name, code != 0, read_file(out_file))], ""
-    started = _RUN.findall(output)
-    failed = set(_FAILED.findall(output))
-    parts = sorted(out_dir.glob("cg.out.*"), key=lambda p: int(p.suffix[1:]) if p.suffix[1:].isdigit() else 0)
-    runs = _align(started, [read_file(part) for part in parts], failed)
-    if not runs:
-        return [], (f"{Path(binary.path).name} under valgrind took over {timeout:.0f} s" if code is None
-                    else f"valgrind profiled no test of {Path(binary.path).name}: {output.strip()[-120:]}")
-    return runs, ""
+    suites = sorted({name.split(".", 1)[0] for name in binary.tests.values() if "." in name})
+    wanted = sorted(set(binary.tests.values()) | {f"{s}.*" for s in suites})
+    runs: list[TestRun] = []
+    done: list[str] = []  # tests started so far: a test that crashes the binary ends one run, not the spectrum
+    why = ""
+    for attempt in range(MAX_RESTARTS + 1):
+        remaining = deadline - time.monotonic()
+        if remaining < MIN_S:
+            why = why or f"{Path(binary.path).name} under valgrind took over {timeout:.0f} s"
+            break
+        out_file = out_dir / f"cg{attempt}.out"
+        selection = ":".join(wanted) + ("-" + ":".join(done) if done else "")
+        args = [*base, f"--callgrind-out-file={out_file}", "--toggle-collect=*::TestBody()",
+                "--dump-after=*::TestBody()", binary.path, f"--gtest_filter={selection}"]
+        try:
+            code, raw = run_bounded(args, cwd, remaining, env)
+        except OSError as exc:
+            return runs, f"cannot run valgrind: {exc.strerror}"
+        output = raw.decode("utf-8", "replace")
+        started = _RUN.findall(output)
+        ended = set(_ENDED.findall(output))
+        # a test that started and never ended crashed the binary (its part is dumped as the crash
+        # unwinds): a failure, and what it ran up to the crash counts
+        failed = set(_FAILED.findall(output)) | ({n for n in started if n not in ended} if code is not None else set())
+        parts = sorted(out_dir.glob(f"cg{attempt}.out.*"),
+                       key=lambda p: int(p.suffix[1:]) if p.suffix[1:].isdigit() else 0)
+        runs += _align(started, [read_file(part) for part in parts], failed)
+        done += started
+        if code is None:
+            why = f"{Path(binary.path).name} under valgrind took over {timeout:.0f} s"
+            break
+        if not started or all(name in ended for name in started):
+            if not started and not runs:
+                why = f"valgrind profiled no test of {Path(binary.path).name}: {output.strip()[-120:]}"
+            break  # every selected test ran to its end
+    return runs, "" if runs else why
 
 
 def _body_class(test: str) -> str:
