@@ -90,7 +90,8 @@ class Outcome:
 
 
 def _env(proj: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("WHETSTONE_")}
+    keep = {"WHETSTONE_SPECTRUM_S"}  # the execution spectrum's cap: 0 measures the search without it
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WHETSTONE_") or k in keep}
     env.update(WHETSTONE_DIR=str(proj / ".whetstone"), CC="ccwrap", CXX="ccwrap++")
     return env
 

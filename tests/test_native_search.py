@@ -328,8 +328,10 @@ def test_node_test_failure_in_a_helper_behind_require_is_fixed(tmp_path: Path) -
     assert subprocess.run(["node", "--test", "test/"], cwd=proj, capture_output=True).returncode == 0
 
 
+@pytest.mark.parametrize("shared", [False, True], ids=["static", "shared"])
 @pytest.mark.parametrize("generator", ["Ninja", "Unix Makefiles"])
-def test_with_only_the_compiler_launcher_the_link_comes_from_the_build(tmp_path: Path, generator: str) -> None:
+def test_with_only_the_compiler_launcher_the_link_comes_from_the_build(tmp_path: Path, generator: str,
+                                                                        shared: bool) -> None:
     if generator == "Ninja" and not shutil.which("ninja"):
         pytest.skip("ninja not installed")
     if not (shutil.which("cmake") and shutil.which("ctest")):
@@ -339,7 +341,8 @@ def test_with_only_the_compiler_launcher_the_link_comes_from_the_build(tmp_path:
     store = proj / ".whetstone"
     env = _env(store)  # no CC/CXX: ccwrap only launches the compiles, as CMAKE_CXX_COMPILER_LAUNCHER does
     configure = subprocess.run(["cmake", "-S", str(proj), "-B", str(proj / "build"), "-G", generator,
-                                "-DCMAKE_CXX_COMPILER_LAUNCHER=ccwrap"], env=env, capture_output=True, text=True)
+                                "-DCMAKE_CXX_COMPILER_LAUNCHER=ccwrap", f"-DBUILD_SHARED_LIBS={'ON' if shared else 'OFF'}"],
+                               env=env, capture_output=True, text=True)
     if configure.returncode != 0 and "GTest" in configure.stderr:
         pytest.skip("GoogleTest (libgtest-dev) not found by CMake")
     assert configure.returncode == 0, configure.stderr

@@ -24,7 +24,17 @@ _LAUNCHERS = {"ccwrap", "ccwrap++", "ccache", "sccache", "distcc"}
 
 def link_for_object(obj: str, directory: str) -> Command | None:
     """The command that links an executable from this object (an absolute path), if the build says."""
-    return _from_link_txt(obj) or _from_ninja(obj, directory)
+    return _from_link_txt(obj) or next((c for c in _from_ninja(obj, directory) if not is_shared(c)), None)
+
+
+def shared_links_for_object(obj: str, directory: str) -> list[Command]:
+    """The commands that link project shared libraries from this object, if the build says."""
+    found = [c for c in (_from_link_txt(obj),) if c is not None and is_shared(c)]
+    return found or [c for c in _from_ninja(obj, directory) if is_shared(c)]
+
+
+def is_shared(command: Command) -> bool:
+    return any(a in ("-shared", "-dynamiclib") for a in command.arguments)
 
 
 def _command(segment: str, directory: str) -> Command | None:
@@ -57,11 +67,12 @@ def _from_link_txt(obj: str) -> Command | None:
     return None
 
 
-def _from_ninja(obj: str, directory: str) -> Command | None:
+def _from_ninja(obj: str, directory: str) -> list[Command]:
+    """The link commands of every executable or shared library the object goes into."""
     ninja = shutil.which("ninja")
     root = Path(directory)
     if ninja is None or not (root / "build.ninja").is_file():
-        return None
+        return []
     rel = os.path.relpath(obj, root)
     query = _run([ninja, "-C", str(root), "-t", "query", rel], root)
     outputs: list[str] = []
@@ -73,6 +84,7 @@ def _from_ninja(obj: str, directory: str) -> Command | None:
             outputs.append(line.strip())
         elif in_outputs:
             break
+    found: list[Command] = []
     for output in outputs:
         path = root / output
         if output.endswith(".cmake") or not path.is_file() or not os.access(path, os.X_OK):
@@ -83,8 +95,9 @@ def _from_ninja(obj: str, directory: str) -> Command | None:
         for segment in commands[-1].split(" && "):
             command = _command(segment, str(root))
             if command is not None and command.output == output:
-                return command
-    return None
+                found.append(command)
+                break
+    return found
 
 
 def _run(args: list[str], cwd: Path) -> str:

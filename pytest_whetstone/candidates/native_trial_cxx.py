@@ -23,7 +23,7 @@ from xml.etree import ElementTree
 
 from ..build.compdb import Command, CompileDatabase
 from ..build.gate import HEADER_EXT, Gate, _relink_args
-from ..build.linkinfo import link_for_object
+from ..build.linkinfo import is_shared, link_for_object, shared_links_for_object
 from ..locate.native_names import gtest_names, is_test_file
 from ..locate.native_tests import Workspace, _find_gtest_file
 from ..process import run_bounded
@@ -71,6 +71,8 @@ class CxxTrial:
         self._members: dict[str, set[str]] = {}
         self._last: tuple[tuple[str, str], _Build | str] | None = None
         self._env_for: dict[str, str] = {}  # scratch binary -> the directory of its relinked shared libraries
+        self._obj_dirs: dict[str, str] = {}  # real object -> the directory its compile ran in
+        self._shared_links: dict[str, list[Command]] = {}  # real object -> the build's own .so links of it
 
     # ----------------------------------------------------------------- protocol
 
@@ -172,6 +174,7 @@ class CxxTrial:
                 why = f"{first.file_path}:{first.line}: {first.message}" if first else unit.output.strip()[:200]
                 return f"does not compile: {why}"
             replaced[real_obj] = str(obj)
+            self._obj_dirs.setdefault(real_obj, command.directory)
         libs = self._relink_shared(replaced, objdir)
         if isinstance(libs, str):
             return libs
@@ -198,8 +201,16 @@ class CxxTrial:
         """Project shared libraries built from a replaced object, relinked into ``objdir/lib`` under their
         own file names (the test binaries find them there through LD_LIBRARY_PATH)."""
         done: set[str] = set()
-        for link in self.db.links():
-            if not link.output or not any(a in ("-shared", "-dynamiclib") for a in link.arguments):
+        links = list(self.db.links())
+        if not any(is_shared(link) for link in links):
+            # a compiler launcher recorded no link: the build system's own commands (ninja, link.txt)
+            for real_obj in replaced:
+                if real_obj not in self._shared_links:
+                    self._shared_links[real_obj] = shared_links_for_object(
+                        real_obj, self._obj_dirs.get(real_obj, str(self.workspace)))
+                links += self._shared_links[real_obj]
+        for link in links:
+            if not link.output or not is_shared(link):
                 continue
             real = os.path.realpath(os.path.join(link.directory, link.output))
             if real in done or not any(r in replaced for r in self._inputs(link)):
