@@ -423,6 +423,8 @@ def result_from_dict(data: dict[str, Any]) -> ParseResult:
         xpass_count=int(data.get("xpass_count", 0)),
         uncounted_errors=max(0, int(data.get("reported_error_count", 0))
                              - sum(1 for e in data.get("build_errors", []) if e.get("severity") == "error")),
+        uncounted_warnings=max(0, int(data.get("warning_count", 0))
+                               - sum(1 for e in data.get("build_errors", []) if e.get("severity") == "warning")),
         tools=list(data.get("tools", [])),
     )
 
@@ -523,7 +525,7 @@ def _document_batches(
     into.pass_count, into.fail_count, into.skip_count = whole.pass_count, whole.fail_count, whole.skip_count
     into.test_error_count, into.xfail_count, into.xpass_count = whole.test_error_count, whole.xfail_count, \
         whole.xpass_count
-    into.uncounted_errors = whole.uncounted_errors
+    into.uncounted_errors, into.uncounted_warnings = whole.uncounted_errors, whole.uncounted_warnings
     into.tools, into.clean_tus = whole.tools, whole.clean_tus
     yield [*whole.build_errors, *whole.test_failures]
 

@@ -49,11 +49,13 @@ from .gcc_text import (
     SourceLines,
     _colon_facts,
     _DiagFacts,
+    command_compiler,
     command_failed,
     find_symbol,
     split_flag,
 )
 from .notes import make_note, note_at
+from .tally import Tallies
 
 # _diagnostic builds its records positionally, three times cheaper than by keyword on
 # the hot path of a big log; this pins the field order and defaults it relies on.
@@ -70,7 +72,6 @@ del _DEFAULTS
 
 _MAX_NOTES = 64
 _TIDY_STARTS = ("Error while processing ", "Suppressed ", "Use -header-filter=", "Found compiler error")
-_ERRORS_SAID = re.compile(r"(\d+) errors? generated")
 _MAX_CONTEXT = 32
 _MAX_RAW_LINES = 200
 _MAX_UNDECIDED = 4096
@@ -92,8 +93,8 @@ class GccParser(LineParser):
         self.expect = ""  # clang echo: "source" -> "caret" -> "hint"
         self.flavor = ""  # sticky: the last flavour proven by evidence
         self.pending_notes: list[str] = []  # include chain / instantiation context
-        self.errors_seen = 0  # error records since clang last said "N errors generated."
-        self.last_tally = 0  # errors the last such line counted beyond the records
+        self.tallies = Tallies(result, ctx)  # clang's "N warnings and M errors generated."
+        self.tallied = False  # the open record is a compiler's diagnostic (a driver's line is not)
         self.pending_tu = ""
         self.chain_style = ""  # "gcc" ("from" continuation lines) or "clang"
         self.scope: dict[str, str] = {}  # file -> function named by gcc's "In function"
@@ -137,7 +138,7 @@ class GccParser(LineParser):
         elif c0.isdigit() and line.endswith("generated.") and _GENERATED.match(line):
             self._finish()
             self._decide("clang")
-            self._tally(line)
+            self.tallies.said(line)
             return True
         return self._feed_rest(line)
 
@@ -288,6 +289,8 @@ class GccParser(LineParser):
         path, line_no, col, sev, message, code, ice, flavor, symbol, linkerish, stripped, is_source, echo = facts
         if linkerish:
             return False  # gold prints "x.c:5: error: undefined reference": the linker's
+        if sev == "note" and self.rec is None and self._late_note(path, line_no, col, message, code, stripped):
+            return True
         if self.rec is not None:
             if sev == "note":
                 if self.pending_notes:
@@ -333,6 +336,7 @@ class GccParser(LineParser):
         self.in_note = False
         self.expect = "source" if echo else ""
         self.rec_flavor = flavor
+        self.tallied = True
         return True
 
     def _open(self, rec: BuildErrorRecord, printed_path: str, symbol: str | None = None) -> None:
@@ -360,6 +364,23 @@ class GccParser(LineParser):
         self.rec = rec
         self.in_note = False
         self.expect = "source" if printed_path and not printed_path.startswith("<") else ""
+
+    def _late_note(self, path: str, line_no: int, col: int, message: str, code: str, stripped: str) -> bool:
+        """A note after its record was closed (make -j put another job's line between them):
+        it still belongs to the last diagnostic, not a record of its own."""
+        last = self.last
+        if last is None or last.severity == "note" or last.tool not in ("gcc", "clang", "clang_tidy"):
+            return False
+        if self.pending_notes:
+            last.notes.extend(make_note(t, self.ctx) for t in self.pending_notes[:_MAX_NOTES])
+            self.pending_notes = []
+            self.pending_tu = ""
+            self.chain_style = ""
+        if len(last.notes) < _MAX_NOTES:
+            last.notes.append(note_at(self.ctx, path, line_no, col, f"{message} [{code}]" if code else message))
+        if last.raw.count("\n") < _MAX_RAW_LINES:
+            last.raw += "\n" + stripped
+        return True
 
     def _chain_to_note(self, printed_path: str) -> None:
         """The include chain (or instantiation context) printed before a note of the open
@@ -419,6 +440,7 @@ class GccParser(LineParser):
             rec.symbol = missing.group("a") or missing.group(2) or ""
         self._open(rec, "")
         self.rec_flavor = flavor
+        self.tallied = False  # the driver's own line: no translation unit's tally counts it
         self._decide(flavor)
         return True
 
@@ -443,6 +465,7 @@ class GccParser(LineParser):
         rec = BuildErrorRecord(tool="clang", severity=sev, error_code=code, message=message, raw=line)
         self._open(rec, "")
         self.rec_flavor = "clang" if (code or self.flavor == "clang" or self.ctx.tool_hint == "clang") else ""
+        self.tallied = True  # cc1 speaking without a location: its unit's tally counts it
         return True
 
     def _scope(self, facts: tuple[str, str, str]) -> bool:
@@ -543,6 +566,9 @@ class GccParser(LineParser):
             if self.undecided:
                 self._decide(flavor)
             rec.tool = flavor
+        elif self.ctx.last_command and (said := command_compiler(self.ctx.last_command)) and \
+                self.ctx.tool_hint not in ("gcc", "clang"):
+            rec.tool = said  # the record says nothing, the compile command make echoed does
         else:
             rec.tool = self._fallback()
             if len(self.undecided) >= _MAX_UNDECIDED:
@@ -551,29 +577,17 @@ class GccParser(LineParser):
         if rec.error_code[:1].isalpha():
             self.result.saw("clang_tidy")
             rec.tool = "clang_tidy"  # a check name ([bugprone-...], [clang-diagnostic-error]), not a -W flag
-        if rec.severity == "error":
-            self.errors_seen += 1
+            self.tallies.tidy_speaks()
+        elif self.tallied and flavor != "gcc":
+            self.tallies.record(rec.severity)
         self.result.build_errors.append(rec)
         self.last = rec
 
-    def _tally(self, line: str) -> None:
-        """clang's "N errors generated.": errors it counted that printed no diagnostic of
-        their own (the "too many errors emitted" stop) still count."""
-        said = _ERRORS_SAID.search(line)
-        self.last_tally = 0
-        if said:
-            self.last_tally = max(0, int(said.group(1)) - self.errors_seen - self.ctx.structured_errors)
-            self.result.uncounted_errors += self.last_tally
-        self.errors_seen = 0
-        self.ctx.structured_errors = 0
-
     def _tidy_line(self, line: str) -> bool:
-        """clang-tidy's own lines.  It prints "N errors generated." *before* the diagnostics
-        it counts: "Error while processing" says so, and the tally's credit is taken back."""
+        """clang-tidy's own lines ("Suppressed N warnings", "Error while processing"): the
+        tallies before them were clang-tidy's, printed before the diagnostics they count."""
         self._finish()
-        if line.startswith("Error while processing "):
-            self.result.uncounted_errors -= self.last_tally
-            self.last_tally = 0
+        self.tallies.tidy_speaks()
         return True
 
     def _emit_now(self, rec: BuildErrorRecord) -> None:

@@ -42,9 +42,15 @@ _GOLD_FUNC = re.compile(
 _REF = re.compile(r">>> (?:referenced by|defined at) (?P<loc>.+)")
 _REF_OBJ = re.compile(r">>>\s+\S.*?:\((?P<func>[^)]+)\)$")
 _LINKERISH = re.compile(
-    r"undefined reference to|multiple definition of|undefined symbol|duplicate symbol|relocation \S+ against"
+    r"undefined reference to|multiple definition of|undefined (?:hidden |internal |protected )?symbol"
+    r"|duplicate symbol|relocation \S+ against"
 )
-_UNDEFINED = re.compile(r"undefined (?:reference to|symbol:?) [`‘']?(?P<sym>.+?)['’]?$")
+# lld names the visibility of a symbol no object defines: "undefined hidden symbol: luaH_new"
+_UNDEFINED = re.compile(r"undefined (?:reference to|(?:hidden |internal |protected )?symbol:?) [`‘']?(?P<sym>.+?)['’]?$")
+_LLD_RECORD = re.compile(r"(?:undefined (?:hidden |internal |protected )?symbol|duplicate symbol)")
+# binutils quote a name `so' (gcc and clang never do): a glibc link-time warning, with -g at
+# "file:line: warning: the use of `tmpnam' is dangerous ..."
+_BINUTILS_QUOTED = re.compile(r"`[^`'\s]+'")
 _DUPLICATE = re.compile(
     r"(?:multiple definition of [`‘'](?P<a>[^'’]+)['’]|duplicate symbol: (?:\S+\.o: )*(?P<b>\S.*))"
 )
@@ -109,7 +115,9 @@ class LinkerParser(LineParser):
             self._section_record("error", m, line)
             return True
         m = _GOLD_FUNC.match(line)
-        if m and _LINKERISH.search(m.group("msg")):
+        if m:
+            # gold: "x.o:x.c:function f: error: undefined reference to 'g'", and the glibc
+            # link-time warnings: "x.o:x.c:function f: warning: the use of `tmpnam' is dangerous"
             self._record(m.group("sev"), m.group("file") or "", 0, m.group("msg"), line, m.group("func"))
             return True
         m = _IN_FUNCTION.match(line)
@@ -118,7 +126,7 @@ class LinkerParser(LineParser):
             self.function = m.group("func")
             return True
         m = _LINE_LOC.match(line)
-        if m and _LINKERISH.match(m.group("msg")):
+        if m and (_LINKERISH.match(m.group("msg")) or (m.group("sev") and _BINUTILS_QUOTED.search(m.group("msg")))):
             self._record(m.group("sev") or "error", m.group("file"), int(m.group("line")), m.group("msg"), line)
             return True
         return False
@@ -142,15 +150,19 @@ class LinkerParser(LineParser):
             rest = rest[7:]
         elif rest.startswith("warning: "):
             sev, rest = "warning", rest[9:]
-        elif rest.startswith("note: ") or rest.endswith("previous definition here"):
+        elif rest.startswith(("note: ", "NOTE: ")) or rest.endswith("previous definition here"):
             if self.rec is not None or self.result.build_errors:
                 target = self.rec or self.result.build_errors[-1]
                 if target.tool == "linker" and len(target.notes) < 64:
-                    target.notes.append(self._object_note(rest[6:] if rest.startswith("note: ") else rest))
+                    target.notes.append(self._object_note(rest[6:]) if rest[:6].lower() == "note: "
+                                        else self._object_note(rest))
                     return True
             sev = "note"
         elif len(rest.split()) < 2:
             return True  # a cut-off line ("mold: erro"): nothing to report
+        if rest.startswith("too many errors emitted"):
+            self._close()
+            return True  # lld's --error-limit stop: a summary of the errors above, not one of its own
         m = _SECTION_LOC.match(rest)
         if m:
             self._section_record(sev, m, line)
@@ -163,8 +175,8 @@ class LinkerParser(LineParser):
         if obj and obj.lastindex == 2:
             sev = obj.group(2)  # bfd: "a.o: warning: relocation against `x' in read-only section"
         self._record(sev, obj.group(1) if obj else "", 0, rest[obj.end():] if obj else rest, line, "-")
-        if rest.startswith(("undefined symbol", "duplicate symbol")):
-            self.refs = 0
+        if _LLD_RECORD.match(rest):
+            self.refs = 0  # its ">>>" lines follow
         else:
             self._close()
         return True
@@ -224,7 +236,11 @@ class LinkerParser(LineParser):
     def _section_record(self, sev: str, m: re.Match[str], raw: str) -> None:
         # "in function" context covers code relocations only, not data definitions.
         in_code = m.group("sect").startswith(".text")
-        self._record(sev, m.group("file") or "", 0, m.group("msg"), raw, "" if in_code else "-")
+        msg = m.group("msg")
+        if msg.startswith("warning: "):
+            # bfd's glibc link-time warning: "x.c:(.text+0x15f): warning: the use of `tmpnam' is dangerous"
+            sev, msg = "warning", msg[9:]
+        self._record(sev, m.group("file") or "", 0, msg, raw, "" if in_code else "-")
 
     def _record(self, sev: str, path: str, line_no: int, message: str, raw: str, func: str = "") -> None:
         self._close()
