@@ -151,6 +151,50 @@ def test_gcc_driver_note_is_a_note_not_a_record() -> None:
     assert (result.reported_error_count, result.warning_count) == (4, 1)
 
 
+@pytest.mark.parametrize("case", ["setuptools/crc32c_pip_gcc", "setuptools/crc32c_pip_verbose_gcc",
+                                  "setuptools/crc32c_pip_clang", "setuptools/crc32c_setup_py_gcc"])
+def test_pip_framed_build_output_reads_as_the_compiler_printed_it(case: str) -> None:
+    # pip indents the build's output (6 spaces in its failure box, 2 with -v); its own lines
+    # ("error: subprocess-exited-with-error", "ERROR: Failed building wheel for crc32c") and
+    # setuptools' ("error: command '/usr/bin/gcc' failed", "warning: build_py: byte-compiling
+    # is disabled") are no diagnostics
+    label, result = _parse(case)
+    assert result.build_errors and all(r.file_path.startswith("src/crc32c/ext/") for r in result.build_errors)
+    assert all(r.tool in ("gcc", "clang") for r in result.build_errors)
+    assert (result.reported_error_count, result.warning_count) == (label["error_count"], label["warning_count"])
+    gcc = [r for r in result.build_errors if r.tool == "gcc"]
+    if gcc:
+        assert any(r.context_lines for r in gcc)  # the source echo, unframed too
+
+
+def test_pip_frame_across_blocks_and_in_every_reader(tmp_path: Path) -> None:
+    from pytest_whetstone.parse import iter_parse_file, parse_file, parse_lines
+
+    framed = (DEV / "setuptools/crc32c_pip_gcc.log").read_text()
+    head = "".join(f"cc -c module_{i}.c -o module_{i}.o\n" for i in range(60_000))  # past one 1 MB chunk
+    text = head + framed
+    want = [(r.file_path, r.line, r.message) for r in parse_text(framed).build_errors]
+    assert [(r.file_path, r.line, r.message) for r in parse_text(text).build_errors] == want
+    assert [(r.file_path, r.line, r.message) for r in parse_lines(text.splitlines()).build_errors] == want
+    (tmp_path / "pip.log").write_text(text)
+    assert [(r.file_path, r.line, r.message) for r in parse_file(str(tmp_path / "pip.log")).build_errors] == want
+    assert [(r.file_path, r.line, r.message) for r in iter_parse_file(str(tmp_path / "pip.log"))] == want
+
+
+def test_pip_summary_alone_is_one_record() -> None:
+    # nothing in the log says why the wheel failed: the failure is not silent, and said once
+    text = "  ERROR: Failed building wheel for crc32c\nFailed to build crc32c\nERROR: Failed to build one or more wheels\n"
+    [rec] = parse_text(text).build_errors
+    assert (rec.severity, rec.message) == ("error", "ERROR: Failed building wheel for crc32c")
+
+
+def test_setuptools_flagless_warning_is_no_diagnostic() -> None:
+    text = ("warning: no previously-included files matching '*.pyc' found anywhere in distribution\n"
+            "warning: unknown warning option '-Wbogus' [-Wunknown-warning-option]\n")
+    [rec] = parse_text(text).build_errors  # clang's cc1 speaks without a location only with its flag
+    assert rec.error_code == "-Wunknown-warning-option"
+
+
 # ----------------------------------------------------------------------- fuzz: new paths
 
 DEV_LINES = [line for log in LOGS for line in log.read_text(encoding="utf-8", errors="replace").splitlines()]
@@ -164,6 +208,9 @@ SHAPES = [
     "ld.lld: error: undefined hidden symbol: luaH_getn", ">>> referenced by lapi.c", ">>>               lapi.o:(x)",
     "ld.lld: error: too many errors emitted, stopping now (use -error-limit=0 to see all errors)",
     "clang -Wall -c b.c -o b.o", "x.c:1:2: note: expanded from macro 'M'", "cc1: note: unrecognized option",
+    "  ╰─> [57 lines of output]", "      [end of output]", "  Running command Building wheel for x",
+    "      x.c:3:5: error: y", "  error: subprocess-exited-with-error", "  ERROR: Failed building wheel for x",
+    "warning: no previously-included files matching '*.pyc' found anywhere in distribution",
 ]
 
 

@@ -55,6 +55,7 @@ from .gcc_text import (
     split_flag,
 )
 from .notes import make_note, note_at
+from .pipframe import explained, pip_summary
 from .tally import Tallies
 
 # _diagnostic builds its records positionally, three times cheaper than by keyword on
@@ -448,9 +449,14 @@ class GccParser(LineParser):
         # clang's cc1 speaks without a location ("error: invalid value 'c99x' in '-std=c99x'").
         sev = _SEVERITY[m.group("sev")]
         msg = m.group("msg")
-        if sev == "note" and self.rec is not None:
-            self._note(line.strip())
-            return True
+        if sev == "note":
+            if self.rec is not None:
+                self._note(line.strip())
+                return True
+            last = self.last
+            if last is not None and last.severity != "note" and len(last.notes) < _MAX_NOTES:
+                last.notes.append(make_note(line.strip(), self.ctx))  # the last diagnostic's, as a late note
+                return True
         if msg.startswith("too many errors emitted"):
             self._finish()
             return True  # clang's -ferror-limit summary
@@ -460,8 +466,17 @@ class GccParser(LineParser):
             if not self.command_gate.explained(self.result):
                 self._emit_now(BuildErrorRecord(tool=tool, severity="error", message=msg, raw=line))
             return True
-        self._finish()
+        if pip_summary(line):  # pip's: "error: subprocess-exited-with-error"
+            self._finish()
+            if not explained(self.result, line):
+                self._emit_now(BuildErrorRecord(tool="unknown", severity="error", message=msg, raw=line))
+            return True
         message, code = split_flag(msg)
+        if sev == "warning" and not code:
+            # a compiler speaks without a location only with its flag ("[-Wunknown-warning-option]");
+            # setuptools' "warning: no previously-included files matching ..." is no diagnostic
+            return False
+        self._finish()
         rec = BuildErrorRecord(tool="clang", severity=sev, error_code=code, message=message, raw=line)
         self._open(rec, "")
         self.rec_flavor = "clang" if (code or self.flavor == "clang" or self.ctx.tool_hint == "clang") else ""
