@@ -127,6 +127,17 @@ def test_clang_tidy_tallies_before_its_records_add_nothing() -> None:
     assert (result.reported_error_count, result.warning_count) == (0, 189) == (0, 6041 - 5852)
 
 
+def test_clang_tidy_warnings_as_errors() -> None:
+    # "[readability-magic-numbers,-warnings-as-errors]", then "18 warnings treated as errors"
+    _, result = _parse("clang_tidy/lua_warnings_as_errors")
+    errors = [r for r in result.build_errors if r.severity == "error"]
+    assert len(errors) == 18
+    for rec in errors:
+        assert (rec.tool, rec.error_code) == ("clang_tidy", "readability-magic-numbers,-warnings-as-errors")
+        assert rec.is_lint and rec.is_failure and not rec.message.endswith("]")
+    assert (result.reported_error_count, result.warning_count) == (18, 1126 - 1107 - 18)
+
+
 def test_compiler_of_the_echoed_command_decides_when_the_record_cannot() -> None:
     # clang -fno-caret-diagnostics -fno-show-column: no caret, no tally, plain 'quotes'
     _, result = _parse("clang/lua_no_caret")

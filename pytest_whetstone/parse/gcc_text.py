@@ -21,7 +21,7 @@ from .base import ParseContext
 
 _FLAG = re.compile(
     r"\s\[(?P<code>(?:-W|-f|-pedantic|-Werror)[\w+=,.<>#-]*(?:,-W[\w+=.#-]*)*"
-    r"|[a-z][a-z0-9]*(?:-[a-zA-Z0-9.]+)+(?:,[a-z][a-zA-Z0-9.-]+)*)\]$"
+    r"|[a-z][a-z0-9]*(?:-[a-zA-Z0-9.]+)+(?:,-?[a-z][a-zA-Z0-9.-]+)*)\]$"
 )
 _QUOTED = "[‘'`\"]([^’'`\"]+)[’'`\"]"
 # (cheap substring test, pattern): the regex only runs when its trigger is present.
