@@ -192,6 +192,15 @@ def test_pip_frame_across_blocks_and_in_every_reader(tmp_path: Path) -> None:
     assert [(r.file_path, r.line, r.message) for r in iter_parse_file(str(tmp_path / "pip.log"))] == want
 
 
+def test_a_pip_box_cut_short_ends_at_pips_own_line() -> None:
+    text = ("  ╰─> [9 lines of output]\n      x.c:1:1: error: expected ';'\n"
+            "make: *** [Makefile:2: all] Error 1\n"
+            "y.c:2:7: warning: unused variable 'b' [-Wunused-variable]\n    2 |   int b;\n      |       ^\n")
+    first, second = parse_text(text).build_errors
+    assert (first.file_path, first.line) == ("x.c", 1)
+    assert second.context_lines == ["    2 |   int b;", "      |       ^"]  # not unframed any more
+
+
 def test_pip_summary_alone_is_one_record() -> None:
     # nothing in the log says why the wheel failed: the failure is not silent, and said once
     text = "  ERROR: Failed building wheel for crc32c\nFailed to build crc32c\nERROR: Failed to build one or more wheels\n"

@@ -551,12 +551,6 @@ def _settled(batches: Iterable[list[Record]], config: Config | None, classify: b
         yield records
 
 
-def _chain_lines(head: str, stream: Any) -> Iterable[str]:
-    """Cleaned lines of head + the rest of the stream, without holding the whole log."""
-    for batch in _stream_batches(head, stream):
-        yield from batch
-
-
 def _stream_batches(head: str, stream: Any, size: int = 1 << 18) -> Iterator[list[str]]:
     """Cleaned lines of head + the rest of the stream, a block at a time (memory: one block).
 

@@ -1,23 +1,12 @@
 """GCC and Clang diagnostics (C and C++), one streaming state machine for both.
 
-A diagnostic is a header ``file:line[:col]: severity: message [-Wflag]``
-followed by lines that belong to it: the source echo and caret/underline
-(``context_lines``), notes (``notes``), fix-its (``fixits``).  Lines that come
-*before* a diagnostic and describe it ("In file included from", gcc's
-"In function 'f':", "In instantiation of", "required from here") are held and
-attached to the next diagnostic.
-
-Summary lines (``N errors generated.``, ``compilation terminated.``,
-``cc1: all warnings being treated as errors``, ``collect2: error: ld returned 1
-exit status``, ``clang: error: linker command failed``) are claimed but are not
-records: they repeat what the real diagnostics said.  The two link summaries
-become a record only when no error record precedes them (the linker's own
-message was lost), so a failed link is never silent.
-
-gcc vs clang: decided per diagnostic from what the compiler printed (gcc's
-``NN |`` source echo, ‘curly quotes’, ``[-Werror=x]``, ``cc1:``, "In function"
-lines; clang's bare caret lines, ``[-Werror,-Wx]``, ``N errors generated.``);
-when nothing tells, the ``--tool`` given wins, then the last flavour seen, then gcc.
+A diagnostic is a header ``file:line[:col]: severity: message [-Wflag]`` followed by the
+lines that belong to it: the source echo and caret (``context_lines``), notes, fix-its.  Lines
+that come *before* a diagnostic and describe it ("In file included from", gcc's "In function
+'f':", "In instantiation of", "required from here") are held for the next one.  Summary lines
+(``collect2: error: ld returned 1 exit status``, ``compilation terminated.``, ...) are claimed
+but are no records, and gcc vs clang is decided per diagnostic from what the compiler printed:
+see docs/parsers.md for both; clang's tallies are :mod:`.tally`'s.
 """
 
 from __future__ import annotations
@@ -52,6 +41,7 @@ from .gcc_text import (
     command_compiler,
     command_failed,
     find_symbol,
+    looks_foreign,
     split_flag,
 )
 from .notes import make_note, note_at
@@ -167,7 +157,7 @@ class GccParser(LineParser):
             return True
         if self.rec is not None:
             expect = self.expect
-            if expect == "source" and not self._looks_foreign(line):
+            if expect == "source" and not looks_foreign(line):
                 self._echo_line(line)  # clang's echo of the source line (a note's goes to raw only)
                 self.expect = "caret"
                 return True
@@ -177,7 +167,7 @@ class GccParser(LineParser):
                 self.rec_flavor = self.rec_flavor or "clang"
                 self.expect = "hint0"
                 return True
-            if expect == "hint0" and not self._looks_foreign(line) and not _COMMAND.match(line):
+            if expect == "hint0" and not looks_foreign(line) and not _COMMAND.match(line):
                 # the fix-it text clang prints under such a caret ("static ")
                 self._echo_line(line)
                 self.expect = ""
@@ -290,7 +280,8 @@ class GccParser(LineParser):
         path, line_no, col, sev, message, code, ice, flavor, symbol, linkerish, stripped, is_source, echo = facts
         if linkerish:
             return False  # gold prints "x.c:5: error: undefined reference": the linker's
-        if sev == "note" and self.rec is None and self._late_note(path, line_no, col, message, code, stripped):
+        if sev == "note" and self.rec is None and self._late_note(
+                note_at(self.ctx, path, line_no, col, f"{message} [{code}]" if code else message), stripped):
             return True
         if self.rec is not None:
             if sev == "note":
@@ -366,19 +357,17 @@ class GccParser(LineParser):
         self.in_note = False
         self.expect = "source" if printed_path and not printed_path.startswith("<") else ""
 
-    def _late_note(self, path: str, line_no: int, col: int, message: str, code: str, stripped: str) -> bool:
-        """A note after its record was closed (make -j put another job's line between them):
-        it still belongs to the last diagnostic, not a record of its own."""
+    def _late_note(self, note: Note, stripped: str) -> bool:
+        """A note after its record was closed (make -j put another job's line between them)
+        still belongs to the last diagnostic, not a record of its own."""
         last = self.last
         if last is None or last.severity == "note" or last.tool not in ("gcc", "clang", "clang_tidy"):
             return False
         if self.pending_notes:
             last.notes.extend(make_note(t, self.ctx) for t in self.pending_notes[:_MAX_NOTES])
-            self.pending_notes = []
-            self.pending_tu = ""
-            self.chain_style = ""
+            self.pending_notes, self.pending_tu, self.chain_style = [], "", ""
         if len(last.notes) < _MAX_NOTES:
-            last.notes.append(note_at(self.ctx, path, line_no, col, f"{message} [{code}]" if code else message))
+            last.notes.append(note)
         if last.raw.count("\n") < _MAX_RAW_LINES:
             last.raw += "\n" + stripped
         return True
@@ -453,9 +442,7 @@ class GccParser(LineParser):
             if self.rec is not None:
                 self._note(line.strip())
                 return True
-            last = self.last
-            if last is not None and last.severity != "note" and len(last.notes) < _MAX_NOTES:
-                last.notes.append(make_note(line.strip(), self.ctx))  # the last diagnostic's, as a late note
+            if self._late_note(make_note(line.strip(), self.ctx), line.strip()):
                 return True
         if msg.startswith("too many errors emitted"):
             self._finish()
@@ -540,11 +527,6 @@ class GccParser(LineParser):
 
     # ------------------------------------------------------------------ helpers
 
-    def _looks_foreign(self, line: str) -> bool:
-        """A line that cannot be clang's echo of a source line."""
-        return line.startswith(("make", "gmake", "ninja:", "CMake", "-- ", "[", "/usr/bin/ld", "collect2",
-                                "ld", "FAILED:", ">>>", "mold:", "===", "PASS", "FAIL", "ok ", "not ok"))
-
     def _add_context(self, line: str) -> None:
         rec = self.rec
         assert rec is not None
@@ -585,7 +567,8 @@ class GccParser(LineParser):
                 self.ctx.tool_hint not in ("gcc", "clang"):
             rec.tool = said  # the record says nothing, the compile command make echoed does
         else:
-            rec.tool = self._fallback()
+            hint = self.ctx.tool_hint
+            rec.tool = hint if hint in ("gcc", "clang") else self.flavor or "gcc"
             if len(self.undecided) >= _MAX_UNDECIDED:
                 self.undecided.clear()
             self.undecided.append(rec)
@@ -608,11 +591,6 @@ class GccParser(LineParser):
     def _emit_now(self, rec: BuildErrorRecord) -> None:
         self.result.build_errors.append(rec)
         self.last = rec
-
-    def _fallback(self) -> str:
-        if self.ctx.tool_hint in ("gcc", "clang"):
-            return self.ctx.tool_hint
-        return self.flavor or "gcc"
 
     def _decide(self, flavor: str) -> None:
         """Evidence of which compiler is talking: settle the records that had none."""

@@ -259,6 +259,15 @@ _DRIVER_MISSING = re.compile(
 )
 
 
+_FOREIGN_STARTS = ("make", "gmake", "ninja:", "CMake", "-- ", "[", "/usr/bin/ld", "collect2", "ld", "FAILED:", ">>>",
+                   "mold:", "===", "PASS", "FAIL", "ok ", "not ok")
+
+
+def looks_foreign(line: str) -> bool:
+    """A line that cannot be clang's echo of a source line."""
+    return line.startswith(_FOREIGN_STARTS)
+
+
 _COMPILER_WORDS = re.compile(r"(?:^|\s)(?:\S*/)?(?:[\w.+-]*-)?(clang\+\+|clang|g\+\+|gcc|cc|c\+\+)(?:-\d+(?:\.\d+)*)?\s")
 
 

@@ -59,10 +59,9 @@ class PipFrames:
                 return inner
             if not line.strip():
                 return ""
-            if not self.box:
-                self.indent = 0  # pip -v: a line of pip's own at a lower indent ends the command's output
-            else:
-                return line
+            # pip indents every line of a frame: one at a lower indent is pip's own again (a box
+            # cut short before "[end of output]", the end of -v's command output)
+            self.indent, self.box = 0, False
         m = _BOX.match(line)
         if m:
             self.indent, self.box = len(m.group(1)) + 4, True
