@@ -152,6 +152,11 @@ def test_a_note_after_another_jobs_line_still_belongs_to_its_record() -> None:
     )
     [rec] = parse_text(text).build_errors
     assert [(n.file_path, n.line, n.col, n.message) for n in rec.notes] == [("m.h", 3, 9, "expanded from macro 'M'")]
+    # the driver's and clang's located-nowhere notes too
+    for note in ("cc1: note: unrecognized command-line option '-Wno-x' may have been intended to silence earlier "
+                 "diagnostics", "note: use 'c99' or 'iso9899:1999' for 'ISO C 1999' standard"):
+        [rec] = parse_text(text.replace("./m.h:3:9: note: expanded from macro 'M'", note)).build_errors
+        assert [(n.file_path, n.line) for n in rec.notes] == [("", 0)]
 
 
 def test_gcc_driver_note_is_a_note_not_a_record() -> None:

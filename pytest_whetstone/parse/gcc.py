@@ -417,9 +417,12 @@ class GccParser(LineParser):
                 # The link failed but the linker's own message is missing: say so once.
                 self._emit_now(BuildErrorRecord(tool="linker", severity="error", message=msg, raw=line))
             return True
-        if sev == "note" and self.rec is not None:
-            self._note(line.strip())
-            return True
+        if sev == "note":
+            if self.rec is not None:
+                self._note(line.strip())
+                return True
+            if self._late_note(make_note(line.strip(), self.ctx), line.strip()):
+                return True  # "cc1: note: ... may have been intended to silence earlier diagnostics"
         self._finish()
         message, code = split_flag(msg)
         rec = BuildErrorRecord(tool=flavor, severity=sev, error_code=code, message=message, raw=line)
