@@ -1,18 +1,21 @@
 """Linker messages: GNU ld (bfd), gold, lld and mold.
 
-Shapes handled (all real output, see tests/fixtures/build/{ld,gold,lld,mold}):
+Shapes handled (all real output, see tests/fixtures/build{,_dev}/{ld,gold,lld,mold}):
 
 - bfd:  ``/usr/bin/ld: x.o: in function `main':`` (context: the function of the
   records that follow), then ``x.c:(.text+0x15): undefined reference to `foo'``
   or, with debug info, ``/abs/x.c:5: undefined reference to `foo'``;
   ``multiple definition of `x'; y.o:(.data+0x0): first defined here``;
-  ``cannot find -lfoo: No such file or directory``.
-- gold: ``x.o:x.c:function main: error: undefined reference to 'foo'``,
+  ``cannot find -lfoo: No such file or directory``; glibc's link-time warnings
+  (``x.c:(.text+0x15f): warning: the use of `tmpnam' is dangerous ...``, with -g at
+  ``/abs/x.c:174:``); ``NOTE: This behaviour is deprecated ...`` (a note of the warning before).
+- gold: ``x.o:x.c:function main: error: undefined reference to 'foo'`` (and ``warning:``),
   ``x.c:5: error: undefined reference to 'foo'``, ``ld.gold: error: cannot find -lfoo``,
   ``ld.gold: x.o: previous definition here`` (a note).
-- lld / mold: ``ld.lld: error: undefined symbol: foo`` followed by ``>>> referenced by
-  x.c:5 (/abs/x.c:5)`` and ``>>>   x.o:(main)`` lines; ``duplicate symbol``;
-  ``unable to find library -lfoo`` / ``mold: fatal: library not found: foo``.
+- lld / mold: ``ld.lld: error: undefined symbol: foo`` (lld: also ``undefined hidden symbol``)
+  followed by ``>>> referenced by x.c:5 (/abs/x.c:5)`` and ``>>>   x.o:(main)`` lines;
+  ``duplicate symbol``; ``unable to find library -lfoo`` / ``mold: fatal: library not found:
+  foo``; lld's ``too many errors emitted, stopping now`` is a summary, no record.
 
 Undefined references and symbols get ``error_type = undefined_symbol`` and the
 symbol; a missing ``-l`` library gets ``missing_dependency`` and the library name.
@@ -28,6 +31,7 @@ import re
 
 from ..records import BuildErrorRecord, Note
 from .base import LineParser, ParseContext, ParseResult
+from .gcc_text import _BINUTILS_QUOTED
 
 _PROG = re.compile(
     r"(?P<prog>(?:\S*/)?(?:[\w.-]+-)?(?:ld(?:\.bfd|\.gold|\.lld|\.mold)?|lld|ld64\.lld|gold|mold)(?:-\d+)?)"
@@ -48,9 +52,6 @@ _LINKERISH = re.compile(
 # lld names the visibility of a symbol no object defines: "undefined hidden symbol: luaH_new"
 _UNDEFINED = re.compile(r"undefined (?:reference to|(?:hidden |internal |protected )?symbol:?) [`‘']?(?P<sym>.+?)['’]?$")
 _LLD_RECORD = re.compile(r"(?:undefined (?:hidden |internal |protected )?symbol|duplicate symbol)")
-# binutils quote a name `so' (gcc and clang never do): a glibc link-time warning, with -g at
-# "file:line: warning: the use of `tmpnam' is dangerous ..."
-_BINUTILS_QUOTED = re.compile(r"`[^`'\s]+'")
 _DUPLICATE = re.compile(
     r"(?:multiple definition of [`‘'](?P<a>[^'’]+)['’]|duplicate symbol: (?:\S+\.o: )*(?P<b>\S.*))"
 )
@@ -126,6 +127,7 @@ class LinkerParser(LineParser):
             self.function = m.group("func")
             return True
         m = _LINE_LOC.match(line)
+        # binutils quote a name `so' (compilers do not): a glibc link-time warning at "file:line:" (-g)
         if m and (_LINKERISH.match(m.group("msg")) or (m.group("sev") and _BINUTILS_QUOTED.search(m.group("msg")))):
             self._record(m.group("sev") or "error", m.group("file"), int(m.group("line")), m.group("msg"), line)
             return True
