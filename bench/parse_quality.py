@@ -181,8 +181,8 @@ def evaluate(corpus: Path = FIXTURES) -> dict[str, Any]:
             c["labelled"] += len(want)
             c["predicted"] += len(got)
             c["matched"] += hits
-        for c in (totals, g):
-            score_extras(labels, result, c, misses, f"{log.parent.name}/{log.name}")
+        for c, said in ((totals, misses), (g, [])):  # each mismatch listed once
+            score_extras(labels, result, c, said, f"{log.parent.name}/{log.name}")
         by_key = {key(r): r for r in got}
         for r in want:
             p = by_key.get(key(r))
@@ -230,11 +230,13 @@ def fpct(total: float, n: int) -> str:
 
 def heldout_report(res: dict[str, Any], corpus: Path) -> str:
     t = res["totals"]
+    heldout = "heldout" in corpus.parts
     lines = [
-        "# Build parser quality, held-out corpus",
+        f"# Build parser quality, {'held-out' if heldout else 'development'} corpus",
         "",
-        f"Corpus: `{corpus.relative_to(ROOT)}` (real tools on code bases the parsers were not developed",
-        "against; see its capture.sh and draft_truth.py). Regenerate with",
+        f"Corpus: `{corpus.relative_to(ROOT)}` (real tools on code bases "
+        + ("the parsers were not developed against; see its capture.sh and draft_truth.py). Regenerate with"
+           if heldout else "no other corpus uses; see its capture.py and draft_labels.py). Regenerate with"),
         f"`python bench/parse_quality.py --corpus {corpus.relative_to(ROOT)} --out ...`.",
         "",
         f"Files: {t['files']}, labelled records: {t['labelled']}, labelled notes: {t['notes']}.",

@@ -250,8 +250,13 @@ class BuildErrorRecord(Record):
     @property
     def is_failure(self) -> bool:
         """A non-lint error fails a gate (classify by tag, not severity); so does lint the
-        compiler itself turned into an error (``[-Werror=unused-variable]``): it failed the build."""
-        return self.severity == "error" and (not self.is_lint or self.error_code.startswith("-Werror"))
+        tool itself turned into an error (``[-Werror=unused-variable]``, ``[-Werror,-Wshadow]``,
+        ``-pedantic-errors``' ``[-Wpedantic]``, a permissive error such as ``[-Wint-conversion]``,
+        clang-tidy's ``[check,-warnings-as-errors]``): it failed the build.  Only lint a
+        configuration rule declared, with no flag of the tool's own, stays out."""
+        code = self.error_code
+        return self.severity == "error" and (
+            not self.is_lint or code.startswith("-W") or code.endswith("-warnings-as-errors"))
 
 
 # --------------------------------------------------------------------------- tests

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from pytest_whetstone.classify import classify_build, is_lint
 from pytest_whetstone.config import Config, Rule
 from pytest_whetstone.parse import parse_text
@@ -131,14 +133,14 @@ def test_user_rule_wins() -> None:
     assert classify_build(rec, cfg).error_type == "resource_limit"
 
 
-def test_cmake_dev_and_deprecation_warnings_are_lint() -> None:
+def test_cmake_deprecation_warnings_are_lint_dev_warnings_are_not() -> None:
     text = (
         "CMake Warning (dev) at CMakeLists.txt:4 (message):\n  fix the build before release\n"
         "This warning is for project developers.  Use -Wno-dev to suppress it.\n\n"
         "CMake Deprecation Warning at CMakeLists.txt:5 (message):\n  old_option is deprecated\n\n"
     )
     records = parse_text(text).build_errors
-    assert [(r.error_code, r.is_lint) for r in records] == [("-Wdev", True), ("-Wdeprecated", True)]
+    assert [(r.error_code, r.is_lint) for r in records] == [("-Wdev", False), ("-Wdeprecated", True)]
 
 
 STYLE_PROGRAM = """\
@@ -162,7 +164,6 @@ int main(int argc, char **argv) {
 def _compiler_output(tmp_path, argv: list[str]) -> str:
     import shutil
 
-    import pytest
     from cfamily_support import compile_output
 
     if shutil.which(argv[0]) is None:
@@ -171,13 +172,42 @@ def _compiler_output(tmp_path, argv: list[str]) -> str:
     return compile_output(tmp_path, [*argv, "-c", "style.c", "-o", "style.o"])[1]
 
 
-def test_style_only_warnings_of_real_compilers_are_lint(tmp_path) -> None:
-    # gcc's traditional-C and cast style warnings, clang -Weverything's reserved-name,
-    # C89 declaration-order and switch-default style warnings: lint, not failures.
+def test_style_warnings_of_real_compilers_follow_the_one_lint_list(tmp_path) -> None:
+    # gcc's traditional-C conversion warning, clang -Weverything's reserved-name and C89
+    # declaration-order warnings are on the list (lint, not failures); a bad function cast
+    # and a default label in a covered switch may hide a defect: not lint.
     gcc = _compiler_output(tmp_path, ["gcc", "-std=c99", "-Wtraditional-conversion", "-Wbad-function-cast"])
     clang = _compiler_output(tmp_path, ["clang", "-std=c99", "-Weverything"])
     records = [r for r in parse_text(gcc + clang).build_errors if r.severity == "warning"]
     codes = {r.error_code: r.is_lint for r in records}
-    for code in ("-Wtraditional-conversion", "-Wbad-function-cast", "-Wreserved-identifier",
-                 "-Wdeclaration-after-statement", "-Wcovered-switch-default"):
+    for code in ("-Wtraditional-conversion", "-Wreserved-identifier", "-Wdeclaration-after-statement"):
         assert codes.get(code) is True, (code, codes)
+    for code in ("-Wbad-function-cast", "-Wcovered-switch-default"):
+        assert codes.get(code) is False, (code, codes)
+
+
+@pytest.mark.parametrize(("code", "lint"), [
+    ("-Wunused-but-set-variable", True), ("-Werror=unused-variable", True), ("-Werror,-Wsign-compare", True),
+    ("-Wimplicit-int-conversion", True), ("-Wint-conversion", True), ("-Wformat=", False),
+    ("-Wformat-nonliteral", False), ("-Wmissing-field-initializers", False), ("-Wanalyzer-malloc-leak", False),
+    ("-Wcpp", False), ("-W#warnings", False), ("-Wunknown-warning-option", False), ("-Wpadded", True),
+    ("-Wimplicit-fallthrough=", True), ("-Wvla", True), ("-Wundef", True), ("readability-magic-numbers", True),
+    ("bugprone-narrowing-conversions", True), ("bugprone-easily-swappable-parameters", False),
+    ("misc-unused-parameters", True), ("TS6133", False), ("", False),
+])
+def test_lint_is_the_flag_on_the_one_list(code: str, lint: bool) -> None:
+    for severity in ("warning", "error"):  # by tag, never by severity or wording
+        record = BuildErrorRecord(severity=severity, error_code=code, message="unused variable 'x' is deprecated")
+        assert is_lint(record) is lint, (code, severity)
+        assert classify_build(record).is_lint is lint
+
+
+def test_lint_the_tool_made_an_error_fails_the_build() -> None:
+    # -Werror=, -Werror,-W, -pedantic-errors, a permissive error (gcc 14's -Wint-conversion),
+    # clang-tidy's -warnings-as-errors: the build failed on them
+    for code in ("-Werror=unused-variable", "-Werror,-Wshadow", "-Wpedantic", "-Wint-conversion",
+                 "readability-magic-numbers,-warnings-as-errors"):
+        record = classify_build(BuildErrorRecord(severity="error", error_code=code))
+        assert record.is_lint and record.is_failure, code
+    # lint a configuration rule declared, with no flag of the tool's own, does not
+    assert not BuildErrorRecord(severity="error", is_lint=True).is_failure

@@ -16,7 +16,7 @@ from pytest_whetstone.classify.prefilter import (
 )
 
 PATTERNS = [p for _, p in classify._BUILD_PATTERNS] + [p for _, p in classify._TEST_PATTERNS] + [
-    classify._LINT_MESSAGE, classify._ASSERTION, classify._EXCEPTION]
+    classify._ASSERTION, classify._EXCEPTION]
 
 # Pieces of the patterns' own words in mixed case, the letters re.I folds oddly, and noise.
 WORDS = ["Undefined Reference", "EXPECTED ‘;’ before", "No Such File", "Timed Out", "assert", "Traceback",

@@ -87,7 +87,9 @@ def test_make_log_with_a_sarif_document_per_compile() -> None:
     assert (result.reported_error_count, result.warning_count) == _tallies(text) == (5, 6)
     assert {r.translation_unit for r in result.build_errors if r.file_path.endswith(".c")} == {
         "undeclared.c", "fixit.c", "warnings.c"}
-    assert [r.is_lint for r in result.build_errors if r.file_path == "warnings.c"] == [False, True, True, False, True]
+    # clang 22's SARIF names a rule by number ("7650"), not by its flag: lint is decided by the
+    # flag alone, so none of these is lint (the text form's [-Wunused-variable] would be)
+    assert [r.is_lint for r in result.build_errors if r.file_path == "warnings.c"] == [False] * 5
     # make's "*** [Makefile:8: undeclared.o] Error 1" lines are explained by the records
     assert all(r.tool == "clang" for r in result.build_errors)
 

@@ -99,32 +99,22 @@ _BUILD_PATTERNS: list[tuple[str, FoldedPattern]] = [
     ),
 ]
 
-# Warning flags whose diagnostics are lint: style, unused, deprecated and the like.
-_LINT_FLAG = re.compile(
-    r"-W(?:error=)?(?:unused[\w-]*|deprecated[\w-]*|shadow[\w-]*|pedantic|format-[\w-]*"
-    r"|missing-(?:prototypes|declarations|field-initializers|braces|variable-declarations)"
-    r"|sign-compare|sign-conversion|conversion|float-equal|cast-qual|cast-align|padded"
-    r"|documentation[\w-]*|comment|parentheses|misleading-indentation|empty-body"
-    r"|old-style[\w-]*|strict-prototypes|redundant-decls|unreachable-code[\w-]*"
-    r"|extra-semi[\w-]*|newline-eof|c\+\+\d+-compat[\w-]*|c\+\+\d+-extensions|gnu[\w-]*"
-    r"|zero-length-array|variadic-macros|long-long|write-strings|switch-enum|switch-default"
-    r"|implicit-fallthrough|unknown-pragmas|reorder[\w-]*|overloaded-virtual|nested-anon-types"
-    r"|language-extension-token|undef|cpp|useless-cast|double-promotion|inline|dev|comments?"
-    r"|traditional[\w-]*|bad-function-cast|reserved-(?:macro-)?identifier|declaration-after-statement"
-    r"|covered-switch-default|#warnings|#pragma-messages)\b"
-)
-# clang-tidy checks about style and hygiene (the rest, bugprone-, cert-, clang-analyzer-, ... find defects).
-_TIDY_STYLE = re.compile(
-    r"(?:readability|modernize|llvm|llvmlibc|google-readability|misc-unused|misc-include-cleaner"
-    r"|cppcoreguidelines-avoid-magic-numbers|hicpp-braces-around-statements)-?"
+# The one list of lint: a diagnostic is lint when its flag or check (a ``-Werror=`` prefix removed)
+# names a style or hygiene class.  Searched anywhere in the flag, so ``-Wunused-but-set-variable``,
+# ``-Werror,-Wsign-compare``, ``-Wimplicit-int-conversion``, clang-tidy's ``readability-*`` and
+# ``bugprone-narrowing-conversions`` are lint; defects (``-Wformat=``, ``-Wmissing-field-initializers``,
+# ``-Wanalyzer-*``, ``bugprone-*``, ``-W#warnings``) are not.  The message is never read: lint is
+# decided by tag, not by wording or severity.
+LINT_FLAG = re.compile(
+    r"unused|deprecated|shadow|sign-compare|parentheses|readability-|modernize-|misc-unused|padded"
+    r"|declaration-after-statement|pedantic|comment|strict-prototypes|missing-prototypes|cast-qual"
+    r"|reserved-identifier|reserved-macro|documentation|extra-semi|missing-variable|implicit-fallthrough"
+    r"|sign-conversion|conversion|newline-eof|c99|c\+\+98|long-long|vla|switch-enum|cast-align|undef"
+    r"|unsafe-buffer"
 )
 # Notes in which the compiler names the header an undeclared name lives in.
 _INCLUDE_HINT = re.compile(
     r"is defined in header|include (?:the header )?[‘'<]|did you forget to [‘']#include|#include <[^>]+>"
-)
-_LINT_MESSAGE = FoldedPattern(
-    r"\bunused\b|\bdeprecated\b|set but not used|defined but not used|declared but never"
-    r"|\[readability-|\[modernize-|\[cppcoreguidelines-|\[google-|\[llvm-|\[hicpp-|\[misc-unused",
 )
 
 _TEST_PATTERNS: list[tuple[str, FoldedPattern]] = [
@@ -184,7 +174,7 @@ _ASSERTION_EXCEPTIONS = ("AssertionError", "Failed", "AssertionError [ERR_ASSERT
 # "‘y’ undeclared" share one cache entry, so a log with thousands of errors runs
 # the (slow, case-insensitive) patterns once per message shape.
 _QUOTED_NAME = re.compile(r"[‘'\"][^’'\"\n]{0,200}[’'\"]")
-_TYPE_CACHE: dict[tuple[str, str], tuple[str, bool]] = {}
+_TYPE_CACHE: dict[str, str] = {}
 _FLAG_CACHE: dict[str, bool] = {}
 
 
@@ -193,20 +183,18 @@ def _shape(text: str) -> str:
     return _QUOTED_NAME.sub("'_'", text) if ("'" in text or "‘" in text or '"' in text) else text
 
 
-def _message_facts(severity: str, text: str) -> tuple[str, bool]:
-    """(error_type from the message alone or "", lint-by-message) for one message shape."""
-    hit = _TYPE_CACHE.get((severity, text))
+def _message_type(text: str) -> str:
+    """error_type from the message alone, or "", cached per message shape."""
+    hit = _TYPE_CACHE.get(text)
     if hit is not None:
         return hit
-    key = (severity, _shape(text))
+    key = _shape(text)
     hit = _TYPE_CACHE.get(key)
     if hit is None:
-        lowered = lowered_for_search(text)
-        found = _first_build_type(text, lowered)
-        hit = (found, severity == "warning" and _LINT_MESSAGE.found_in(text, lowered))
+        hit = _first_build_type(text, lowered_for_search(text))
     if len(_TYPE_CACHE) > 8192:
         _TYPE_CACHE.clear()
-    _TYPE_CACHE[key] = _TYPE_CACHE[(severity, text)] = hit
+    _TYPE_CACHE[key] = _TYPE_CACHE[text] = hit
     return hit
 
 
@@ -228,8 +216,8 @@ def classify_build(record: BuildErrorRecord, config: Config | None = None) -> Bu
             return record
         if rule.is_lint is not None and not rule.error_type and rule.pattern.search(record.raw or text):
             record.is_lint = rule.is_lint
-    found, lint_message = _message_facts(record.severity, text)
-    record.is_lint = record.is_lint or lint_message or is_lint(record, check_message=False)
+    found = _message_type(text)
+    record.is_lint = record.is_lint or is_lint(record)
     if record.severity == "note" and record.error_type == "unknown":
         return record
     if record.error_type not in ("", "unknown"):
@@ -340,26 +328,18 @@ def _unit(record: BuildErrorRecord) -> str:
     return record.translation_unit or record.file_path
 
 
-def is_lint(record: BuildErrorRecord, *, check_message: bool = True) -> bool:
-    """Lint by tag: the warning flag or the diagnostic's nature, not its severity."""
+def is_lint(record: BuildErrorRecord) -> bool:
+    """Lint by tag: the record's flag or check is on the one list (``LINT_FLAG``), whatever
+    its severity (``-Werror=unused-variable`` is an error that is still lint)."""
     code = record.error_code
-    if code:
-        lint = _FLAG_CACHE.get(code)
-        if lint is None:
-            lint = bool(_LINT_FLAG.search(code))
-            if len(_FLAG_CACHE) < 4096:
-                _FLAG_CACHE[code] = lint
-        if lint:
-            return True
-    if record.tool == "clang_tidy":
-        return bool(_TIDY_STYLE.match(code))  # style checks; bugprone-, cert-, clang-analyzer- are defects
-    if check_message and record.severity == "warning" and _LINT_MESSAGE.found(record.message):
-        return True
-    if record.severity == "error" and record.error_code.startswith("-Werror") and _LINT_FLAG.search(
-        record.error_code.replace("-Werror=", "-W")
-    ):
-        return True
-    return False
+    if not code:
+        return False
+    lint = _FLAG_CACHE.get(code)
+    if lint is None:
+        lint = bool(LINT_FLAG.search(code.replace("-Werror=", "")))
+        if len(_FLAG_CACHE) < 4096:
+            _FLAG_CACHE[code] = lint
+    return lint
 
 
 def classify_test(record: TestFailureRecord, config: Config | None = None) -> TestFailureRecord:

@@ -35,6 +35,7 @@ from .base import (
     RunError,
     strip_ansi,
 )
+from .pipframe import PipFrames
 from .sarif import cut_long_line as _cut
 from .stream import ParseStream, Record
 
@@ -189,9 +190,11 @@ def _split_clean(block: str) -> list[str]:
 
 
 def _text_batches(text: str) -> Iterator[list[str]]:
-    """Cleaned lines of an in-memory log, one ~1 MB chunk at a time (as ``iter_lines``)."""
+    """Cleaned lines of an in-memory log, one ~1 MB chunk at a time (as ``iter_lines``), pip's
+    frame taken off."""
+    frames = PipFrames()
     if len(text) <= _CHUNK:
-        yield _split_clean(text)
+        yield frames.block(text, _split_clean(text))
         return
     start, n = 0, len(text)
     while start < n:
@@ -199,18 +202,20 @@ def _text_batches(text: str) -> Iterator[list[str]]:
         if end < 0:
             end = n
         block = text[start:end]
-        yield _split_clean(block)
+        yield frames.block(block, _split_clean(block))
         start = end + 1
 
 
 def _iter_batches(lines: Iterable[str], size: int = 1024) -> Iterator[list[str]]:
-    """Cleaned lines of any iterable, in lists (the dispatcher's unit of work)."""
+    """Cleaned lines of any iterable, in lists (the dispatcher's unit of work), pip's frame
+    taken off."""
     it = iter(lines)
+    frames = PipFrames()
     while True:
         batch = list(itertools.islice(it, size))
         if not batch:
             return
-        yield [_clean(raw) for raw in batch]
+        yield frames.batch([_clean(raw) for raw in batch])
 
 
 def iter_lines(text: str) -> Iterator[str]:
@@ -423,6 +428,8 @@ def result_from_dict(data: dict[str, Any]) -> ParseResult:
         xpass_count=int(data.get("xpass_count", 0)),
         uncounted_errors=max(0, int(data.get("reported_error_count", 0))
                              - sum(1 for e in data.get("build_errors", []) if e.get("severity") == "error")),
+        uncounted_warnings=max(0, int(data.get("warning_count", 0))
+                               - sum(1 for e in data.get("build_errors", []) if e.get("severity") == "warning")),
         tools=list(data.get("tools", [])),
     )
 
@@ -523,7 +530,7 @@ def _document_batches(
     into.pass_count, into.fail_count, into.skip_count = whole.pass_count, whole.fail_count, whole.skip_count
     into.test_error_count, into.xfail_count, into.xpass_count = whole.test_error_count, whole.xfail_count, \
         whole.xpass_count
-    into.uncounted_errors = whole.uncounted_errors
+    into.uncounted_errors, into.uncounted_warnings = whole.uncounted_errors, whole.uncounted_warnings
     into.tools, into.clean_tus = whole.tools, whole.clean_tus
     yield [*whole.build_errors, *whole.test_failures]
 
@@ -544,18 +551,13 @@ def _settled(batches: Iterable[list[Record]], config: Config | None, classify: b
         yield records
 
 
-def _chain_lines(head: str, stream: Any) -> Iterable[str]:
-    """Cleaned lines of head + the rest of the stream, without holding the whole log."""
-    for batch in _stream_batches(head, stream):
-        yield from batch
-
-
 def _stream_batches(head: str, stream: Any, size: int = 1 << 18) -> Iterator[list[str]]:
     """Cleaned lines of head + the rest of the stream, a block at a time (memory: one block).
 
     A block ending in "\r" is held back until the next read: its "\n" may follow.
     """
     pending = ""
+    frames = PipFrames()
     chunks = iter(lambda: stream.read(size), "")
     for chunk in _prepend(head, chunks):
         pending += chunk
@@ -563,9 +565,9 @@ def _stream_batches(head: str, stream: Any, size: int = 1 << 18) -> Iterator[lis
         if cut < 0:
             continue
         block, pending = pending[: cut + 1], pending[cut + 1 :]
-        yield _block_lines(block)
+        yield frames.block(block, _block_lines(block))
     if pending:
-        yield _block_lines(pending)
+        yield frames.block(pending, _block_lines(pending))
 
 
 def _block_lines(block: str) -> list[str]:

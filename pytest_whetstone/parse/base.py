@@ -43,6 +43,9 @@ class ParseResult:
     # Errors the tools' own tallies count beyond the error records ("9 errors generated" after
     # 8 diagnostics and clang's "too many errors emitted"): see reported_error_count.
     uncounted_errors: int = 0
+    # Warnings a tally counted beyond the warning records (clang's "N warnings generated."
+    # over diagnostics that make -j ran together on one line): see warning_count.
+    uncounted_warnings: int = 0
     tools: list[str] = field(default_factory=list)  # formats seen, in order of first sight
     # Translation units a compiler built without a diagnostic (for superseding).
     clean_tus: list[str] = field(default_factory=list)
@@ -69,8 +72,9 @@ class ParseResult:
 
     @property
     def warning_count(self) -> int:
-        """Warnings as the tools printed them (a -Werror warning is an error)."""
-        return sum(1 for e in self.build_errors if e.severity == "warning")
+        """Warnings as the tools counted them (a -Werror warning is an error): the warning
+        records, plus warnings only a tally counted."""
+        return sum(1 for e in self.build_errors if e.severity == "warning") + self.uncounted_warnings
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -103,9 +107,10 @@ class ParseContext:
     # The last compiler command line echoed (make recipes); its sources are read only
     # when a diagnostic needs them (most command lines are never asked).
     last_command: str = ""
-    # Errors a structured reader (SARIF) recorded since clang's last "N errors generated.":
-    # that tally counts them too, so the text parser must not take them for uncounted ones.
+    # Errors and warnings a structured reader (SARIF) recorded since clang's last "N errors
+    # generated.": that tally counts them too, so the text parser must not take them for uncounted.
     structured_errors: int = 0
+    structured_warnings: int = 0
     _resolved: dict[tuple[str, str], str] = field(default_factory=dict, repr=False, compare=False)
 
     def sole_source(self) -> str:

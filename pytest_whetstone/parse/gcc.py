@@ -1,23 +1,12 @@
 """GCC and Clang diagnostics (C and C++), one streaming state machine for both.
 
-A diagnostic is a header ``file:line[:col]: severity: message [-Wflag]``
-followed by lines that belong to it: the source echo and caret/underline
-(``context_lines``), notes (``notes``), fix-its (``fixits``).  Lines that come
-*before* a diagnostic and describe it ("In file included from", gcc's
-"In function 'f':", "In instantiation of", "required from here") are held and
-attached to the next diagnostic.
-
-Summary lines (``N errors generated.``, ``compilation terminated.``,
-``cc1: all warnings being treated as errors``, ``collect2: error: ld returned 1
-exit status``, ``clang: error: linker command failed``) are claimed but are not
-records: they repeat what the real diagnostics said.  The two link summaries
-become a record only when no error record precedes them (the linker's own
-message was lost), so a failed link is never silent.
-
-gcc vs clang: decided per diagnostic from what the compiler printed (gcc's
-``NN |`` source echo, ‘curly quotes’, ``[-Werror=x]``, ``cc1:``, "In function"
-lines; clang's bare caret lines, ``[-Werror,-Wx]``, ``N errors generated.``);
-when nothing tells, the ``--tool`` given wins, then the last flavour seen, then gcc.
+A diagnostic is a header ``file:line[:col]: severity: message [-Wflag]`` followed by the
+lines that belong to it: the source echo and caret (``context_lines``), notes, fix-its.  Lines
+that come *before* a diagnostic and describe it ("In file included from", gcc's "In function
+'f':", "In instantiation of", "required from here") are held for the next one.  Summary lines
+(``collect2: error: ld returned 1 exit status``, ``compilation terminated.``, ...) are claimed
+but are no records, and gcc vs clang is decided per diagnostic from what the compiler printed:
+see docs/parsers.md for both; clang's tallies are :mod:`.tally`'s.
 """
 
 from __future__ import annotations
@@ -49,11 +38,15 @@ from .gcc_text import (
     SourceLines,
     _colon_facts,
     _DiagFacts,
+    command_compiler,
     command_failed,
     find_symbol,
+    looks_foreign,
     split_flag,
 )
 from .notes import make_note, note_at
+from .pipframe import explained, pip_summary
+from .tally import Tallies
 
 # _diagnostic builds its records positionally, three times cheaper than by keyword on
 # the hot path of a big log; this pins the field order and defaults it relies on.
@@ -70,7 +63,6 @@ del _DEFAULTS
 
 _MAX_NOTES = 64
 _TIDY_STARTS = ("Error while processing ", "Suppressed ", "Use -header-filter=", "Found compiler error")
-_ERRORS_SAID = re.compile(r"(\d+) errors? generated")
 _MAX_CONTEXT = 32
 _MAX_RAW_LINES = 200
 _MAX_UNDECIDED = 4096
@@ -92,8 +84,8 @@ class GccParser(LineParser):
         self.expect = ""  # clang echo: "source" -> "caret" -> "hint"
         self.flavor = ""  # sticky: the last flavour proven by evidence
         self.pending_notes: list[str] = []  # include chain / instantiation context
-        self.errors_seen = 0  # error records since clang last said "N errors generated."
-        self.last_tally = 0  # errors the last such line counted beyond the records
+        self.tallies = Tallies(result, ctx)  # clang's "N warnings and M errors generated."
+        self.tallied = False  # the open record is a compiler's diagnostic (a driver's line is not)
         self.pending_tu = ""
         self.chain_style = ""  # "gcc" ("from" continuation lines) or "clang"
         self.scope: dict[str, str] = {}  # file -> function named by gcc's "In function"
@@ -137,7 +129,7 @@ class GccParser(LineParser):
         elif c0.isdigit() and line.endswith("generated.") and _GENERATED.match(line):
             self._finish()
             self._decide("clang")
-            self._tally(line)
+            self.tallies.said(line)
             return True
         return self._feed_rest(line)
 
@@ -165,7 +157,7 @@ class GccParser(LineParser):
             return True
         if self.rec is not None:
             expect = self.expect
-            if expect == "source" and not self._looks_foreign(line):
+            if expect == "source" and not looks_foreign(line):
                 self._echo_line(line)  # clang's echo of the source line (a note's goes to raw only)
                 self.expect = "caret"
                 return True
@@ -175,7 +167,7 @@ class GccParser(LineParser):
                 self.rec_flavor = self.rec_flavor or "clang"
                 self.expect = "hint0"
                 return True
-            if expect == "hint0" and not self._looks_foreign(line) and not _COMMAND.match(line):
+            if expect == "hint0" and not looks_foreign(line) and not _COMMAND.match(line):
                 # the fix-it text clang prints under such a caret ("static ")
                 self._echo_line(line)
                 self.expect = ""
@@ -288,6 +280,9 @@ class GccParser(LineParser):
         path, line_no, col, sev, message, code, ice, flavor, symbol, linkerish, stripped, is_source, echo = facts
         if linkerish:
             return False  # gold prints "x.c:5: error: undefined reference": the linker's
+        if sev == "note" and self.rec is None and self._late_note(
+                note_at(self.ctx, path, line_no, col, f"{message} [{code}]" if code else message), stripped):
+            return True
         if self.rec is not None:
             if sev == "note":
                 if self.pending_notes:
@@ -333,6 +328,7 @@ class GccParser(LineParser):
         self.in_note = False
         self.expect = "source" if echo else ""
         self.rec_flavor = flavor
+        self.tallied = True
         return True
 
     def _open(self, rec: BuildErrorRecord, printed_path: str, symbol: str | None = None) -> None:
@@ -360,6 +356,21 @@ class GccParser(LineParser):
         self.rec = rec
         self.in_note = False
         self.expect = "source" if printed_path and not printed_path.startswith("<") else ""
+
+    def _late_note(self, note: Note, stripped: str) -> bool:
+        """A note after its record was closed (make -j put another job's line between them)
+        still belongs to the last diagnostic, not a record of its own."""
+        last = self.last
+        if last is None or last.severity == "note" or last.tool not in ("gcc", "clang", "clang_tidy"):
+            return False
+        if self.pending_notes:
+            last.notes.extend(make_note(t, self.ctx) for t in self.pending_notes[:_MAX_NOTES])
+            self.pending_notes, self.pending_tu, self.chain_style = [], "", ""
+        if len(last.notes) < _MAX_NOTES:
+            last.notes.append(note)
+        if last.raw.count("\n") < _MAX_RAW_LINES:
+            last.raw += "\n" + stripped
+        return True
 
     def _chain_to_note(self, printed_path: str) -> None:
         """The include chain (or instantiation context) printed before a note of the open
@@ -406,9 +417,12 @@ class GccParser(LineParser):
                 # The link failed but the linker's own message is missing: say so once.
                 self._emit_now(BuildErrorRecord(tool="linker", severity="error", message=msg, raw=line))
             return True
-        if sev == "note" and self.rec is not None:
-            self._note(line.strip())
-            return True
+        if sev == "note":
+            if self.rec is not None:
+                self._note(line.strip())
+                return True
+            if self._late_note(make_note(line.strip(), self.ctx), line.strip()):
+                return True  # "cc1: note: ... may have been intended to silence earlier diagnostics"
         self._finish()
         message, code = split_flag(msg)
         rec = BuildErrorRecord(tool=flavor, severity=sev, error_code=code, message=message, raw=line)
@@ -419,6 +433,7 @@ class GccParser(LineParser):
             rec.symbol = missing.group("a") or missing.group(2) or ""
         self._open(rec, "")
         self.rec_flavor = flavor
+        self.tallied = False  # the driver's own line: no translation unit's tally counts it
         self._decide(flavor)
         return True
 
@@ -426,9 +441,12 @@ class GccParser(LineParser):
         # clang's cc1 speaks without a location ("error: invalid value 'c99x' in '-std=c99x'").
         sev = _SEVERITY[m.group("sev")]
         msg = m.group("msg")
-        if sev == "note" and self.rec is not None:
-            self._note(line.strip())
-            return True
+        if sev == "note":
+            if self.rec is not None:
+                self._note(line.strip())
+                return True
+            if self._late_note(make_note(line.strip(), self.ctx), line.strip()):
+                return True
         if msg.startswith("too many errors emitted"):
             self._finish()
             return True  # clang's -ferror-limit summary
@@ -438,11 +456,21 @@ class GccParser(LineParser):
             if not self.command_gate.explained(self.result):
                 self._emit_now(BuildErrorRecord(tool=tool, severity="error", message=msg, raw=line))
             return True
-        self._finish()
+        if pip_summary(line):  # pip's: "error: subprocess-exited-with-error"
+            self._finish()
+            if not explained(self.result, line):
+                self._emit_now(BuildErrorRecord(tool="unknown", severity="error", message=msg, raw=line))
+            return True
         message, code = split_flag(msg)
+        if sev == "warning" and not code:
+            # a compiler speaks without a location only with its flag ("[-Wunknown-warning-option]");
+            # setuptools' "warning: no previously-included files matching ..." is no diagnostic
+            return False
+        self._finish()
         rec = BuildErrorRecord(tool="clang", severity=sev, error_code=code, message=message, raw=line)
         self._open(rec, "")
         self.rec_flavor = "clang" if (code or self.flavor == "clang" or self.ctx.tool_hint == "clang") else ""
+        self.tallied = True  # cc1 speaking without a location: its unit's tally counts it
         return True
 
     def _scope(self, facts: tuple[str, str, str]) -> bool:
@@ -502,11 +530,6 @@ class GccParser(LineParser):
 
     # ------------------------------------------------------------------ helpers
 
-    def _looks_foreign(self, line: str) -> bool:
-        """A line that cannot be clang's echo of a source line."""
-        return line.startswith(("make", "gmake", "ninja:", "CMake", "-- ", "[", "/usr/bin/ld", "collect2",
-                                "ld", "FAILED:", ">>>", "mold:", "===", "PASS", "FAIL", "ok ", "not ok"))
-
     def _add_context(self, line: str) -> None:
         rec = self.rec
         assert rec is not None
@@ -543,47 +566,34 @@ class GccParser(LineParser):
             if self.undecided:
                 self._decide(flavor)
             rec.tool = flavor
+        elif self.ctx.last_command and (said := command_compiler(self.ctx.last_command)) and \
+                self.ctx.tool_hint not in ("gcc", "clang"):
+            rec.tool = said  # the record says nothing, the compile command make echoed does
         else:
-            rec.tool = self._fallback()
+            hint = self.ctx.tool_hint
+            rec.tool = hint if hint in ("gcc", "clang") else self.flavor or "gcc"
             if len(self.undecided) >= _MAX_UNDECIDED:
                 self.undecided.clear()
             self.undecided.append(rec)
         if rec.error_code[:1].isalpha():
             self.result.saw("clang_tidy")
             rec.tool = "clang_tidy"  # a check name ([bugprone-...], [clang-diagnostic-error]), not a -W flag
-        if rec.severity == "error":
-            self.errors_seen += 1
+            self.tallies.tidy_speaks()
+        elif self.tallied and flavor != "gcc":
+            self.tallies.record(rec.severity)
         self.result.build_errors.append(rec)
         self.last = rec
 
-    def _tally(self, line: str) -> None:
-        """clang's "N errors generated.": errors it counted that printed no diagnostic of
-        their own (the "too many errors emitted" stop) still count."""
-        said = _ERRORS_SAID.search(line)
-        self.last_tally = 0
-        if said:
-            self.last_tally = max(0, int(said.group(1)) - self.errors_seen - self.ctx.structured_errors)
-            self.result.uncounted_errors += self.last_tally
-        self.errors_seen = 0
-        self.ctx.structured_errors = 0
-
     def _tidy_line(self, line: str) -> bool:
-        """clang-tidy's own lines.  It prints "N errors generated." *before* the diagnostics
-        it counts: "Error while processing" says so, and the tally's credit is taken back."""
+        """clang-tidy's own lines ("Suppressed N warnings", "Error while processing"): the
+        tallies before them were clang-tidy's, printed before the diagnostics they count."""
         self._finish()
-        if line.startswith("Error while processing "):
-            self.result.uncounted_errors -= self.last_tally
-            self.last_tally = 0
+        self.tallies.tidy_speaks()
         return True
 
     def _emit_now(self, rec: BuildErrorRecord) -> None:
         self.result.build_errors.append(rec)
         self.last = rec
-
-    def _fallback(self) -> str:
-        if self.ctx.tool_hint in ("gcc", "clang"):
-            return self.ctx.tool_hint
-        return self.flavor or "gcc"
 
     def _decide(self, flavor: str) -> None:
         """Evidence of which compiler is talking: settle the records that had none."""

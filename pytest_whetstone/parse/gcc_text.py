@@ -21,7 +21,7 @@ from .base import ParseContext
 
 _FLAG = re.compile(
     r"\s\[(?P<code>(?:-W|-f|-pedantic|-Werror)[\w+=,.<>#-]*(?:,-W[\w+=.#-]*)*"
-    r"|[a-z][a-z0-9]*(?:-[a-zA-Z0-9.]+)+(?:,[a-z][a-zA-Z0-9.-]+)*)\]$"
+    r"|[a-z][a-z0-9]*(?:-[a-zA-Z0-9.]+)+(?:,-?[a-z][a-zA-Z0-9.-]+)*)\]$"
 )
 _QUOTED = "[‘'`\"]([^’'`\"]+)[’'`\"]"
 # (cheap substring test, pattern): the regex only runs when its trigger is present.
@@ -162,8 +162,9 @@ _COMMAND = re.compile(
 # Messages that are the linker's even when printed "file:line: error: ..." (gold -g).
 _LINKERISH = re.compile(
     r"(?:error: )?(?:undefined reference to|multiple definition of|first defined here|relocation \S+ against"
-    r"|undefined symbol|duplicate symbol)"
+    r"|undefined (?:hidden |internal |protected )?symbol|duplicate symbol)"
 )
+_BINUTILS_QUOTED = re.compile(r"`[^`'\s]+'")
 _ICE_TAIL = ("Please submit a full bug report", "with preprocessed source", "Please include the complete",
              "See <", "0x")
 _SEVERITY = {
@@ -228,7 +229,10 @@ def _colon_facts(line: str) -> tuple[int, Any]:
 def _diag_facts(m: re.Match[str], line: str) -> _DiagFacts:
     path, line_no, col, word, msg = m.groups()
     sev = _SEVERITY[word]
-    linkerish = sev != "note" and msg.startswith(_LINKERISH_STARTS) and bool(_LINKERISH.match(msg))
+    linkerish = sev != "note" and (
+        (msg.startswith(_LINKERISH_STARTS) and bool(_LINKERISH.match(msg)))
+        # binutils quote `so' (compilers do not): gold's glibc link-time warning at "file:line:"
+        or (not col and "`" in msg and bool(_BINUTILS_QUOTED.search(msg))))
     message, code = split_flag(msg)
     flavor = ""
     if "‘" in msg or "(first use in this function)" in msg or code.startswith("-Werror="):
@@ -253,6 +257,29 @@ def _scope_facts(m: re.Match[str]) -> tuple[str, str, str]:
 _DRIVER_MISSING = re.compile(
     r"(?:(?P<a>[^\s:]+): No such file or directory$|no such file or directory: " + _QUOTED + r")"
 )
+
+
+_FOREIGN_STARTS = ("make", "gmake", "ninja:", "CMake", "-- ", "[", "/usr/bin/ld", "collect2", "ld", "FAILED:", ">>>",
+                   "mold:", "===", "PASS", "FAIL", "ok ", "not ok")
+
+
+def looks_foreign(line: str) -> bool:
+    """A line that cannot be clang's echo of a source line."""
+    return line.startswith(_FOREIGN_STARTS)
+
+
+_COMPILER_WORDS = re.compile(r"(?:^|\s)(?:\S*/)?(?:[\w.+-]*-)?(clang\+\+|clang|g\+\+|gcc|cc|c\+\+)(?:-\d+(?:\.\d+)*)?\s")
+
+
+@lru_cache(maxsize=64)
+def command_compiler(command: str) -> str:
+    """"clang" or "gcc" when the echoed compile command names one (``clang-14 -c x.c``,
+    ``ccache g++ ...``), "" for ``cc`` / ``c++`` (either may be either) or no command."""
+    m = _COMPILER_WORDS.search(command)
+    if m is None:
+        return ""
+    word = m.group(1)
+    return "clang" if word.startswith("clang") else "gcc" if word in ("gcc", "g++") else ""
 
 
 _COMMAND_FAILED = re.compile(r"failed with exit (?:code|status) -?\d+$")

@@ -1,18 +1,21 @@
 """Linker messages: GNU ld (bfd), gold, lld and mold.
 
-Shapes handled (all real output, see tests/fixtures/build/{ld,gold,lld,mold}):
+Shapes handled (all real output, see tests/fixtures/build{,_dev}/{ld,gold,lld,mold}):
 
 - bfd:  ``/usr/bin/ld: x.o: in function `main':`` (context: the function of the
   records that follow), then ``x.c:(.text+0x15): undefined reference to `foo'``
   or, with debug info, ``/abs/x.c:5: undefined reference to `foo'``;
   ``multiple definition of `x'; y.o:(.data+0x0): first defined here``;
-  ``cannot find -lfoo: No such file or directory``.
-- gold: ``x.o:x.c:function main: error: undefined reference to 'foo'``,
+  ``cannot find -lfoo: No such file or directory``; glibc's link-time warnings
+  (``x.c:(.text+0x15f): warning: the use of `tmpnam' is dangerous ...``, with -g at
+  ``/abs/x.c:174:``); ``NOTE: This behaviour is deprecated ...`` (a note of the warning before).
+- gold: ``x.o:x.c:function main: error: undefined reference to 'foo'`` (and ``warning:``),
   ``x.c:5: error: undefined reference to 'foo'``, ``ld.gold: error: cannot find -lfoo``,
   ``ld.gold: x.o: previous definition here`` (a note).
-- lld / mold: ``ld.lld: error: undefined symbol: foo`` followed by ``>>> referenced by
-  x.c:5 (/abs/x.c:5)`` and ``>>>   x.o:(main)`` lines; ``duplicate symbol``;
-  ``unable to find library -lfoo`` / ``mold: fatal: library not found: foo``.
+- lld / mold: ``ld.lld: error: undefined symbol: foo`` (lld: also ``undefined hidden symbol``)
+  followed by ``>>> referenced by x.c:5 (/abs/x.c:5)`` and ``>>>   x.o:(main)`` lines;
+  ``duplicate symbol``; ``unable to find library -lfoo`` / ``mold: fatal: library not found:
+  foo``; lld's ``too many errors emitted, stopping now`` is a summary, no record.
 
 Undefined references and symbols get ``error_type = undefined_symbol`` and the
 symbol; a missing ``-l`` library gets ``missing_dependency`` and the library name.
@@ -28,6 +31,7 @@ import re
 
 from ..records import BuildErrorRecord, Note
 from .base import LineParser, ParseContext, ParseResult
+from .gcc_text import _BINUTILS_QUOTED
 
 _PROG = re.compile(
     r"(?P<prog>(?:\S*/)?(?:[\w.-]+-)?(?:ld(?:\.bfd|\.gold|\.lld|\.mold)?|lld|ld64\.lld|gold|mold)(?:-\d+)?)"
@@ -42,9 +46,12 @@ _GOLD_FUNC = re.compile(
 _REF = re.compile(r">>> (?:referenced by|defined at) (?P<loc>.+)")
 _REF_OBJ = re.compile(r">>>\s+\S.*?:\((?P<func>[^)]+)\)$")
 _LINKERISH = re.compile(
-    r"undefined reference to|multiple definition of|undefined symbol|duplicate symbol|relocation \S+ against"
+    r"undefined reference to|multiple definition of|undefined (?:hidden |internal |protected )?symbol"
+    r"|duplicate symbol|relocation \S+ against"
 )
-_UNDEFINED = re.compile(r"undefined (?:reference to|symbol:?) [`‘']?(?P<sym>.+?)['’]?$")
+# lld names the visibility of a symbol no object defines: "undefined hidden symbol: luaH_new"
+_UNDEFINED = re.compile(r"undefined (?:reference to|(?:hidden |internal |protected )?symbol:?) [`‘']?(?P<sym>.+?)['’]?$")
+_LLD_RECORD = re.compile(r"(?:undefined (?:hidden |internal |protected )?symbol|duplicate symbol)")
 _DUPLICATE = re.compile(
     r"(?:multiple definition of [`‘'](?P<a>[^'’]+)['’]|duplicate symbol: (?:\S+\.o: )*(?P<b>\S.*))"
 )
@@ -109,7 +116,9 @@ class LinkerParser(LineParser):
             self._section_record("error", m, line)
             return True
         m = _GOLD_FUNC.match(line)
-        if m and _LINKERISH.search(m.group("msg")):
+        if m:
+            # gold: "x.o:x.c:function f: error: undefined reference to 'g'", and the glibc
+            # link-time warnings: "x.o:x.c:function f: warning: the use of `tmpnam' is dangerous"
             self._record(m.group("sev"), m.group("file") or "", 0, m.group("msg"), line, m.group("func"))
             return True
         m = _IN_FUNCTION.match(line)
@@ -118,7 +127,8 @@ class LinkerParser(LineParser):
             self.function = m.group("func")
             return True
         m = _LINE_LOC.match(line)
-        if m and _LINKERISH.match(m.group("msg")):
+        # binutils quote a name `so' (compilers do not): a glibc link-time warning at "file:line:" (-g)
+        if m and (_LINKERISH.match(m.group("msg")) or (m.group("sev") and _BINUTILS_QUOTED.search(m.group("msg")))):
             self._record(m.group("sev") or "error", m.group("file"), int(m.group("line")), m.group("msg"), line)
             return True
         return False
@@ -142,15 +152,19 @@ class LinkerParser(LineParser):
             rest = rest[7:]
         elif rest.startswith("warning: "):
             sev, rest = "warning", rest[9:]
-        elif rest.startswith("note: ") or rest.endswith("previous definition here"):
+        elif rest.startswith(("note: ", "NOTE: ")) or rest.endswith("previous definition here"):
             if self.rec is not None or self.result.build_errors:
                 target = self.rec or self.result.build_errors[-1]
                 if target.tool == "linker" and len(target.notes) < 64:
-                    target.notes.append(self._object_note(rest[6:] if rest.startswith("note: ") else rest))
+                    target.notes.append(self._object_note(rest[6:]) if rest[:6].lower() == "note: "
+                                        else self._object_note(rest))
                     return True
             sev = "note"
         elif len(rest.split()) < 2:
             return True  # a cut-off line ("mold: erro"): nothing to report
+        if rest.startswith("too many errors emitted"):
+            self._close()
+            return True  # lld's --error-limit stop: a summary of the errors above, not one of its own
         m = _SECTION_LOC.match(rest)
         if m:
             self._section_record(sev, m, line)
@@ -163,8 +177,8 @@ class LinkerParser(LineParser):
         if obj and obj.lastindex == 2:
             sev = obj.group(2)  # bfd: "a.o: warning: relocation against `x' in read-only section"
         self._record(sev, obj.group(1) if obj else "", 0, rest[obj.end():] if obj else rest, line, "-")
-        if rest.startswith(("undefined symbol", "duplicate symbol")):
-            self.refs = 0
+        if _LLD_RECORD.match(rest):
+            self.refs = 0  # its ">>>" lines follow
         else:
             self._close()
         return True
@@ -224,7 +238,11 @@ class LinkerParser(LineParser):
     def _section_record(self, sev: str, m: re.Match[str], raw: str) -> None:
         # "in function" context covers code relocations only, not data definitions.
         in_code = m.group("sect").startswith(".text")
-        self._record(sev, m.group("file") or "", 0, m.group("msg"), raw, "" if in_code else "-")
+        msg = m.group("msg")
+        if msg.startswith("warning: "):
+            # bfd's glibc link-time warning: "x.c:(.text+0x15f): warning: the use of `tmpnam' is dangerous"
+            sev, msg = "warning", msg[9:]
+        self._record(sev, m.group("file") or "", 0, msg, raw, "" if in_code else "-")
 
     def _record(self, sev: str, path: str, line_no: int, message: str, raw: str, func: str = "") -> None:
         self._close()

@@ -105,12 +105,14 @@ class SarifParser(LineParser):
         text = "\n".join(self.lines)
         self.lines, self.size, self.depth = [], 0, 0
         doc, complete = load(text)
-        errors = 0
+        errors = warnings = 0
         for record in records(doc, self.ctx):
             self.result.build_errors.append(record)
             errors += record.severity == "error"
+            warnings += record.severity == "warning"
         # clang's "N errors generated." after the document counts these; the text parser must know.
         self.ctx.structured_errors += errors
+        self.ctx.structured_warnings += warnings
         if not complete and not self.warned:
             self.warned = True
             _warn("a SARIF document in the log is cut short or malformed; read what came before the cut")

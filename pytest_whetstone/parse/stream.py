@@ -73,7 +73,7 @@ class ParseStream:
         return {
             "error_count": self.error_count,
             "reported_error_count": self.severity_errors + result.uncounted_errors,
-            "warning_count": self.warning_count,
+            "warning_count": self.warning_count + result.uncounted_warnings,
             "pass_count": result.pass_count,
             "fail_count": result.fail_count,
             "skip_count": result.skip_count,

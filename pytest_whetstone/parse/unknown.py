@@ -14,6 +14,7 @@ import re
 
 from ..records import BuildErrorRecord
 from .base import LineParser
+from .pipframe import explained, pip_summary
 
 _ERROR = re.compile(
     r"(?<![\w./=+-])(?:(?:[Ee]rror|ERROR|[Ff]atal(?: [Ee]rror)?|FATAL(?: ERROR)?)\s*:(?!:)"
@@ -51,6 +52,8 @@ class UnknownParser(LineParser):
         if not looks_like_error(line):
             return False
         text = line.strip()
+        if pip_summary(text) and explained(self.result, text):
+            return True  # "ERROR: Failed building wheel for x": the build's own records said why
         rec = BuildErrorRecord(tool="unknown", severity="error", message=text[:2000], raw=line[:4000])
         m = _LOC.match(text)
         if m:
