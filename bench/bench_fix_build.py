@@ -1,6 +1,7 @@
 """Seeded-fault benchmark for C build fixes (not a test; run by hand).
 
     python bench/bench_fix_build.py [--per-kind N] [--compilers gcc,clang] [--new-kinds] [--kinds K,..] [--loop]
+                                    [--projects brotli,lmdb,leveldb]
 
 Downloads real C projects at bench time into bench/_work/ (never committed):
 brotli (PyPI sdist: the C library + its CLI, linked with -lm) and LMDB (shipped
@@ -19,9 +20,11 @@ Compiler flags turn on the errors newer compilers make default
 undefined-reference faults build without the first so the linker reports them.
 ``--new-kinds`` adds the held-out bench's fault shapes (a declaration or struct missing its ``;``,
 a function missing its closing brace, ``x`` for ``&x``, a dropped argument, a renamed definition,
-an include of a header that does not exist, a project header's include removed), seeded the same
-way in this bench's code; the first error's class is checked against the kind.  ``--loop`` also
-hands each fault to the fix loop (bench_fix_build_loop.py).
+an include of a header that does not exist, a project header's include removed, a source dropped
+from the link), seeded by fix_build_seed.py; the first error's class is checked against the kind,
+as parsed and once more after the gate checked the candidates (what a report shows).  ``--loop``
+also hands each fault to the fix loop (bench_fix_build_loop.py).  ``--projects`` picks the code
+bases: brotli and LMDB (C) by default, LevelDB (C++, from the npm package leveldown) on request.
 Results: bench/results/fix_build.md (``--out`` for another file).
 """
 
@@ -297,12 +300,14 @@ class Outcome:
     top: str
     error_type: str = ""
     first_error: str = ""  # the first failing record, as "file:line: message" (to read a wrong class)
+    shown_type: str = ""  # its class after the candidates were checked with the gate (what a report shows)
+    shown_right: bool = True
     classified: bool = True
     loop: LoopOutcome | None = None
 
 
 def _attempt(project: Project, fault: Fault, cc: str, cflags: str, pick, classes: list[str] | None = None,
-             firsts: list[str] | None = None) -> tuple[bool, bool, str]:
+             firsts: list[str] | None = None, shown: list[str] | None = None) -> tuple[bool, bool, str]:
     code, out = make(project, cc, cflags)
     if code == 0:
         return True, True, "(builds)"
@@ -314,6 +319,8 @@ def _attempt(project: Project, fault: Fault, cc: str, cflags: str, pick, classes
     for r in records:
         r.file_path = r.file_path  # relative to the project root already
     cands = generate_build_candidates(records, project.root)
+    if shown is not None:
+        shown.extend(r.error_type for r in records if r.is_failure)
     chosen = pick(cands)
     if chosen is None:
         return False, False, "(no candidate)"
@@ -337,7 +344,8 @@ def run_fault(project: Project, fault: Fault, cc: str, loop: bool = False) -> Ou
         path.write_text(fault.mutated)
         classes: list[str] = []
         firsts: list[str] = []
-        ours = _attempt(project, fault, cc, cflags, lambda cs: next((c for c in cs if c.edits), None), classes, firsts)
+        shown: list[str] = []
+        ours = _attempt(project, fault, cc, cflags, lambda cs: next((c for c in cs if c.edits), None), classes, firsts, shown)
         etype = classes[0] if classes else "(none)"
         expected = EXPECTED.get(fault.kind)
         path.write_text(fault.mutated)
@@ -359,8 +367,9 @@ def run_fault(project: Project, fault: Fault, cc: str, loop: bool = False) -> Ou
             build = f"make -s 'CFLAGS={cflags} {incs}'"
             originals = {path: fault.original.encode(), project.root / "Makefile": (fault.original if fault.file == "Makefile" else mk).encode()}
             looped = run_loop(project.root, STORE, build, originals, lambda: make(project, cc, cflags)[0])
+        stype = shown[0] if shown else etype
         return Outcome(fault, cc, ours[0], ours[1], fixit[0], fixit[1], ours[2], etype, firsts[0] if firsts else "",
-                       expected is None or etype in expected, looped)
+                       stype, expected is None or stype in expected, expected is None or etype in expected, looped)
     finally:
         path.write_text(fault.original)
         (project.root / "Makefile").write_text(_makefile_text[project.name, cc])
@@ -419,7 +428,8 @@ def main() -> int:
                 results.append(outcome)
                 lp = "" if outcome.loop is None else f" loop={'converged' if outcome.loop.converged else outcome.loop.reason}/{outcome.loop.exact}"
                 print(f"{cc:5} {project.name:7} {fault.kind:22} pass={outcome.ours_pass!s:5} exact={outcome.ours_exact!s:5} "
-                      f"class={outcome.error_type}{'' if outcome.classified else '(WRONG: ' + outcome.first_error + ')'}{lp} {fault.what} | {outcome.top}", flush=True)
+                      f"class={outcome.error_type}{'' if outcome.classified else '(WRONG: ' + outcome.first_error + ')'}"
+                      f"{'' if outcome.shown_type == outcome.error_type else ' gate=' + outcome.shown_type}{lp} {fault.what} | {outcome.top}", flush=True)
     write_report(results, time.monotonic() - started, args.out)
     return 0
 
@@ -439,34 +449,37 @@ def write_report(results: list[Outcome], elapsed: float, name: str = "fix_build.
         "One application of the top candidate with edits; *exact* = every file byte-identical to the original afterwards.",
         "*fix-its only* = apply only the compiler's own fix-its of the first error that has any.",
         "",
-        "| compiler | faults | whetstone: build passes | whetstone: exact fix | classification | fix-its only: passes | fix-its only: exact |",
-        "|---|---|---|---|---|---|---|",
+        "*classification* = the first failing record's class as parsed; *after the gate* = its class once the candidates were checked"
+        " (a fix that leaves the unit clean confirms or corrects it: what `whetstone report` shows).",
+        "",
+        "| compiler | faults | whetstone: build passes | whetstone: exact fix | classification | after the gate | fix-its only: passes | fix-its only: exact |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for cc in sorted({r.cc for r in results}) + ["all"]:
         rs = [r for r in results if cc in ("all", r.cc)]
         lines.append(
             f"| {cc} | {len(rs)} | {_pct(sum(r.ours_pass for r in rs), len(rs))} | {_pct(sum(r.ours_exact for r in rs), len(rs))} "
-            f"| {_pct(sum(r.classified for r in rs), len(rs))} | {_pct(sum(r.fixit_pass for r in rs), len(rs))} | {_pct(sum(r.fixit_exact for r in rs), len(rs))} |"
+            f"| {_pct(sum(r.classified for r in rs), len(rs))} | {_pct(sum(r.shown_right for r in rs), len(rs))} | {_pct(sum(r.fixit_pass for r in rs), len(rs))} | {_pct(sum(r.fixit_exact for r in rs), len(rs))} |"
         )
     looped = [(r.cc, r.loop) for r in results if r.loop is not None]
     if looped:
         lines += ["", "The fix loop (`whetstone fix --build 'make -s ...'`, default budgets, 300 s wall per fault):", "", *summary_rows(looped)]
-    lines += ["", "| kind | faults | passes | exact | classification | loop converges | fix-its only: passes |", "|---|---|---|---|---|---|---|"]
+    lines += ["", "| kind | faults | passes | exact | classification | after the gate | loop converges | fix-its only: passes |", "|---|---|---|---|---|---|---|---|"]
     for kind in sorted({r.fault.kind for r in results}):
         rs = [r for r in results if r.fault.kind == kind]
         lr = [r.loop for r in rs if r.loop is not None]
         lines.append(f"| {kind} | {len(rs)} | {_pct(sum(r.ours_pass for r in rs), len(rs))} | {_pct(sum(r.ours_exact for r in rs), len(rs))} "
-                     f"| {_pct(sum(r.classified for r in rs), len(rs))} | {_pct(sum(o.converged for o in lr), len(lr))} | {_pct(sum(r.fixit_pass for r in rs), len(rs))} |")
+                     f"| {_pct(sum(r.classified for r in rs), len(rs))} | {_pct(sum(r.shown_right for r in rs), len(rs))} | {_pct(sum(o.converged for o in lr), len(lr))} | {_pct(sum(r.fixit_pass for r in rs), len(rs))} |")
     projects = sorted({r.fault.project for r in results})
     if len(projects) > 1:
         lines += ["", "| project | faults | passes | exact | classification |", "|---|---|---|---|---|"]
         for name in projects:
             rs = [r for r in results if r.fault.project == name]
             lines.append(f"| {name} | {len(rs)} | {_pct(sum(r.ours_pass for r in rs), len(rs))} | {_pct(sum(r.ours_exact for r in rs), len(rs))} | {_pct(sum(r.classified for r in rs), len(rs))} |")
-    wrong = [r for r in results if not r.classified]
+    wrong = [r for r in results if not r.classified or not r.shown_right]
     if wrong:
-        lines += ["", "## Wrong classes", "", "| compiler | project | kind | class | first error |", "|---|---|---|---|---|"]
-        lines += [f"| {r.cc} | {r.fault.project} | {r.fault.kind} | {r.error_type} | `{r.first_error.replace('|', '/').replace('`', chr(39))}` |" for r in wrong]
+        lines += ["", "## Wrong classes", "", "| compiler | project | kind | class | after the gate | first error |", "|---|---|---|---|---|---|"]
+        lines += [f"| {r.cc} | {r.fault.project} | {r.fault.kind} | {r.error_type} | {r.shown_type} | `{r.first_error.replace('|', '/').replace('`', chr(39))}` |" for r in wrong]
     lines += ["", "## Every fault", "", "| compiler | project | kind | seeded | class | passes | exact | loop | top candidate |", "|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         lp = "" if r.loop is None else ("converged" if r.loop.converged else r.loop.reason) + (" exact" if r.loop.exact else "")
