@@ -167,3 +167,18 @@ def test_the_compilers_fix_it_decides_when_no_words_match(tmp_path: Path) -> Non
     assert records[0].fixits and records[0].error_type == "type_mismatch", output
     records, output = _failing("g++", {"box.cc": MEMBER_CC}, "box.cc", tmp_path)
     assert records[0].error_type == "type_mismatch", output
+
+
+MACRO_AT_FILE_SCOPE_C = 'const TABLE_MODEL("small")\nint kTable[2] = {1, 2};\n\nint EXPORTED(7) counter;\n'
+DANGLING_COMMA_C = "int f(int a, );\n"
+
+
+@pytest.mark.parametrize("compiler", ["gcc", "clang"])
+def test_a_function_like_macro_not_defined_is_an_undefined_symbol(compiler: str, tmp_path: Path) -> None:
+    # its header is not included: 'TABLE_MODEL("small")' reads as a function declarator with a string
+    # for a parameter ("expected declaration specifiers or '...' before string constant", "expected
+    # parameter declarator"): the words say grammar, the literal under the caret says an unknown name
+    records, output = _failing(compiler, {"t.c": MACRO_AT_FILE_SCOPE_C}, "t.c", tmp_path)
+    assert records[0].error_type == "undefined_symbol", output
+    records, output = _failing(compiler, {"d.c": DANGLING_COMMA_C}, "d.c", tmp_path)
+    assert records[0].error_type == "syntax_error", output  # a parameter missing after a comma stays grammar

@@ -101,7 +101,7 @@ _BUILD_PATTERNS: list[tuple[str, FoldedPattern]] = [
             r"|\bexpected [‘'\"(][^’'\"]*[’'\"]"
             # a definition in a scope it cannot be in: a block left open above it (gcc, g++, clang)
             r"|definition is not allowed here|cannot appear at block scope|qualified-id in declaration"
-            r"|invalid storage class for function|extra qualification"
+            r"|invalid storage class for function|extra qualification|expected parameter declarator"
             # two declarations run together: a struct/class body above lacks its ';'
             r"|cannot combine with previous .{1,40} declaration specifier|two or more data types in declaration"
             r"|multiple types in one declaration|new types may not be defined in a return type",

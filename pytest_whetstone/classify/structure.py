@@ -7,6 +7,11 @@ used as a function", "called object is not a function").  The wording names a ty
 source says a line above ends where a statement could, unterminated.  When the error's caret is on
 the first token of its line and the code line above is such a statement, the error is a syntax
 error whatever it says.
+
+The other way round, a function-like macro that is not defined (its header not included) turns
+``const MODEL("small")`` at file scope into a function declarator whose parameter is a literal:
+"expected declaration specifiers or '...' before string constant" (gcc), "expected parameter
+declarator" (clang) read as grammar, but a literal where a parameter belongs says an unknown name.
 """
 
 from __future__ import annotations
@@ -65,6 +70,19 @@ def runs_into_next_line(record: BuildErrorRecord, lines: list[str]) -> bool:
     return above.count("(") >= above.count(")")  # not the last line of a parenthesised header
 
 
+# A literal where a parameter's type should be: ``NAME("small")`` read as a function declarator
+# because NAME, a function-like macro, is not defined here (its header is not included).
+_PARAMETER_EXPECTED = re.compile(r"^expected parameter declarator|^expected declaration specifiers or .{1,3}\.\.\.")
+
+
+def literal_as_parameter(record: BuildErrorRecord, lines: list[str]) -> bool:
+    """The compiler wanted a parameter's type and the caret is on a string or number."""
+    if not _PARAMETER_EXPECTED.search(record.message) or not 0 < record.line <= len(lines):
+        return False
+    here = lines[record.line - 1]
+    return 0 < record.col <= len(here) and (here[record.col - 1] in "\"'" or here[record.col - 1].isdigit())
+
+
 def joined_statements(records: list[BuildErrorRecord], cwd: str) -> None:
     """Re-class, as syntax errors, failing errors caused by a statement running into the next line
     (the first error of each unit only: later ones are that error's consequences)."""
@@ -77,7 +95,8 @@ def joined_statements(records: list[BuildErrorRecord], cwd: str) -> None:
         if unit in seen_units:
             continue
         seen_units.add(unit)
-        if record.error_type not in _OVERRIDABLE or record.tool not in ("gcc", "clang") or not record.file_path.endswith(_C_SOURCE):
+        if record.error_type not in (*_OVERRIDABLE, "syntax_error") or record.tool not in ("gcc", "clang") \
+                or not record.file_path.endswith(_C_SOURCE):
             continue
         path = Path(record.file_path)
         if not path.is_absolute():
@@ -85,5 +104,9 @@ def joined_statements(records: list[BuildErrorRecord], cwd: str) -> None:
                 continue
             path = Path(cwd) / path
         lines = _code_lines(path, cache)
-        if lines is not None and runs_into_next_line(record, lines):
+        if lines is None:
+            continue
+        if record.error_type in ("syntax_error", "unknown") and literal_as_parameter(record, lines):
+            record.error_type = "undefined_symbol"  # an undefined macro, not a grammar slip
+        elif record.error_type in _OVERRIDABLE and runs_into_next_line(record, lines):
             record.error_type = "syntax_error"
