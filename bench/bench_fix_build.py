@@ -373,9 +373,14 @@ def run_fault(project: Project, fault: Fault, cc: str, loop: bool = False) -> Ou
     finally:
         path.write_text(fault.original)
         (project.root / "Makefile").write_text(_makefile_text[project.name, cc])
+        # a candidate or fix-it may have edited another file (a caller, a header): put every one back
+        for rel, text in _pristine.get(project.name, {}).items():
+            if (project.root / rel).read_bytes() != text:
+                (project.root / rel).write_bytes(text)
 
 
 _makefile_text: dict[tuple[str, str], str] = {}
+_pristine: dict[str, dict[str, bytes]] = {}  # every source and header of a project as fetched
 
 
 def main() -> int:
@@ -406,6 +411,7 @@ def main() -> int:
         for project in projects:
             write_makefile(project, cc)
             _makefile_text[project.name, cc] = (project.root / "Makefile").read_text()
+            _pristine.setdefault(project.name, {rel: (project.root / rel).read_bytes() for rel in [*project.sources, *project.headers()]})
             code, out = make(project, cc)
             if code != 0:
                 print(f"{project.name} does not build cleanly with {cc}:\n{out[-2000:]}")
