@@ -1,6 +1,7 @@
 """Seeded-fault benchmark for C build fixes (not a test; run by hand).
 
     python bench/bench_fix_build.py [--per-kind N] [--compilers gcc,clang] [--new-kinds] [--kinds K,..] [--loop]
+                                    [--projects brotli,lmdb,leveldb]
 
 Downloads real C projects at bench time into bench/_work/ (never committed):
 brotli (PyPI sdist: the C library + its CLI, linked with -lm) and LMDB (shipped
@@ -19,9 +20,11 @@ Compiler flags turn on the errors newer compilers make default
 undefined-reference faults build without the first so the linker reports them.
 ``--new-kinds`` adds the held-out bench's fault shapes (a declaration or struct missing its ``;``,
 a function missing its closing brace, ``x`` for ``&x``, a dropped argument, a renamed definition,
-an include of a header that does not exist, a project header's include removed), seeded the same
-way in this bench's code; the first error's class is checked against the kind.  ``--loop`` also
-hands each fault to the fix loop (bench_fix_build_loop.py).
+an include of a header that does not exist, a project header's include removed, a source dropped
+from the link), seeded by fix_build_seed.py; the first error's class is checked against the kind,
+as parsed and once more after the gate checked the candidates (what a report shows).  ``--loop``
+also hands each fault to the fix loop (bench_fix_build_loop.py).  ``--projects`` picks the code
+bases: brotli and LMDB (C) by default, LevelDB (C++, from the npm package leveldown) on request.
 Results: bench/results/fix_build.md (``--out`` for another file).
 """
 
@@ -54,6 +57,8 @@ STORE = WORK / ".whetstone-dev"  # ccwrap records the commands here, so candidat
 CCWRAP = WORK / "bin" / "ccwrap"
 STRICT = "-O0 -Werror=implicit-function-declaration -Werror=int-conversion -Werror=incompatible-pointer-types"
 LOOSE = "-O0 -Wno-implicit-function-declaration -Werror=int-conversion -Werror=incompatible-pointer-types"
+CXXFLAGS = "-O0 -std=c++11"
+PROJECTS = ("brotli", "lmdb", "leveldb")
 
 
 @dataclass
@@ -63,6 +68,20 @@ class Project:
     sources: list[str]
     includes: list[str]
     libm: bool
+    lang: str = "c"  # "cpp": compiled with g++ / clang++
+    defines: str = ""
+    libs: str = ""
+
+    def compiler(self, cc: str) -> str:
+        return {"gcc": "g++", "clang": "clang++"}[cc] if self.lang == "cpp" else cc
+
+    def flags(self, loose: bool = False) -> str:
+        base = CXXFLAGS if self.lang == "cpp" else (LOOSE if loose else STRICT)
+        return f"{base} {self.defines}".strip()
+
+    def headers(self) -> list[str]:
+        dirs = {*self.includes, *(str(Path(s).parent) for s in self.sources)}
+        return sorted({h.relative_to(self.root).as_posix() for d in dirs for h in (self.root / d).glob("*.h")})
 
 
 @dataclass
@@ -78,7 +97,7 @@ class Fault:
 # --------------------------------------------------------------------------- fetch
 
 
-def fetch() -> list[Project]:
+def fetch(names: tuple[str, ...] = PROJECTS) -> list[Project]:
     WORK.mkdir(parents=True, exist_ok=True)
     out: list[Project] = []
     brotli = WORK / "brotli"
@@ -96,19 +115,34 @@ def fetch() -> list[Project]:
             tar.extractall(WORK / "node-lmdb", filter="data")
         shutil.copytree(WORK / "node-lmdb/package/dependencies/lmdb/libraries/liblmdb", lmdb)
     out.append(Project("lmdb", lmdb, ["mdb.c", "midl.c", "mdb_stat.c"], ["."], False))
-    return out
+    leveldb = WORK / "leveldb"
+    if "leveldb" in names and not leveldb.exists():
+        subprocess.run(["npm", "pack", "leveldown@6.1.1", "--pack-destination", str(WORK)], check=True, capture_output=True, cwd=WORK)
+        with tarfile.open(next(WORK.glob("leveldown-*.tgz"))) as tar:
+            tar.extractall(WORK / "leveldown", filter="data")
+        shutil.copytree(WORK / "leveldown/package/deps/leveldb/leveldb-1.20", leveldb)
+    if "leveldb" in names:
+        # the library as leveldown builds it on POSIX (no snappy), linked into its leveldbutil tool
+        cc = sorted(p.relative_to(leveldb).as_posix() for d in ("db", "table", "util") for p in (leveldb / d).glob("*.cc")
+                    if not p.name.endswith(("_test.cc", "_bench.cc")) and p.name not in ("testharness.cc", "testutil.cc", "c.cc"))
+        srcs = cc + ["port/port_posix.cc", "port/port_posix_sse.cc", "helpers/memenv/memenv.cc"]
+        out.append(Project("leveldb", leveldb, srcs, [".", "include"], False, "cpp", "-DLEVELDB_PLATFORM_POSIX -DOS_LINUX", "-lpthread"))
+    return [p for p in out if p.name in names]
 
 
 def write_makefile(project: Project, cc: str) -> None:
-    objs = " ".join(f"obj-{cc}/{s[:-2]}.o" for s in project.sources)
+    objs = " ".join(f"obj-{cc}/{s.rsplit('.', 1)[0]}.o" for s in project.sources)
     incs = " ".join(f"-I{i}" for i in project.includes)
+    ext = "cc" if project.lang == "cpp" else "c"
+    libs = " ".join(x for x in ("-lm" if project.libm else "", project.libs) if x)
     text = (
-        f"CC = {CCWRAP} {cc}\n"
-        f"CFLAGS = {STRICT} {incs}\n"
-        f"LDLIBS = {'-lm' if project.libm else ''}\n"
+        f"CC = {CCWRAP} {project.compiler(cc)}\n"
+        f"CFLAGS = {project.flags()} {incs}\n"
+        f"LDLIBS = {libs}\n"
         f"OBJS = {objs}\n\n"
         f"prog-{cc}: $(OBJS)\n\t$(CC) -o $@ $(OBJS) $(LDLIBS)\n\n"
-        f"obj-{cc}/%.o: %.c\n\t@mkdir -p $(dir $@)\n\t$(CC) $(CFLAGS) -fdiagnostics-parseable-fixits -c $< -o $@\n"
+        f"obj-{cc}/%.o: %.{ext}\n\t@mkdir -p $(dir $@)\n\t$(CC) $(CFLAGS) -MMD -MP -fdiagnostics-parseable-fixits -c $< -o $@\n\n"
+        "-include $(OBJS:.o=.d)\n"  # a seeded header fault rebuilds the units that include it
     )
     (project.root / "Makefile").write_text(text)
 
@@ -217,14 +251,18 @@ def seed(project: Project, rng: random.Random, per_kind: int) -> list[Fault]:
     return chosen
 
 
-def new_kinds(project: Project, rng: random.Random) -> list[Fault]:
-    """The held-out bench's fault shapes, seeded in this bench's code (dropped sources aside: this Makefile lists objects)."""
-    from bench_fix_build_heldout import HProject, seed_new
+def new_kinds(project: Project, rng: random.Random, per_kind: int, cc: str) -> list[Fault]:
+    """The further fault shapes (fix_build_seed.py), and a source dropped from the Makefile's list of objects."""
+    from fix_build_seed import seed_new
 
-    headers = sorted(h.relative_to(project.root).as_posix() for d in {*project.includes, *(str(Path(s).parent) for s in project.sources)}
-                     for h in (project.root / d).glob("*.h"))
-    hp = HProject(project.name, project.root, project.sources, project.includes, False, headers)
-    return [f for f in seed_new(hp, rng) if f.kind != "dropped source"]
+    out = [Fault(project.name, *s) for s in seed_new(project.root, project.sources, project.headers(), rng, per_kind)]
+    mk = (project.root / "Makefile").read_text()
+    mains = {s for s in project.sources if "main(" in (project.root / s).read_text(errors="replace")}
+    droppable = [s for s in project.sources if s not in mains]
+    for rel in rng.sample(droppable, min(len(droppable), per_kind * 2)):
+        obj = f" obj-{cc}/{rel.rsplit('.', 1)[0]}.o"
+        out.append(Fault(project.name, "dropped source", "Makefile", mk, mk.replace(obj, "", 1), f"{rel} left out of OBJS"))
+    return out
 
 
 # The kinds a seeded fault is, and the error types its first error may rightly get.
@@ -244,6 +282,7 @@ EXPECTED = {
     "undefined reference": {"undefined_symbol"},
     "renamed definition": {"undefined_symbol"},
     "missing -lm": {"undefined_symbol", "link_error", "missing_dependency"},
+    "dropped source": {"undefined_symbol", "link_error", "missing_dependency"},
 }
 
 
@@ -260,20 +299,28 @@ class Outcome:
     fixit_exact: bool
     top: str
     error_type: str = ""
+    first_error: str = ""  # the first failing record, as "file:line: message" (to read a wrong class)
+    shown_type: str = ""  # its class after the candidates were checked with the gate (what a report shows)
+    shown_right: bool = True
     classified: bool = True
     loop: LoopOutcome | None = None
 
 
-def _attempt(project: Project, fault: Fault, cc: str, cflags: str, pick, classes: list[str] | None = None) -> tuple[bool, bool, str]:
+def _attempt(project: Project, fault: Fault, cc: str, cflags: str, pick, classes: list[str] | None = None,
+             firsts: list[str] | None = None, shown: list[str] | None = None) -> tuple[bool, bool, str]:
     code, out = make(project, cc, cflags)
     if code == 0:
         return True, True, "(builds)"
     records = parse_build_output(out, cc, project.root)
     if classes is not None:
         classes.extend(r.error_type for r in records if r.is_failure)
+    if firsts is not None:
+        firsts.extend(f"{r.file_path}:{r.line}: {r.message}"[:160] for r in records if r.is_failure)
     for r in records:
         r.file_path = r.file_path  # relative to the project root already
     cands = generate_build_candidates(records, project.root)
+    if shown is not None:
+        shown.extend(r.error_type for r in records if r.is_failure)
     chosen = pick(cands)
     if chosen is None:
         return False, False, "(no candidate)"
@@ -288,7 +335,7 @@ def _attempt(project: Project, fault: Fault, cc: str, cflags: str, pick, classes
 
 def run_fault(project: Project, fault: Fault, cc: str, loop: bool = False) -> Outcome | None:
     path = project.root / fault.file
-    cflags = LOOSE if fault.kind == "undefined reference" else STRICT
+    cflags = project.flags(loose=fault.kind == "undefined reference")
     try:
         path.write_text(fault.mutated)
         code, _ = make(project, cc, cflags)
@@ -296,7 +343,9 @@ def run_fault(project: Project, fault: Fault, cc: str, loop: bool = False) -> Ou
             return None  # the seed did not break the build: not a fault
         path.write_text(fault.mutated)
         classes: list[str] = []
-        ours = _attempt(project, fault, cc, cflags, lambda cs: next((c for c in cs if c.edits), None), classes)
+        firsts: list[str] = []
+        shown: list[str] = []
+        ours = _attempt(project, fault, cc, cflags, lambda cs: next((c for c in cs if c.edits), None), classes, firsts, shown)
         etype = classes[0] if classes else "(none)"
         expected = EXPECTED.get(fault.kind)
         path.write_text(fault.mutated)
@@ -318,14 +367,20 @@ def run_fault(project: Project, fault: Fault, cc: str, loop: bool = False) -> Ou
             build = f"make -s 'CFLAGS={cflags} {incs}'"
             originals = {path: fault.original.encode(), project.root / "Makefile": (fault.original if fault.file == "Makefile" else mk).encode()}
             looped = run_loop(project.root, STORE, build, originals, lambda: make(project, cc, cflags)[0])
-        return Outcome(fault, cc, ours[0], ours[1], fixit[0], fixit[1], ours[2], etype,
-                       expected is None or etype in expected, looped)
+        stype = shown[0] if shown else etype
+        return Outcome(fault, cc, ours[0], ours[1], fixit[0], fixit[1], ours[2], etype, firsts[0] if firsts else "",
+                       stype, expected is None or stype in expected, expected is None or etype in expected, looped)
     finally:
         path.write_text(fault.original)
         (project.root / "Makefile").write_text(_makefile_text[project.name, cc])
+        # a candidate or fix-it may have edited another file (a caller, a header): put every one back
+        for rel, text in _pristine.get(project.name, {}).items():
+            if (project.root / rel).read_bytes() != text:
+                (project.root / rel).write_bytes(text)
 
 
 _makefile_text: dict[tuple[str, str], str] = {}
+_pristine: dict[str, dict[str, bytes]] = {}  # every source and header of a project as fetched
 
 
 def main() -> int:
@@ -337,8 +392,9 @@ def main() -> int:
     parser.add_argument("--kinds", default="", help="only these kinds (comma-separated)")
     parser.add_argument("--loop", action="store_true", help="also run the fix loop on every fault (convergence)")
     parser.add_argument("--out", default="fix_build.md", help="results file under bench/results/")
+    parser.add_argument("--projects", default="brotli,lmdb", help=f"which code bases (of {','.join(PROJECTS)})")
     args = parser.parse_args()
-    projects = fetch()
+    projects = fetch(tuple(args.projects.split(",")))
     import os
 
     from ccwrap import native
@@ -355,6 +411,7 @@ def main() -> int:
         for project in projects:
             write_makefile(project, cc)
             _makefile_text[project.name, cc] = (project.root / "Makefile").read_text()
+            _pristine.setdefault(project.name, {rel: (project.root / rel).read_bytes() for rel in [*project.sources, *project.headers()]})
             code, out = make(project, cc)
             if code != 0:
                 print(f"{project.name} does not build cleanly with {cc}:\n{out[-2000:]}")
@@ -363,7 +420,7 @@ def main() -> int:
             per_kind: dict[str, int] = {}
             pool = seed(project, rng, args.per_kind)
             if args.new_kinds:
-                pool += new_kinds(project, rng)
+                pool += new_kinds(project, rng, args.per_kind, cc)
             only = {k.strip() for k in args.kinds.split(",") if k.strip()}
             for fault in pool:
                 if per_kind.get(fault.kind, 0) >= args.per_kind and fault.kind != "missing -lm":
@@ -377,7 +434,8 @@ def main() -> int:
                 results.append(outcome)
                 lp = "" if outcome.loop is None else f" loop={'converged' if outcome.loop.converged else outcome.loop.reason}/{outcome.loop.exact}"
                 print(f"{cc:5} {project.name:7} {fault.kind:22} pass={outcome.ours_pass!s:5} exact={outcome.ours_exact!s:5} "
-                      f"class={outcome.error_type}{'' if outcome.classified else '(WRONG)'}{lp} {fault.what} | {outcome.top}", flush=True)
+                      f"class={outcome.error_type}{'' if outcome.classified else '(WRONG: ' + outcome.first_error + ')'}"
+                      f"{'' if outcome.shown_type == outcome.error_type else ' gate=' + outcome.shown_type}{lp} {fault.what} | {outcome.top}", flush=True)
     write_report(results, time.monotonic() - started, args.out)
     return 0
 
@@ -390,34 +448,48 @@ def write_report(results: list[Outcome], elapsed: float, name: str = "fix_build.
     lines = [
         "# Build fix benchmark (seeded faults in real C code)",
         "",
-        "Generated by `python bench/bench_fix_build.py`; projects downloaded at bench time: brotli 1.2.1 (PyPI sdist, C library + CLI, links libm) and LMDB (from the npm package node-lmdb 0.10.1: mdb.c, midl.c, mdb_stat.c).",
+        "Generated by `python bench/bench_fix_build.py`; projects downloaded at bench time: brotli 1.2.1 (PyPI sdist, C library + CLI, links libm), LMDB (from the npm package node-lmdb 0.10.1: mdb.c, midl.c, mdb_stat.c)"
+        " and, with `--projects ...,leveldb`, LevelDB 1.20 (C++, from the npm package leveldown 6.1.1: the library and its leveldbutil tool, `-std=c++11`).",
         f"Compilers: {subprocess.run(['gcc', '--version'], capture_output=True, text=True).stdout.splitlines()[0]}; {subprocess.run(['clang', '--version'], capture_output=True, text=True).stdout.splitlines()[0]}. Flags: `{STRICT}` (`{LOOSE}` for undefined references). Wall time {elapsed:.0f} s.",
         "",
         "One application of the top candidate with edits; *exact* = every file byte-identical to the original afterwards.",
         "*fix-its only* = apply only the compiler's own fix-its of the first error that has any.",
         "",
-        "| compiler | faults | whetstone: build passes | whetstone: exact fix | classification | fix-its only: passes | fix-its only: exact |",
-        "|---|---|---|---|---|---|---|",
+        "*classification* = the first failing record's class as parsed; *after the gate* = its class once the candidates were checked"
+        " (a fix that leaves the unit clean confirms or corrects it: what `whetstone report` shows).",
+        "",
+        "| compiler | faults | whetstone: build passes | whetstone: exact fix | classification | after the gate | fix-its only: passes | fix-its only: exact |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for cc in sorted({r.cc for r in results}) + ["all"]:
         rs = [r for r in results if cc in ("all", r.cc)]
         lines.append(
             f"| {cc} | {len(rs)} | {_pct(sum(r.ours_pass for r in rs), len(rs))} | {_pct(sum(r.ours_exact for r in rs), len(rs))} "
-            f"| {_pct(sum(r.classified for r in rs), len(rs))} | {_pct(sum(r.fixit_pass for r in rs), len(rs))} | {_pct(sum(r.fixit_exact for r in rs), len(rs))} |"
+            f"| {_pct(sum(r.classified for r in rs), len(rs))} | {_pct(sum(r.shown_right for r in rs), len(rs))} | {_pct(sum(r.fixit_pass for r in rs), len(rs))} | {_pct(sum(r.fixit_exact for r in rs), len(rs))} |"
         )
     looped = [(r.cc, r.loop) for r in results if r.loop is not None]
     if looped:
         lines += ["", "The fix loop (`whetstone fix --build 'make -s ...'`, default budgets, 300 s wall per fault):", "", *summary_rows(looped)]
-    lines += ["", "| kind | faults | passes | exact | classification | loop converges | fix-its only: passes |", "|---|---|---|---|---|---|---|"]
+    lines += ["", "| kind | faults | passes | exact | classification | after the gate | loop converges | fix-its only: passes |", "|---|---|---|---|---|---|---|---|"]
     for kind in sorted({r.fault.kind for r in results}):
         rs = [r for r in results if r.fault.kind == kind]
         lr = [r.loop for r in rs if r.loop is not None]
         lines.append(f"| {kind} | {len(rs)} | {_pct(sum(r.ours_pass for r in rs), len(rs))} | {_pct(sum(r.ours_exact for r in rs), len(rs))} "
-                     f"| {_pct(sum(r.classified for r in rs), len(rs))} | {_pct(sum(o.converged for o in lr), len(lr))} | {_pct(sum(r.fixit_pass for r in rs), len(rs))} |")
+                     f"| {_pct(sum(r.classified for r in rs), len(rs))} | {_pct(sum(r.shown_right for r in rs), len(rs))} | {_pct(sum(o.converged for o in lr), len(lr))} | {_pct(sum(r.fixit_pass for r in rs), len(rs))} |")
+    projects = sorted({r.fault.project for r in results})
+    if len(projects) > 1:
+        lines += ["", "| project | faults | passes | exact | classification |", "|---|---|---|---|---|"]
+        for name in projects:
+            rs = [r for r in results if r.fault.project == name]
+            lines.append(f"| {name} | {len(rs)} | {_pct(sum(r.ours_pass for r in rs), len(rs))} | {_pct(sum(r.ours_exact for r in rs), len(rs))} | {_pct(sum(r.classified for r in rs), len(rs))} |")
+    wrong = [r for r in results if not r.classified or not r.shown_right]
+    if wrong:
+        lines += ["", "## Wrong classes", "", "| compiler | project | kind | class | after the gate | first error |", "|---|---|---|---|---|---|"]
+        lines += [f"| {r.cc} | {r.fault.project} | {r.fault.kind} | {r.error_type} | {r.shown_type} | `{r.first_error.replace('|', '/').replace('`', chr(39))}` |" for r in wrong]
     lines += ["", "## Every fault", "", "| compiler | project | kind | seeded | class | passes | exact | loop | top candidate |", "|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         lp = "" if r.loop is None else ("converged" if r.loop.converged else r.loop.reason) + (" exact" if r.loop.exact else "")
-        lines.append(f"| {r.cc} | {r.fault.project} | {r.fault.kind} | `{r.fault.file}`: {r.fault.what} | {r.error_type} | {r.ours_pass} | {r.ours_exact} | {lp} | {r.top.replace('|', '/')} |")
+        lines.append(f"| {r.cc} | {r.fault.project} | {r.fault.kind} | `{r.fault.file}`: {r.fault.what.replace('|', '/')} | {r.error_type} | {r.ours_pass} | {r.ours_exact} | {lp} | {r.top.replace('|', '/')} |")
     out = HERE / "results" / name
     out.parent.mkdir(exist_ok=True)
     out.write_text("\n".join(lines) + "\n")

@@ -165,6 +165,19 @@ class Validator:
         return "rejected"
 
 
+def _confirm_class(record: BuildErrorRecord, cand: FixCandidate, workspace: Path) -> None:
+    """A fix that leaves its unit (or the link) clean says what the error was: its kind confirms
+    or corrects the record's class (kept, with the class it replaces, on the candidate)."""
+    if (cand.mutation.get("validation") or {}).get("errors_after") != 0 or is_link_error(record):
+        return
+    from ..classify.by_fix import fix_class
+
+    proved = fix_class(cand, workspace)
+    if proved and proved != record.error_type:
+        cand.mutation["validation"]["reclassified"] = f"{record.error_type} -> {proved}"
+        record.error_type = proved
+
+
 def validate_build_candidates(
     records: list[BuildErrorRecord],
     candidates: list[FixCandidate],
@@ -204,6 +217,7 @@ def validate_build_candidates(
                 tried += verdict != "unchecked"
                 if verdict == "validated":
                     out_stats.validated += 1
+                    _confirm_class(record, cand, validator.workspace)
                     break  # the best prior that holds: the others keep theirs
                 if verdict == "rejected":
                     out_stats.rejected += 1

@@ -61,7 +61,11 @@ _BUILD_PATTERNS: list[tuple[str, FoldedPattern]] = [
             r"|implicitly declaring library function|call to undeclared (?:library )?function"
             r"|multiple definition of|duplicate symbol|redefinition of|first defined here"
             r"|use of undeclared identifier|cannot find symbol|unknown identifier|no template named"
-            r"|forbids declaration of .{1,200} with no type",
+            r"|forbids declaration of .{1,200} with no type"
+            # a type whose definition is not in sight (only forward-declared, or named by its tag):
+            # its header is not included or its name is misspelled, never a mismatch of two types
+            r"|incomplete type|incomplete definition of type|invalid use of undefined type"
+            r"|storage size of .{1,200} isn.t known",
         ),
     ),
     (
@@ -74,10 +78,16 @@ _BUILD_PATTERNS: list[tuple[str, FoldedPattern]] = [
             r"|passing argument \d+ of .* from incompatible|too (?:many|few) arguments"
             r"|type mismatch|conflicting types|invalid type argument|cannot bind"
             r"|request for member .* which is of non-class type|lvalue required|is not assignable"
-            r"|read-only (?:variable|location)|assignment of read-only|incomplete type"
-            r"|subscripted value is not|called object .* is not a function|void value not ignored"
+            r"|read-only (?:variable|location)|assignment of read-only"
+            r"|subscripted value is not|subscripted value is neither|called object .* is not a function|void value not ignored"
             r"|no match for|no matching (?:function|constructor|member function) for call"
-            r"|expects argument of type|format specifies type|redeclared as different kind",
+            r"|expects argument of type|format specifies type|redeclared as different kind"
+            # a value used as what its type is not: a pointer, a struct, a function, a count of arguments
+            r"|request for member .{1,200} in something not a structure or union|is not a pointer"
+            r"|member reference (?:base )?type .{1,200} is not a|indirection requires pointer operand"
+            r"|base operand of .{1,40} has non-pointer type|comparison between (?:pointer and integer|distinct pointer types)"
+            r"|comparison of distinct pointer types|could not convert|invalid initialization of"
+            r"|requires \d+ arguments?, but only \d+ given|passed \d+ arguments?, but takes just \d+",
         ),
     ),
     (
@@ -91,7 +101,7 @@ _BUILD_PATTERNS: list[tuple[str, FoldedPattern]] = [
             r"|\bexpected [‘'\"(][^’'\"]*[’'\"]"
             # a definition in a scope it cannot be in: a block left open above it (gcc, g++, clang)
             r"|definition is not allowed here|cannot appear at block scope|qualified-id in declaration"
-            r"|invalid storage class for function"
+            r"|invalid storage class for function|extra qualification|expected parameter declarator"
             # two declarations run together: a struct/class body above lacks its ';'
             r"|cannot combine with previous .{1,40} declaration specifier|two or more data types in declaration"
             r"|multiple types in one declaration|new types may not be defined in a return type",
@@ -237,8 +247,30 @@ def classify_build(record: BuildErrorRecord, config: Config | None = None) -> Bu
         if found:
             record.error_type = found
             return record
-    record.error_type = "unknown"
+    record.error_type = _fixit_type(record) or "unknown"
     return record
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+def _fixit_type(record: BuildErrorRecord) -> str:
+    """What the compiler's own fix-its say the error is, when its words matched no pattern:
+    a header to include, a ';' or closing token to insert, a '&' or '*' to add, a name for a name."""
+    if not record.fixits:
+        return ""
+    texts = [f.new_text for f in record.fixits]
+    if any("#include" in t for t in texts):
+        return "missing_include"
+    inserted = all((f.start.line, f.start.col) == (f.end.line, f.end.col) for f in record.fixits)
+    chars = set("".join(texts).replace(" ", ""))
+    if inserted and chars and chars <= set(";})],"):
+        return "syntax_error"
+    if inserted and chars and chars <= set("&*()"):
+        return "type_mismatch"  # an address, a dereference, a call's parentheses
+    if not inserted and all(_IDENTIFIER.fullmatch(t) for t in texts):
+        return "undefined_symbol"  # a name replaced by a near one the compiler knows
+    return ""
 
 
 _STD_MEMBER = re.compile(r"[‘'\"]([\w:]+)[’'\"] is not a member of [‘'\"]std[’'\"]|no (?:type|member) named [‘'\"](\w+)[’'\"] in namespace [‘'\"]std[’'\"]")
@@ -385,10 +417,17 @@ def _test_type(record: TestFailureRecord, head: str, text: str) -> str:
     return "unknown"
 
 
-def classify_result(result: ParseResult, config: Config | None = None) -> ParseResult:
+def classify_result(result: ParseResult, config: Config | None = None, cwd: str = "") -> ParseResult:
+    """Every record by its own diagnostic, then by what the records and the source say together:
+    a unit left open, a statement run into the next line (``cwd``: where relative paths are read),
+    an unknown error at a known one's place."""
     for record in result.build_errors:
         classify_build(record, config)
     unclosed_block_cascade(result.build_errors)
+    if result.build_errors:
+        from .structure import joined_statements
+
+        joined_statements(result.build_errors, cwd)
     same_place(result.build_errors)
     for failure in result.test_failures:
         classify_test(failure, config)

@@ -146,7 +146,7 @@ def parse_text(
                 try:
                     doc_cls().parse(text, result, ctx)
                     result.saw(doc_cls.name)
-                    return _finish(result, config, classify)
+                    return _finish(result, config, classify, ctx.cwd)
                 except Exception:  # noqa: BLE001 - a broken document falls back to line mode
                     result = ParseResult()
                 break
@@ -270,7 +270,7 @@ def _parse_batches(
     with _gc_paused():
         for _ in _dispatch(batches, tool, ctx, result, stream=False):
             pass
-        return _finish(result, config, classify)
+        return _finish(result, config, classify, ctx.cwd if ctx is not None else "")
 
 
 @contextlib.contextmanager
@@ -406,13 +406,13 @@ def _flush(parser: LineParser, parsers: list[LineParser], dead: list[LineParser]
             parsers.remove(parser)
 
 
-def _finish(result: ParseResult, config: Config | None, classify: bool) -> ParseResult:
+def _finish(result: ParseResult, config: Config | None, classify: bool, cwd: str = "") -> ParseResult:
     for record in result.build_errors:
         record.ensure_id()
     for failure in result.test_failures:
         failure.ensure_id()
     if classify:
-        classify_result(result, config)
+        classify_result(result, config, cwd)
     return result
 
 
