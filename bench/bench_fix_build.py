@@ -479,9 +479,9 @@ def write_report(results: list[Outcome], elapsed: float, name: str = "fix_build.
     projects = sorted({r.fault.project for r in results})
     if len(projects) > 1:
         lines += ["", "| project | faults | passes | exact | classification |", "|---|---|---|---|---|"]
-        for name in projects:
-            rs = [r for r in results if r.fault.project == name]
-            lines.append(f"| {name} | {len(rs)} | {_pct(sum(r.ours_pass for r in rs), len(rs))} | {_pct(sum(r.ours_exact for r in rs), len(rs))} | {_pct(sum(r.classified for r in rs), len(rs))} |")
+        for project in projects:
+            rs = [r for r in results if r.fault.project == project]
+            lines.append(f"| {project} | {len(rs)} | {_pct(sum(r.ours_pass for r in rs), len(rs))} | {_pct(sum(r.ours_exact for r in rs), len(rs))} | {_pct(sum(r.classified for r in rs), len(rs))} |")
     wrong = [r for r in results if not r.classified or not r.shown_right]
     if wrong:
         lines += ["", "## Wrong classes", "", "| compiler | project | kind | class | after the gate | first error |", "|---|---|---|---|---|---|"]
