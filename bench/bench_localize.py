@@ -340,7 +340,12 @@ def main() -> int:
                         help="classic: the kinds of localize.md; value: the value faults (see the docstring)")
     parser.add_argument("--libs", default="", help="comma-separated libraries (default: more-itertools,toolz "
                         "for classic, every library for value)")
+    parser.add_argument("--work", default="", help="working directory (default bench/_work/localize); "
+                        "two runs at once need two")
     args = parser.parse_args()
+    if args.work:
+        global WORK
+        WORK = Path(args.work).resolve()
     # a SIGTERM must still restore the mutated file (the `finally` below)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     rng = random.Random(args.seed)
