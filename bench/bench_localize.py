@@ -248,6 +248,7 @@ def rank_of(quals: list[str], truth: set[str]) -> int | None:
 
 
 SPECTRUM_WEIGHTS = (0.15, 0.3, 0.5, 0.8)
+ASSERTED_WEIGHTS = (0.0, 0.15, 0.3)
 
 
 def replay(log: Path, store: Path, rec: dict, root: Path, truth: Mutant) -> dict[str, int | None]:
@@ -268,7 +269,7 @@ def replay(log: Path, store: Path, rec: dict, root: Path, truth: Mutant) -> dict
             event = json.loads(line)
             if event["event"] == "mutant_evidence":
                 mutants = event["data"].get("in_process", {}).get(rec["failure_id"], [])
-    saved = (lp.W_SPECTRUM, lp.SPECTRUM_FORMULA)
+    saved = (lp.W_SPECTRUM, lp.SPECTRUM_FORMULA, lp.W_ASSERTED)
     out: dict[str, int | None] = {}
 
     def rank(name: str, evidence: object) -> None:
@@ -278,15 +279,16 @@ def replay(log: Path, store: Path, rec: dict, root: Path, truth: Mutant) -> dict
             out[name + suffix] = rank_of(quals, truth.truth)
 
     try:
-        if ev.spectrum_scope == "module" and ev.spectrum:
-            for formula in ("ochiai", "dstar"):
-                for weight in SPECTRUM_WEIGHTS:
-                    lp.SPECTRUM_FORMULA, lp.W_SPECTRUM = formula, weight
-                    rank(f"{formula}-{weight}", ev)
-        lp.W_SPECTRUM, lp.SPECTRUM_FORMULA = saved
-        rank("no-spectrum", lp.Evidence(**{**ev.__dict__, "spectrum": None}))
+        for asserted in ASSERTED_WEIGHTS:
+            lp.W_ASSERTED = asserted
+            if ev.spectrum_scope == "module" and ev.spectrum:
+                for formula in ("ochiai", "dstar"):
+                    for weight in SPECTRUM_WEIGHTS:
+                        lp.SPECTRUM_FORMULA, lp.W_SPECTRUM = formula, weight
+                        rank(f"{formula}-{weight}-a{asserted}", ev)
+            rank(f"no-spectrum-a{asserted}", lp.Evidence(**{**ev.__dict__, "spectrum": None}))
     finally:
-        lp.W_SPECTRUM, lp.SPECTRUM_FORMULA = saved
+        lp.W_SPECTRUM, lp.SPECTRUM_FORMULA, lp.W_ASSERTED = saved
     return out
 
 

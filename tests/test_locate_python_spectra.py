@@ -18,7 +18,13 @@ import pytest
 
 from pytest_whetstone.locate import pyspectra
 from pytest_whetstone.locate.budget import SPECTRA_FLOOR_S, spectra_budget
-from pytest_whetstone.locate.python import Evidence, evidence_dict, evidence_from, rank_suspects
+from pytest_whetstone.locate.python import (
+    Evidence,
+    asserted_functions,
+    evidence_dict,
+    evidence_from,
+    rank_suspects,
+)
 from pytest_whetstone.locate.sbfl import count_spectrum, dstar, ochiai, suspiciousness
 from pytest_whetstone.records import TestFailureRecord
 from pytest_whetstone.store.sessions import load_session
@@ -71,6 +77,61 @@ def test_a_module_spectrum_reorders_the_callees_and_says_why(tmp_path: Path) -> 
     # the evidence survives its JSON form (what $WHETSTONE_LOCATE_LOG records)
     again = evidence_from(json.loads(json.dumps(evidence_dict(ev))))
     assert [s.to_dict() for s in rank_suspects(again, str(tmp_path))] == [s.to_dict() for s in after]
+
+
+def test_asserted_functions_follow_the_failing_statement_one_step_back(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "lib.py").write_text("def parse(s):\n    return s\n\n\ndef render(d):\n    return d\n\n\n"
+                                     "def total(d):\n    return d\n")
+    test_file = tmp_path / "test_lib.py"
+    test_file.write_text(textwrap.dedent("""\
+        from lib import parse, render, total
+
+        def test_text():
+            data = parse("a")
+            text = render(data)
+            n = total(data)
+            assert text == "b"
+
+        def test_direct():
+            assert (total(parse("a")), render("x")) == (3, "y")
+        """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    ws = str(tmp_path)
+    lib = str(tmp_path / "lib.py")
+    assert asserted_functions(str(test_file), 3, 7, None, ws) == [(lib, "render")]  # text <- render(data)
+    assert asserted_functions(str(test_file), 9, 10, None, ws) == [(lib, "total"), (lib, "render"), (lib, "parse")]
+    assert asserted_functions(str(test_file), 3, 0, None, ws) == []
+
+
+def test_a_decorated_test_resolves_its_calls_through_its_own_module(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(lib="def parse(s):\n    return s\n")
+    pytester.mkdir("tests")
+    # a decorator from another module (freezegun's, mock.patch): the wrapper's globals are that module's
+    (pytester.path / "tests" / "deco.py").write_text(textwrap.dedent("""\
+        import functools
+
+        def frozen(fn):
+            @functools.wraps(fn)
+            def wrapper(*a, **k):
+                return fn(*a, **k)
+            return wrapper
+        """))
+    (pytester.path / "tests" / "test_lib.py").write_text(textwrap.dedent("""\
+        from deco import frozen
+        from lib import parse
+
+        @frozen
+        def test_parse():
+            assert parse("a") == "b"
+        """))
+    pytester.makeini("[pytest]\npythonpath = . tests\n")
+    log = pytester.path / "locate.jsonl"
+    proc = _pytest(pytester, WHETSTONE_LOCATE_LOG=str(log))
+    assert "1 failed" in proc.stdout
+    evidence = json.loads(log.read_text().splitlines()[0])["evidence"]
+    assert [q for _f, q in evidence["called"]] == ["parse"]
+    assert [q for _f, q in evidence["asserted"]] == ["parse"]
 
 
 def test_the_suite_spectrum_of_sbfl_mode_keeps_its_weight(tmp_path: Path) -> None:
@@ -169,7 +230,7 @@ from pkg.report import parse, render, total
 
 def test_report_line():
     data = parse("a=1;b=2")
-    assert render(data) == "a:1,b:2"
+    assert (total(data), render(data)) == (3, "a:1,b:2")
 
 
 def test_parse_pairs():
@@ -216,7 +277,7 @@ def test_a_value_fault_ranks_its_callee_by_the_module_spectrum(pytester: pytest.
     off = _pytest(pytester, "tests", WHETSTONE_SPECTRA_S="0")
     assert "1 failed, 3 passed" in off.stdout
     before = load_session(pytester.path / ".whetstone").state().test_failures[0].suspects
-    assert before[0].qualname == "parse"  # called first: the old ranking's pick
+    assert before[0].qualname == "total"  # checked first by the assertion: the static signals' pick
 
     proc = _pytest(pytester, "tests", WHETSTONE_SPECTRA_S="5")
     assert "1 failed, 3 passed" in proc.stdout

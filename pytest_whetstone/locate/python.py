@@ -41,6 +41,7 @@ W_TRACE = 0.50
 W_COVER = 0.30
 W_CALLED = 0.15
 W_NAME = 0.10
+W_ASSERTED = 0.15  # a value fault: the functions whose value the failing assertion checks
 TRACE_DECAY = 0.5
 # A value fault's spectrum over its module's tests (tuned on bench/bench_localize.py --kinds value)
 W_SPECTRUM = 0.30
@@ -235,6 +236,36 @@ def called_functions(
     return out
 
 
+def asserted_functions(
+    test_file: str, test_line: int, fail_line: int, namespace: Mapping[str, Any] | None, workspace: str | None
+) -> list[tuple[str, str]]:
+    """(file, qualname) of the functions whose value the failing statement checks: those it calls
+    itself (``assert f(x) == 3``), then those called where the names it reads were last assigned
+    before it in the same function (``y = f(x)`` ... ``assert y == 3``), one step back."""
+    src = source_file(test_file)
+    stmt = src.statement(fail_line) if src is not None and fail_line else None
+    body = (src.function_node(fail_line) or src.function_node(test_line)) if src is not None else None
+    if stmt is None or body is None:
+        return []
+    reads = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    last: dict[str, ast.stmt] = {}
+    for node in ast.walk(body):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.lineno < stmt.lineno:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for name in (n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)):
+                if name in reads and (name not in last or last[name].lineno < node.lineno):
+                    last[name] = node
+    ns = namespace if namespace is not None else _static_namespace(module_ast(test_file) or ast.Module([], []))
+    out: list[tuple[str, str]] = []
+    for node in [stmt, *sorted(last.values(), key=lambda n: -n.lineno)]:
+        for call in ast.walk(node):
+            if isinstance(call, ast.Call):
+                for target in _resolve(call.func, ns):
+                    if target not in out and is_impl_file(target[0], workspace):
+                        out.append(target)
+    return out
+
+
 def _resolve(expr: ast.expr, ns: Mapping[str, Any]) -> list[tuple[str, str]]:
     chain: list[str] = []
     while isinstance(expr, ast.Attribute):
@@ -351,6 +382,8 @@ class Evidence:
     spectrum_remark: str = ""  # e.g. that the budget cut the pass short
     # (file, qualname) the test body calls
     called: list[tuple[str, str]] = field(default_factory=list)
+    # (file, qualname) whose value the failing statement checks (a value fault; asserted_functions)
+    asserted: list[tuple[str, str]] = field(default_factory=list)
     # names referenced by an exception (NameError 'x' / ImportError) - hints for removed imports
     missing_name: str = ""
 
@@ -368,6 +401,7 @@ def evidence_from(data: Mapping[str, Any]) -> Evidence:
     ev = Evidence(**{k: v for k, v in data.items() if k in Evidence.__dataclass_fields__})
     ev.frames = [(str(f), int(n)) for f, n in ev.frames]
     ev.called = [(str(f), str(q)) for f, q in ev.called]
+    ev.asserted = [(str(f), str(q)) for f, q in ev.asserted]
     ev.covered_lines = {f: set(v) for f, v in ev.covered_lines.items()} if ev.covered_lines else None
     ev.spectrum = {(f, q): (a, b) for f, q, a, b in data["spectrum"]} if data.get("spectrum") else None
     return ev
@@ -427,6 +461,9 @@ def rank_suspects(ev: Evidence, workspace: str | None, max_n: int = 5) -> list[S
     for rank, key in enumerate(ev.called):
         if is_impl_file(key[0], workspace):
             add(key, W_CALLED * (0.85**rank))
+
+    for rank, key in enumerate(ev.asserted):
+        add(key, W_ASSERTED * (0.85**rank))
 
     # 4. naming convention as a tie-breaker
     test_stem = _strip_test(Path(ev.test_file).stem)

@@ -140,7 +140,7 @@ class WhetstoneCollector:
         import time
 
         t0 = time.perf_counter()  # lazy imports included: the first failure pays them
-        from ..locate.python import called_functions
+        from ..locate.python import asserted_functions, called_functions
         from .capture import build_record
 
         cap = build_record(item, call.when, call.excinfo, report, self._cmp, self.workspace)
@@ -151,11 +151,18 @@ class WhetstoneCollector:
         cap.called = []
         if self.locate != "off" and call.when == "call":
             obj = getattr(item, "obj", None)
+            for _ in range(8):  # a decorated test (freezegun, mock.patch): the test's own globals, not the wrapper's
+                obj = getattr(obj, "__wrapped__", None) or obj
+                if not hasattr(obj, "__wrapped__"):
+                    break
             namespace = getattr(obj, "__globals__", None)
             if namespace is None:
                 module = getattr(item, "module", None)
                 namespace = getattr(module, "__dict__", None)
             cap.called = called_functions(cap.test_abs, cap.test_def_line, namespace, self.workspace)
+            if cap.called and not cap.record.impl_file:  # a value fault: which callee's value failed the check
+                cap.asserted = asserted_functions(cap.test_abs, cap.test_def_line, cap.record.line, namespace,
+                                                  self.workspace)
         cap.covered = None
         # A failing unittest subTest / pytest subtest: its item's own call report passes, and a
         # re-run would report the subtest failures again through the hooks (changing counts).
@@ -344,6 +351,7 @@ class WhetstoneCollector:
                     spectrum=spectrum,
                     total_failed=max(1, len(self._failed_ids)),
                     called=cap.called,
+                    asserted=cap.asserted,
                     missing_name=cap.missing_name,
                 )
                 if node_id in spectra:  # a value fault: its module's spectrum (locate/pyspectra.py)
