@@ -89,19 +89,23 @@ def run(root: Path, tests: str, store: Path, env: dict[str, str],
     return time.perf_counter() - t0, proc.returncode
 
 
-def side_by_side(root: Path, tests: str, env: dict[str, str]) -> dict:
+def side_by_side(root: Path, tests: str, env: dict[str, str], search: bool = True) -> dict:
     """The same failing suite without the plugin, with `-p whetstone` as installed (defaults) and with
-    `--whetstone-search=1`, interleaved; and the search's own time to its first validated candidate."""
+    `--whetstone-search=1` (unless ``search`` is false), interleaved; and the search's own time to its
+    first validated candidate."""
     store = WORK / "store-sbs"
     plain, _ = run(root, tests, store, env, ("-p", "no:whetstone"))
     default, _ = run(root, tests, store, env, ("-p", "whetstone"))
+    spectra = (session_events(store).get("plugin_stats") or [{}])[-1].get("spectra")
     plain2, _ = run(root, tests, store, env, ("-p", "no:whetstone"))
-    search, _ = run(root, tests, store, env, ("-p", "whetstone", "--whetstone-search=1"))
-    stats = (session_events(store).get("search") or [{}])[-1]
     base = min(plain, plain2)
-    return {"plain_s": base, "default_s": default, "search_s": search, "default_ratio": default / base,
-            "search_ratio": search / base, "first_validated_s": stats.get("first_validated_s"),
-            "search_elapsed_s": stats.get("elapsed_s")}
+    out = {"plain_s": base, "default_s": default, "default_ratio": default / base, "spectra": spectra}
+    if search:
+        searched, _ = run(root, tests, store, env, ("-p", "whetstone", "--whetstone-search=1"))
+        stats = (session_events(store).get("search") or [{}])[-1]
+        out.update(search_s=searched, search_ratio=searched / base, first_validated_s=stats.get("first_validated_s"),
+                   search_elapsed_s=stats.get("elapsed_s"))
+    return out
 
 
 def session_events(store: Path) -> dict[str, list[dict]]:
@@ -168,7 +172,13 @@ def main() -> int:
     parser.add_argument("--libs", default=",".join(CLASSIC_LIBS), help="comma-separated libraries of bench_localize")
     parser.add_argument("--side-by-side", action="store_true",
                         help="also time each failing suite plainly, with default options and with the search on")
+    parser.add_argument("--no-search-run", action="store_true", help="side by side without the search-on run")
+    parser.add_argument("--work", default="", help="working directory (default bench/_work/failure); two runs "
+                        "at once (say before and after a change, under the same load) need two")
     args = parser.parse_args()
+    if args.work:
+        global WORK
+        WORK = Path(args.work).resolve()
     rng = random.Random(args.seed)
     env = dict(os.environ, PYTHONPYCACHEPREFIX=str(WORK / "pyc"))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -226,7 +236,7 @@ def main() -> int:
                     "candidates": len(cands), "restores": any_hit, "top_restores": top_hit, "wall_s": wall,
                 }
                 if args.side_by_side:
-                    row.update(side_by_side(root, tests, env))
+                    row.update(side_by_side(root, tests, env, search=not args.no_search_run))
                 rows.append(row)
                 done += 1
                 print(json.dumps(row), flush=True)
@@ -261,9 +271,12 @@ def write(rows: list[dict], args: argparse.Namespace) -> None:
     ]
     timed = [r for r in rows if "default_ratio" in r]
     if timed:
+        lines.append(f"| failing run with default options / the same run without the plugin (x) | "
+                     f"{med('default_ratio', 2)} | {mx('default_ratio', 2)} |")
+    timed = [r for r in rows if "search_ratio" in r]
+    if timed:
         found = [r["first_validated_s"] for r in timed if r.get("first_validated_s") is not None]
         lines += [
-            f"| failing run with default options / the same run without the plugin (x) | {med('default_ratio', 2)} | {mx('default_ratio', 2)} |",
             f"| failing run with `--whetstone-search=1` / without the plugin (x) | {med('search_ratio', 2)} | {mx('search_ratio', 2)} |",
             f"| the search's time to its first validated candidate (s; {len(found)} of {len(timed)} found one) | "
             f"{statistics.median(found):.1f} | {max(found):.1f} |" if found else "| search time to a validated fix | none found | |",
