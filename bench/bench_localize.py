@@ -342,6 +342,8 @@ def main() -> int:
                         help="classic: the kinds of localize.md; value: the value faults (see the docstring)")
     parser.add_argument("--libs", default="", help="comma-separated libraries (default: more-itertools,toolz "
                         "for classic, every library for value)")
+    parser.add_argument("--skip", default="", help="comma-separated libraries whose mutants are not run (their "
+                        "draws still are, so the others' mutants are those of the whole run: a run split in two)")
     parser.add_argument("--work", default="", help="working directory (default bench/_work/localize); "
                         "two runs at once need two")
     args = parser.parse_args()
@@ -378,6 +380,8 @@ def main() -> int:
         for bucket in by_kind.values():
             rng.shuffle(bucket)
         kinds = sorted(by_kind)
+        if lib in args.skip.split(","):
+            continue
         killed = tried = 0
         faux_done = 0
         while killed < args.per_lib and tried < args.per_lib * 6 and any(by_kind.values()):
