@@ -72,8 +72,8 @@ def test_a_module_spectrum_reorders_the_callees_and_says_why(tmp_path: Path) -> 
                      "total_passed": 2, "spectrum_remark": ""})
     after = rank_suspects(ev, str(tmp_path))
     assert [s.qualname for s in after] == ["render", "parse"]
-    assert after[0].evidence == "ochiai 1.00 over 1 failing / 2 passing tests (run by 1 / 0)"
-    assert after[1].evidence.startswith("ochiai 0.58 ")
+    assert after[0].evidence == "dstar 1.00 over 1 failing / 2 passing tests (run by 1 / 0)"
+    assert after[1].evidence.startswith("dstar 0.33 ")
     # the evidence survives its JSON form (what $WHETSTONE_LOCATE_LOG records)
     again = evidence_from(json.loads(json.dumps(evidence_dict(ev))))
     assert [s.to_dict() for s in rank_suspects(again, str(tmp_path))] == [s.to_dict() for s in after]
@@ -286,16 +286,16 @@ def test_a_value_fault_ranks_its_callee_by_the_module_spectrum(pytester: pytest.
     failure = load_session(pytester.path / ".whetstone").state().test_failures[0]
     top = failure.suspects[0]
     assert top.qualname == "render", failure.suspects
-    assert top.evidence == "ochiai 1.00 over 1 failing / 3 passing tests (run by 1 / 0)"
+    assert top.evidence == "dstar 1.00 over 1 failing / 3 passing tests (run by 1 / 0)"
     stats = _events(pytester.path, "plugin_stats")[-1]["spectra"]
     assert stats["passing_traced"] == 3 and not stats["cut_short"]
     report = subprocess.run([sys.executable, "-m", "pytest_whetstone", "report", "--format", "json"],
                             cwd=pytester.path, env=_env(), capture_output=True, text=True, timeout=60)
     suspects = json.loads(report.stdout)["test_failures"][0]["suspects"]
-    assert suspects[0]["qualname"] == "render" and suspects[0]["evidence"].startswith("ochiai 1.00 over 1 failing")
+    assert suspects[0]["qualname"] == "render" and suspects[0]["evidence"].startswith("dstar 1.00 over 1 failing")
     text = subprocess.run([sys.executable, "-m", "pytest_whetstone", "report"], cwd=pytester.path, env=_env(),
                           capture_output=True, text=True, timeout=60).stdout
-    assert "render (ochiai 1.00 over 1 failing / 3 passing tests (run by 1 / 0))" in text
+    assert "render (dstar 1.00 over 1 failing / 3 passing tests (run by 1 / 0))" in text
 
 
 def test_a_pass_cut_short_says_so(pytester: pytest.Pytester) -> None:

@@ -291,8 +291,9 @@ def run_pass(
             if cap.covered:  # measured on its re-run already
                 spec.per_test[cap.record.node_id] = {
                     (real_path(f), q) for f, q in functions_of(cap.covered, workspace)}
-            else:
-                plan.append((by_id[cap.record.node_id], _expected(cap.record.duration_ms / 1000.0)))
+            elif sum(e for _i, e in plan) + (cost := _expected(cap.record.duration_ms / 1000.0)) <= budget_s / 2:
+                plan.append((by_id[cap.record.node_id], cost))
+            # else: re-tracing it would leave too little for the passing tests; it stays out
         executed: set[Key] = set().union(*spec.per_test.values()) if spec.per_test else set()
         names = suspect_names(executed) | suspect_names(k for cap in caps for k in cap.called)
         ordered = order_passing(candidates, ids, names, passed_durations)

@@ -43,9 +43,10 @@ W_CALLED = 0.15
 W_NAME = 0.10
 W_ASSERTED = 0.15  # a value fault: the functions whose value the failing assertion checks
 TRACE_DECAY = 0.5
-# A value fault's spectrum over its module's tests (tuned on bench/bench_localize.py --kinds value)
-W_SPECTRUM = 0.30
-SPECTRUM_FORMULA = "ochiai"
+# A value fault's spectrum over its module's tests: DStar at 0.5 ranked best of Ochiai / DStar at
+# 0.15-0.8 on bench/bench_localize.py --kinds value (bench/results/localize_value.md)
+W_SPECTRUM = 0.50
+SPECTRUM_FORMULA = "dstar"
 
 
 @dataclass
