@@ -251,8 +251,10 @@ def build_corpus(per_kind: int, seed: int, max_tries: int, kinds: tuple[str, ...
 
 
 def plugin_budget_args(budget: float) -> list[str]:
-    """How the plugin takes the search budget (checked in its source, so a rename shows up)."""
-    text = (REPO / "pytest_whetstone" / "plugin" / "__init__.py").read_text()
+    """How the plugin takes the search budget (checked in its source, so a rename shows up: the options
+    live in plugin/options.py; reading only plugin/__init__.py once made ``--budget`` a silent no-op)."""
+    plugin = REPO / "pytest_whetstone" / "plugin"
+    text = "".join(p.read_text() for p in sorted(plugin.glob("*.py")))
     if "--whetstone-search-budget" in text:
         return ["--whetstone-search-budget", str(budget)]
     if "whetstone_search_budget" in text:

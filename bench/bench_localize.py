@@ -11,12 +11,21 @@ never loads in the plain and whetstone runs, nor anywhere else on the machine) o
 it installs and runs.
 
     python bench/bench_localize.py [--per-lib 20] [--seed 7] [--fauxpy 5]
+    python bench/bench_localize.py --kinds value --per-lib 12 --seed 7 --fauxpy 0
+
+``--kinds value`` seeds the value faults instead (the sites of bench_fix_python.py: comparison and
+arithmetic swaps, a dropped ``not``, a wrong return value, off-by-one, swapped call arguments), the
+faults whose failing test usually fails in its own assertion, so the traceback names the test and not
+the function that computed the wrong value; those rows are counted apart as "value faults" (the first
+failure's traceback has no implementation frame).  humanize (a src layout, a test module per area of
+functions) is a development library for them; ``--libs`` picks libraries.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import importlib.util
 import json
 import os
 import random
@@ -42,7 +51,21 @@ LIBS = {
     # name: (sdist spec, dir, package dir, tests)
     "more-itertools": ("more-itertools==10.5.0", "more-itertools-10.5.0", "more_itertools", "tests"),
     "toolz": ("toolz==1.0.0", "toolz-1.0.0", "toolz", "toolz/tests"),
+    "humanize": ("humanize==4.11.0", "humanize-4.11.0", "src/humanize", "tests"),
 }
+CLASSIC_LIBS = ("more-itertools", "toolz")  # the corpus of bench/results/localize.md
+SRC_DIRS = {"humanize": "src"}  # not installed: its tests import the package from here
+TEST_NEEDS = {"humanize": ["freezegun"]}
+VALUE_KINDS = ("compare", "remove-not", "wrong-return", "arith", "off-by-one", "swapped-args")
+
+
+def lib_env(lib: str, root: Path, env: dict[str, str]) -> dict[str, str]:
+    """``env`` with the library's source directory first on PYTHONPATH when it has a src layout."""
+    src = SRC_DIRS.get(lib)
+    if not src:
+        return env
+    rest = env.get("PYTHONPATH", "")
+    return {**env, "PYTHONPATH": os.pathsep.join(p for p in (str(root / src), rest) if p)}
 
 
 @dataclass
@@ -62,7 +85,31 @@ def prepare(lib: str) -> Path:
     spec, dirname, _pkg, _tests = LIBS[lib]
     root = fetch_sdist(spec, dirname, WORK)
     pin_rootdir(root)
+    for need in TEST_NEEDS.get(lib, []):
+        if importlib.util.find_spec(need) is None:
+            subprocess.run([sys.executable, "-m", "pip", "-q", "install", need], check=True)
     return root
+
+
+def value_sites(root: Path, rel: str) -> list[Mutant]:
+    """The value-fault sites of bench_fix_python.py (byte offsets turned into character offsets)."""
+    from fix_python_sites import _Sites
+
+    data = (root / rel).read_bytes()
+    index = function_index(root / rel)
+    every_line = set(range(1, data.count(b"\n") + 2))
+    out: list[Mutant] = []
+    for kind, rows in _Sites("", rel, data, every_line).collect().items():
+        if kind not in VALUE_KINDS:
+            continue
+        for _sub, line, a, b, news in rows:
+            fn = index.enclosing(line) if index else None
+            if fn is None or not news:
+                continue
+            start, end = len(data[:a].decode()), len(data[:b].decode())
+            new = news[(a + line) % len(news)]  # deterministic, whatever the shuffle
+            out.append(Mutant("", rel, line, kind, data[a:b].decode(), new, start, end, {fn.qualname}))
+    return out
 
 
 def _offsets(text: str) -> list[int]:
@@ -172,6 +219,16 @@ def first_failure(store: Path) -> dict | None:
     return live[0] if live else None
 
 
+def plugin_stats(store: Path) -> dict:
+    out: dict = {}
+    for path in (store / "sessions").glob("*.jsonl"):
+        for line in path.read_text().splitlines():
+            event = json.loads(line)
+            if event["event"] == "plugin_stats":
+                out = event["data"]
+    return out
+
+
 def analysis_ms(store: Path) -> list[float]:
     """Per failing test: capture + classification + static localization (plugin_stats), in ms."""
     out: list[float] = []
@@ -188,6 +245,51 @@ def rank_of(quals: list[str], truth: set[str]) -> int | None:
         if q in truth:
             return i + 1
     return None
+
+
+SPECTRUM_WEIGHTS = (0.15, 0.3, 0.5, 0.8)
+ASSERTED_WEIGHTS = (0.0, 0.15, 0.3)
+
+
+def replay(log: Path, store: Path, rec: dict, root: Path, truth: Mutant) -> dict[str, int | None]:
+    """Rank the first failure again from its logged evidence ($WHETSTONE_LOCATE_LOG) with other spectrum
+    formulas and weights (the mutated file still in place), then with the run's own mutant evidence:
+    variant name -> rank of the faulty function.  Mutants of suspects the run did not try count neutral."""
+    from pytest_whetstone.locate import python as lp
+    from pytest_whetstone.locate.mutation import rerank
+
+    entries = [json.loads(x) for x in log.read_text().splitlines()] if log.exists() else []
+    entry = next((e for e in entries if e["failure_id"] == rec["failure_id"]), None)
+    if entry is None:
+        return {}
+    ev = lp.evidence_from(entry["evidence"])
+    mutants: list[dict] = []
+    for path in (store / "sessions").glob("*.jsonl"):
+        for line in path.read_text().splitlines():
+            event = json.loads(line)
+            if event["event"] == "mutant_evidence":
+                mutants = event["data"].get("in_process", {}).get(rec["failure_id"], [])
+    saved = (lp.W_SPECTRUM, lp.SPECTRUM_FORMULA, lp.W_ASSERTED)
+    out: dict[str, int | None] = {}
+
+    def rank(name: str, evidence: object) -> None:
+        suspects = lp.rank_suspects(evidence, str(root))  # type: ignore[arg-type]
+        for suffix, ranked in (("-static", suspects), ("", rerank(suspects, mutants))):
+            quals = [s.qualname if s.file_path == truth.file else "?" for s in ranked]
+            out[name + suffix] = rank_of(quals, truth.truth)
+
+    try:
+        for asserted in ASSERTED_WEIGHTS:
+            lp.W_ASSERTED = asserted
+            if ev.spectrum_scope == "module" and ev.spectrum:
+                for formula in ("ochiai", "dstar"):
+                    for weight in SPECTRUM_WEIGHTS:
+                        lp.SPECTRUM_FORMULA, lp.W_SPECTRUM = formula, weight
+                        rank(f"{formula}-{weight}-a{asserted}", ev)
+            rank(f"no-spectrum-a{asserted}", lp.Evidence(**{**ev.__dict__, "spectrum": None}))
+    finally:
+        lp.W_SPECTRUM, lp.SPECTRUM_FORMULA, lp.W_ASSERTED = saved
+    return out
 
 
 FAUXPY_VENV = WORK / "fauxpy-venv"
@@ -236,7 +338,18 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", default="", help="results file (default bench/results/localize.md)")
     parser.add_argument("--fauxpy", type=int, default=5, help="mutants per library to also run FauxPy on (0: skip)")
+    parser.add_argument("--kinds", choices=("classic", "value"), default="classic",
+                        help="classic: the kinds of localize.md; value: the value faults (see the docstring)")
+    parser.add_argument("--libs", default="", help="comma-separated libraries (default: more-itertools,toolz "
+                        "for classic, every library for value)")
+    parser.add_argument("--skip", default="", help="comma-separated libraries whose mutants are not run (their "
+                        "draws still are, so the others' mutants are those of the whole run: a run split in two)")
+    parser.add_argument("--work", default="", help="working directory (default bench/_work/localize); "
+                        "two runs at once need two")
     args = parser.parse_args()
+    if args.work:
+        global WORK
+        WORK = Path(args.work).resolve()
     # a SIGTERM must still restore the mutated file (the `finally` below)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     rng = random.Random(args.seed)
@@ -247,13 +360,18 @@ def main() -> int:
     if args.fauxpy:
         fauxpy_ok = _install_fauxpy()
     rows: list[dict] = []
-    for lib, (_spec, _dirname, pkg, tests) in LIBS.items():
+    libs = args.libs.split(",") if args.libs else list(CLASSIC_LIBS if args.kinds == "classic" else LIBS)
+    base_env = env
+    for lib in libs:
+        _spec, _dirname, pkg, tests = LIBS[lib]
         root = prepare(lib)
+        env = lib_env(lib, root, base_env)
         for cache in root.rglob("__pycache__"):
             shutil.rmtree(cache, ignore_errors=True)
         files = sorted(str(p.relative_to(root)) for p in (root / pkg).glob("*.py")
                        if "test" not in p.name and p.name not in ("__init__.py", "_version.py"))
-        pool = [m for f in files for m in sites(root, f)]
+        seed_sites = value_sites if args.kinds == "value" else sites
+        pool = [m for f in files for m in seed_sites(root, f)]
         for m in pool:
             m.lib = lib
         by_kind: dict[str, list[Mutant]] = {}
@@ -262,6 +380,8 @@ def main() -> int:
         for bucket in by_kind.values():
             rng.shuffle(bucket)
         kinds = sorted(by_kind)
+        if lib in args.skip.split(","):
+            continue
         killed = tried = 0
         faux_done = 0
         while killed < args.per_lib and tried < args.per_lib * 6 and any(by_kind.values()):
@@ -277,11 +397,14 @@ def main() -> int:
             try:
                 store = WORK / "store"
                 shutil.rmtree(store, ignore_errors=True)
+                locate_log = WORK / "locate.jsonl"
+                locate_log.unlink(missing_ok=True)
                 p_wall, p_cpu, p_code = run_pytest(root, tests, ["-p", "no:whetstone"], env)
                 if p_code != 1:
                     continue  # survived (0) or broke collection (2): not a localization case
                 w_wall, w_cpu, _ = run_pytest(root, tests, ["-p", "whetstone", f"--whetstone-dir={store}",
-                                                   "--whetstone-candidates=0", "--whetstone-search=0"], env)
+                                                   "--whetstone-candidates=0", "--whetstone-search=0"],
+                                              {**env, "WHETSTONE_LOCATE_LOG": str(locate_log)})
                 rec = first_failure(store)
                 if rec is None:
                     continue
@@ -295,9 +418,12 @@ def main() -> int:
                 row = {
                     "lib": lib, "kind": m.kind, "file": m.file, "line": m.line, "truth": sorted(m.truth),
                     "rank": rank_of(quals_all, m.truth), "deep_hit": deep in m.truth,
+                    "value_fault": not rec["impl_file"] and rec["failure_type"] == "assertion",
                     "plain_s": p_wall, "whetstone_s": w_wall, "plain_cpu": p_cpu, "whetstone_cpu": w_cpu,
                     "top": quals[:3],
                 }
+                row["variants"] = replay(locate_log, store, rec, root, m)
+                row["spectra"] = plugin_stats(store).get("spectra")
                 per_failure = analysis_ms(store)
                 if per_failure:
                     row.update(first_ms=per_failure[0], median_ms=statistics.median(per_failure))
@@ -323,11 +449,12 @@ def write_results(rows: list[dict], args: argparse.Namespace) -> None:
 
     ratio = statistics.median(r["whetstone_s"] / r["plain_s"] for r in rows) if rows else 0.0
     total_ratio = sum(r["whetstone_s"] for r in rows) / max(1e-9, sum(r["plain_s"] for r in rows))
+    libs = sorted({r["lib"] for r in rows})
     lines = [
         "# Localization accuracy on seeded faults",
         "",
-        f"Generated by `bench/bench_localize.py --per-lib {args.per_lib} --seed {args.seed}` on "
-        f"{time.strftime('%Y-%m-%d')}; libraries: {', '.join(LIBS)} (sdists, their own test suites).",
+        f"Generated by `bench/bench_localize.py --kinds {args.kinds} --per-lib {args.per_lib} --seed {args.seed}` on "
+        f"{time.strftime('%Y-%m-%d')}; libraries: {', '.join(libs)} (sdists, their own test suites).",
         "Whetstone runs with `--whetstone-candidates=0 --whetstone-search=0`: this measures capture,",
         "re-run and localization, not fix generation. A fault counts when the plain suite fails (exit 1). Truth = the function holding the mutated line",
         "(for a removed import: any function using the removed name). Ranked list = the first failure's suspects.",
@@ -341,6 +468,10 @@ def write_results(rows: list[dict], args: argparse.Namespace) -> None:
         f"| deepest traceback frame alone | {_pct(rows, lambda r: r['deep_hit'])} | "
         f"{_pct(rows, lambda r: r['deep_hit'])} | {_pct(rows, lambda r: r['deep_hit'])} | - |",
     ]
+    value = [r for r in rows if r.get("value_fault")]
+    if value:
+        lines.append(f"| whetstone, value faults only ({len(value)}: an assertion in the test, no implementation "
+                     f"frame) | {_pct(value, top(1))} | {_pct(value, top(3))} | {_pct(value, top(5))} | - |")
     faux = [r for r in rows if "fauxpy_status" in r]
     if faux:
         ok = [r for r in faux if r["fauxpy_status"] == "ok"]
@@ -360,6 +491,18 @@ def write_results(rows: list[dict], args: argparse.Namespace) -> None:
                   "`plugin_stats.analysis_ms`): first failure of a run median "
                   f"{statistics.median(r['first_ms'] for r in timed):.1f} ms (worst {max(r['first_ms'] for r in timed):.1f}),"
                   f" every failure median {statistics.median(r['median_ms'] for r in timed):.1f} ms."]
+    names = sorted({name for r in rows for name in r.get("variants") or {}})
+    if names:
+        with_spectrum = [r for r in rows if any(n.startswith(("ochiai", "dstar")) for n in r.get("variants") or {})]
+        lines += ["", f"## Spectrum variants, re-ranked from the logged evidence ({len(with_spectrum)} failures with "
+                  "a module spectrum; `-static`: before the mutant pass's re-ranking)", "",
+                  "| variant | top-1 | top-3 | top-5 |", "|---|---|---|---|"]
+        for name in names:
+            sub = [r for r in with_spectrum if name in (r.get("variants") or {})]
+            ranks = [r["variants"][name] for r in sub]
+            cells = [f"{100 * sum(1 for x in ranks if x is not None and x <= k) / len(ranks):.0f}%" if ranks else "n/a"
+                     for k in (1, 3, 5)]
+            lines.append(f"| {name} | {' | '.join(cells)} |")
     lines += ["", "## Per kind", "", "| kind | n | top-1 | top-5 |", "|---|---|---|---|"]
     for kind in sorted({r["kind"] for r in rows}):
         sub = [r for r in rows if r["kind"] == kind]

@@ -269,6 +269,9 @@ class Suspect(Record):
     line_start: int = 0
     line_end: int = 0
     score: float = 0.0
+    # why it ranks where it does, when a signal says so in words (e.g. a value fault's spectrum:
+    # "dstar 0.82 over 3 failing / 12 passing tests (run by 3 / 2)"); empty otherwise
+    evidence: str = ""
 
 
 @dataclass

@@ -67,7 +67,7 @@ def test_json_has_exactly_the_documented_shape(ws):
         assert sorted(f) == sorted(TEST_FAILURE_KEYS)
         assert f["file_path"] == "tests/test_stats.py"
         for s in f["suspects"]:
-            assert sorted(s) == ["file_path", "line_end", "line_start", "qualname", "score"]
+            assert sorted(s) == ["evidence", "file_path", "line_end", "line_start", "qualname", "score"]
             assert s["file_path"] == "stats.py"
     for c in data["candidates"]:
         assert sorted(c) == sorted(CANDIDATE_KEYS)

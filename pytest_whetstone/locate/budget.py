@@ -4,8 +4,9 @@ A failing ``pytest -p whetstone`` should cost at most about 1.3x the same run wi
 Capture, localization and the cheap candidates always run (milliseconds each, plus a fixed
 ``RESERVE_S`` for their imports and the session).  What is left of ``ALLOWANCE`` x the plain run goes,
 in order, to re-running failing tests (flakiness, coverage; a share of the projected run, decided
-per test from its own duration), the in-process mutant pass (:mod:`.pymutants`) and the validated
-search.  The plain run is estimated as the session's wall time less what the plugin itself spent.
+per test from its own duration), re-running passing tests of a value fault's module for its spectrum
+(:mod:`.pyspectra`; a share of the run), the in-process mutant pass (:mod:`.pymutants`) and the
+validated search.  The plain run is estimated as the session's wall time less what the plugin itself spent.
 ``--whetstone-search=1`` and ``whetstone fix`` skip these rules: they ask for the work.
 """
 
@@ -21,6 +22,11 @@ RERUN_FIRST_S = 0.12  # a fast first failure is re-run even in a very short run 
 COVERAGE_START_S = 0.05  # importing coverage.py and its first start, paid by the first re-run
 RERUN_EXPLICIT_MIN_S = 2.0  # asked-for analysis: at least this, or 30% of the run
 RERUN_EXPLICIT_SHARE = 0.3
+
+SPECTRA_SHARE = 0.12  # of the plain run: passing tests traced for a value fault's spectrum
+SPECTRA_SHORT_RUN_S = 2.0  # a run shorter than this still gets SPECTRA_FLOOR_S (a few cheap tests)
+SPECTRA_FLOOR_S = 0.1
+SPECTRA_EXPLICIT_MAX_S = 3.0
 
 CHEAP_MIN_S = 0.15  # below this a mutant pass cannot compare two suspects
 CHEAP_MAX_S = 3.0
@@ -46,6 +52,31 @@ def rerun_cost(duration_s: float, first: bool) -> float:
     return 1.3 * max(0.0, duration_s) + 0.005 + (COVERAGE_START_S if first else 0.0)
 
 
+def spectra_budget(run_s: float, spent_s: float, explicit: bool = False) -> float:
+    """Seconds for tracing a value fault's module tests (0: skip); ``$WHETSTONE_SPECTRA_S`` sets it
+    outright (0 turns the pass off)."""
+    fixed = _fixed("WHETSTONE_SPECTRA_S")
+    if fixed is not None:
+        return fixed
+    run_s = max(0.0, run_s)
+    if explicit:
+        return max(2 * SPECTRA_FLOOR_S, min(SPECTRA_EXPLICIT_MAX_S, 0.15 * run_s))
+    share = min(SPECTRA_SHARE * run_s, left(run_s, spent_s))
+    if run_s < SPECTRA_SHORT_RUN_S:
+        share = max(share, SPECTRA_FLOOR_S)
+    return max(0.0, share)
+
+
+def _fixed(name: str) -> float | None:
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return None
+    try:
+        return max(0.0, float(text))
+    except ValueError:
+        return None
+
+
 def default_search_budget(run_s: float, spent_s: float, configured_s: float) -> float:
     """Seconds for the search in a default run (0: do not start it)."""
     share = left(run_s, spent_s)
@@ -58,12 +89,9 @@ def cheap_pass_budget(run_s: float, spent_s: float, explicit: bool = False) -> f
     """Seconds for the in-process mutant pass of a failing run (0: skip it); the forks need no
     start-up, but each runs the failing test once.  ``$WHETSTONE_MUTANT_PASS_S`` sets it outright
     (0 turns the pass off)."""
-    fixed = os.environ.get("WHETSTONE_MUTANT_PASS_S", "").strip()
-    if fixed:
-        try:
-            return max(0.0, float(fixed))
-        except ValueError:
-            pass
+    fixed = _fixed("WHETSTONE_MUTANT_PASS_S")
+    if fixed is not None:
+        return fixed
     if explicit:  # the search follows and wants the pass's ranking: the old, roomier rule
         return max(0.25, min(CHEAP_MAX_S, 0.1 * max(0.0, run_s) - max(0.0, spent_s)))
     share = min(CHEAP_MAX_S, left(run_s, spent_s))

@@ -123,6 +123,28 @@ class CoverageContexts:
                 self._cov = False
         return self._cov or None
 
+    def lines_of(self, key: str) -> dict[str, set[int]]:
+        """{file: executed lines} of one measured key (a query of that context alone)."""
+        if key in self._profiled:
+            return self._profiled[key]
+        if not self._cov or self.methods.get(key) != "coverage":
+            return {}
+        import re
+
+        out: dict[str, set[int]] = {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            data = self._cov.get_data()
+            data.set_query_contexts(["^" + re.escape(key) + "$"])
+            try:
+                for filename in data.measured_files():
+                    lines = data.lines(filename)
+                    if lines:
+                        out[filename] = set(lines)
+            finally:
+                data.set_query_contexts(None)
+        return out
+
     def result(self) -> dict[str, dict[str, set[int]]]:
         """{key: {file: executed lines}} for every measured key."""
         if self._result is not None:

@@ -4,7 +4,8 @@ Signals, combined into one score per function (see :func:`rank_suspects`):
 
 * traceback frames that fall in implementation code (the deepest weighs most);
 * the functions the failing test executed (coverage on its re-run), weighted by a
-  spectrum (Ochiai) when passing-test data exists;
+  spectrum (Ochiai or DStar, :mod:`.sbfl`) when passing-test data exists: the whole suite's in
+  ``sbfl`` mode, the failing module's tests for a value fault (:mod:`.pyspectra`);
 * the functions the test body calls, resolved through its imports / live namespace;
 * the naming convention (``test_foo.py`` <-> ``foo.py``, ``test_bar`` <-> ``bar``).
 
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import math
 import os
 import sys
 from collections.abc import Iterable, Mapping
@@ -30,6 +30,9 @@ from typing import Any, NamedTuple
 from .. import paths
 from ..records import Suspect, TestFailureRecord
 from .pysource import FuncSpan, count_innermost, source_file
+from .sbfl import ochiai, suspiciousness
+
+__all__ = ["Evidence", "ochiai", "rank_suspects"]
 
 MODULE_QUALNAME = "<module>"
 
@@ -38,7 +41,12 @@ W_TRACE = 0.50
 W_COVER = 0.30
 W_CALLED = 0.15
 W_NAME = 0.10
+W_ASSERTED = 0.15  # a value fault: the functions whose value the failing assertion checks
 TRACE_DECAY = 0.5
+# A value fault's spectrum over its module's tests: DStar at 0.5 ranked best of Ochiai / DStar at
+# 0.15-0.8 on bench/bench_localize.py --kinds value (bench/results/localize_value.md)
+W_SPECTRUM = 0.50
+SPECTRUM_FORMULA = "dstar"
 
 
 @dataclass
@@ -229,6 +237,36 @@ def called_functions(
     return out
 
 
+def asserted_functions(
+    test_file: str, test_line: int, fail_line: int, namespace: Mapping[str, Any] | None, workspace: str | None
+) -> list[tuple[str, str]]:
+    """(file, qualname) of the functions whose value the failing statement checks: those it calls
+    itself (``assert f(x) == 3``), then those called where the names it reads were last assigned
+    before it in the same function (``y = f(x)`` ... ``assert y == 3``), one step back."""
+    src = source_file(test_file)
+    stmt = src.statement(fail_line) if src is not None and fail_line else None
+    body = (src.function_node(fail_line) or src.function_node(test_line)) if src is not None else None
+    if stmt is None or body is None:
+        return []
+    reads = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    last: dict[str, ast.stmt] = {}
+    for node in ast.walk(body):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.lineno < stmt.lineno:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for name in (n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)):
+                if name in reads and (name not in last or last[name].lineno < node.lineno):
+                    last[name] = node
+    ns = namespace if namespace is not None else _static_namespace(module_ast(test_file) or ast.Module([], []))
+    out: list[tuple[str, str]] = []
+    for node in [stmt, *sorted(last.values(), key=lambda n: -n.lineno)]:
+        for call in ast.walk(node):
+            if isinstance(call, ast.Call):
+                for target in _resolve(call.func, ns):
+                    if target not in out and is_impl_file(target[0], workspace):
+                        out.append(target)
+    return out
+
+
 def _resolve(expr: ast.expr, ns: Mapping[str, Any]) -> list[tuple[str, str]]:
     chain: list[str] = []
     while isinstance(expr, ast.Attribute):
@@ -339,10 +377,45 @@ class Evidence:
     # (file, qualname) -> (failed, passed) counts from a spectrum, when one exists
     spectrum: dict[tuple[str, str], tuple[int, int]] | None = None
     total_failed: int = 1
+    # "suite" (sbfl mode: every test traced) or "module" (a value fault: its module's tests, pyspectra)
+    spectrum_scope: str = "suite"
+    total_passed: int = 0  # passing tests in the spectrum (for the evidence note)
+    spectrum_remark: str = ""  # e.g. that the budget cut the pass short
     # (file, qualname) the test body calls
     called: list[tuple[str, str]] = field(default_factory=list)
+    # (file, qualname) whose value the failing statement checks (a value fault; asserted_functions)
+    asserted: list[tuple[str, str]] = field(default_factory=list)
     # names referenced by an exception (NameError 'x' / ImportError) - hints for removed imports
     missing_name: str = ""
+
+
+def evidence_dict(ev: Evidence) -> dict[str, Any]:
+    """``ev`` as plain JSON data (sets sorted, spectrum keys as lists), and back with :func:`evidence_from`:
+    what ``$WHETSTONE_LOCATE_LOG`` records so the benches can re-rank with other weights."""
+    data = dict(ev.__dict__)
+    data["covered_lines"] = {f: sorted(v) for f, v in ev.covered_lines.items()} if ev.covered_lines else None
+    data["spectrum"] = [[f, q, a, b] for (f, q), (a, b) in ev.spectrum.items()] if ev.spectrum else None
+    return data
+
+
+def evidence_from(data: Mapping[str, Any]) -> Evidence:
+    ev = Evidence(**{k: v for k, v in data.items() if k in Evidence.__dataclass_fields__})
+    ev.frames = [(str(f), int(n)) for f, n in ev.frames]
+    ev.called = [(str(f), str(q)) for f, q in ev.called]
+    ev.asserted = [(str(f), str(q)) for f, q in ev.asserted]
+    ev.covered_lines = {f: set(v) for f, v in ev.covered_lines.items()} if ev.covered_lines else None
+    ev.spectrum = {(f, q): (a, b) for f, q, a, b in data["spectrum"]} if data.get("spectrum") else None
+    return ev
+
+
+def log_evidence(ev: Evidence, failure_id: str) -> None:
+    """Append ``ev`` to ``$WHETSTONE_LOCATE_LOG`` (one JSON line) when that is set."""
+    target = os.environ.get("WHETSTONE_LOCATE_LOG", "")
+    if target:
+        import json
+
+        with open(target, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"failure_id": failure_id, "evidence": evidence_dict(ev)}) + "\n")
 
 
 def rank_suspects(ev: Evidence, workspace: str | None, max_n: int = 5) -> list[Suspect]:
@@ -368,10 +441,17 @@ def rank_suspects(ev: Evidence, workspace: str | None, max_n: int = 5) -> list[S
                 continue
             for qual, count in src.functions_in_lines(lines).items():
                 covered[(file, qual)] = count
+    notes: dict[tuple[str, str], str] = {}
     if ev.spectrum:
+        module = ev.spectrum_scope == "module"
+        formula = SPECTRUM_FORMULA if module else "ochiai"
         for key, (failed, passed) in ev.spectrum.items():
             if failed and is_impl_file(key[0], workspace):
-                add(key, W_COVER * ochiai(failed, passed, ev.total_failed))
+                value = suspiciousness(formula, failed, passed, ev.total_failed)
+                add(key, (W_SPECTRUM if module else W_COVER) * value)
+                if module:
+                    notes[key] = (f"{formula} {value:.2f} over {ev.total_failed} failing / {ev.total_passed} passing "
+                                  f"tests (run by {failed} / {passed}){ev.spectrum_remark}")
     elif covered:
         # No passing data: every executed function is equally covered; prefer smaller
         # call sets slightly (a function executed by the test at all is the evidence).
@@ -382,6 +462,9 @@ def rank_suspects(ev: Evidence, workspace: str | None, max_n: int = 5) -> list[S
     for rank, key in enumerate(ev.called):
         if is_impl_file(key[0], workspace):
             add(key, W_CALLED * (0.85**rank))
+
+    for rank, key in enumerate(ev.asserted):
+        add(key, W_ASSERTED * (0.85**rank))
 
     # 4. naming convention as a tie-breaker
     test_stem = _strip_test(Path(ev.test_file).stem)
@@ -417,6 +500,7 @@ def rank_suspects(ev: Evidence, workspace: str | None, max_n: int = 5) -> list[S
                 line_start=span.line_start if span else 0,
                 line_end=span.line_end if span else 0,
                 score=round(score, 4),
+                evidence=notes.get((file, qual), ""),
             )
         )
     return out
@@ -430,11 +514,6 @@ def _strip_test(name: str) -> str:
         if name.endswith(suffix):
             name = name[: -len(suffix)]
     return name
-
-
-def ochiai(failed: int, passed: int, total_failed: int) -> float:
-    denom = math.sqrt(max(total_failed, 1) * (failed + passed))
-    return failed / denom if denom else 0.0
 
 
 def ast_node_id(suspect: Suspect | None) -> str | None:

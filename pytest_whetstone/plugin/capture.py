@@ -45,6 +45,7 @@ class Captured:
     test_def_line: int = 0
     missing_name: str = ""
     called: list[tuple[str, str]] = field(default_factory=list)
+    asserted: list[tuple[str, str]] = field(default_factory=list)  # a value fault: what its assertion checks
     covered: dict[str, set[int]] | None = None
     elapsed_ms: float = 0.0
     subtest: bool = False  # reported by a subtest while the test body ran

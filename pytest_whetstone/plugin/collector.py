@@ -64,6 +64,9 @@ class WhetstoneCollector:
         self._rerun_spent = 0.0
         self._reruns = 0
         self._cheap_spent = 0.0
+        self._spectra_spent = 0.0
+        self._passed: dict[str, float] = {}  # node id -> duration of a passing call (a value fault's spectrum)
+        self.spectra_stats: dict[str, Any] | None = None  # what the value-fault spectra pass did
         self._done = 0  # items run so far (projects the run's length for the re-run budget)
         self.rerun_skipped = 0
         self.candidates_ms: float | None = None  # default (unvalidated) candidate generation, all failures
@@ -137,7 +140,7 @@ class WhetstoneCollector:
         import time
 
         t0 = time.perf_counter()  # lazy imports included: the first failure pays them
-        from ..locate.python import called_functions
+        from ..locate.python import asserted_functions, called_functions
         from .capture import build_record
 
         cap = build_record(item, call.when, call.excinfo, report, self._cmp, self.workspace)
@@ -148,11 +151,18 @@ class WhetstoneCollector:
         cap.called = []
         if self.locate != "off" and call.when == "call":
             obj = getattr(item, "obj", None)
+            for _ in range(8):  # a decorated test (freezegun, mock.patch): the test's own globals, not the wrapper's
+                obj = getattr(obj, "__wrapped__", None) or obj
+                if not hasattr(obj, "__wrapped__"):
+                    break
             namespace = getattr(obj, "__globals__", None)
             if namespace is None:
                 module = getattr(item, "module", None)
                 namespace = getattr(module, "__dict__", None)
             cap.called = called_functions(cap.test_abs, cap.test_def_line, namespace, self.workspace)
+            if cap.called and not cap.record.impl_file:  # a value fault: which callee's value failed the check
+                cap.asserted = asserted_functions(cap.test_abs, cap.test_def_line, cap.record.line, namespace,
+                                                  self.workspace)
         cap.covered = None
         # A failing unittest subTest / pytest subtest: its item's own call report passes, and a
         # re-run would report the subtest failures again through the hooks (changing counts).
@@ -221,7 +231,8 @@ class WhetstoneCollector:
 
     def _spent(self) -> float:
         """Seconds the plugin added to the run so far: re-runs, capture and analysis, the mutant pass."""
-        return self._rerun_spent + self._cheap_spent + sum(c.elapsed_ms for c in self.captured) / 1000.0
+        return (self._rerun_spent + self._cheap_spent + self._spectra_spent
+                + sum(c.elapsed_ms for c in self.captured) / 1000.0)
 
     def pytest_warning_recorded(self, warning_message: Any, when: str, nodeid: str, location: Any) -> None:
         if nodeid and not self._rerunning:
@@ -263,6 +274,8 @@ class WhetstoneCollector:
 
     # -- outcomes (what the terminal counts) ------------------------------------
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when == "call" and report.passed:
+            self._passed[report.nodeid] = report.duration
         if self.is_worker:
             return
         key = _outcome_key(report)
@@ -306,7 +319,8 @@ class WhetstoneCollector:
             return []  # a passing session: nothing to rank, nothing to import
         import time
 
-        from ..locate.python import Evidence, ast_node_id, rank_suspects
+        from ..locate.python import Evidence, ast_node_id, log_evidence, rank_suspects
+        from .passes import cheap_mutant_pass, spectra_pass
 
         spectrum = None
         measured = self._cov.result() if self._cov is not None and self.captured else {}
@@ -314,11 +328,13 @@ class WhetstoneCollector:
             from ..locate.sbfl import build_spectrum
 
             spectrum = build_spectrum(measured, self._failed_ids, self.workspace)
+        for cap in self.captured:
+            cap.covered = measured.get(cap.record.node_id + RERUN_SUFFIX) or measured.get(cap.record.node_id)
+        spectra = self._guard(spectra_pass, self) or {}
         out = []
         for cap in self.captured:
             record = cap.record
             node_id = record.node_id
-            cap.covered = measured.get(node_id + RERUN_SUFFIX) or measured.get(node_id)
             if self.locate != "off":
                 t0 = time.perf_counter()
                 frames = cap.frames
@@ -335,53 +351,22 @@ class WhetstoneCollector:
                     spectrum=spectrum,
                     total_failed=max(1, len(self._failed_ids)),
                     called=cap.called,
+                    asserted=cap.asserted,
                     missing_name=cap.missing_name,
                 )
+                if node_id in spectra:  # a value fault: its module's spectrum (locate/pyspectra.py)
+                    module = spectra[node_id]
+                    ev.spectrum, ev.spectrum_scope, ev.spectrum_remark = module.spectrum(), "module", module.remark()
+                    ev.total_failed, ev.total_passed = len(module.failed), module.passing
+                log_evidence(ev, record.failure_id)
                 record.suspects = rank_suspects(ev, self.workspace, self.max_n)
                 record.ast_node_id = ast_node_id(record.suspects[0] if record.suspects else None)
                 cap.elapsed_ms += (time.perf_counter() - t0) * 1000
             self.analysis_ms.append(round(cap.elapsed_ms, 2))
             out.append(record)
         if self.locate != "off" and not self.is_worker:
-            self._guard(self._cheap_mutant_pass)
+            self._guard(cheap_mutant_pass, self)
         return out
-
-    def _cheap_mutant_pass(self) -> None:
-        """A few mutants of each top suspect, run in forks of this process, re-rank the suspects
-        (mutation-informed localization within the default run's allowance; see locate/pymutants.py)."""
-        import time
-
-        from ..locate import pymutants
-        from ..locate.budget import cheap_pass_budget
-        from ..locate.mutation import rerank
-
-        if not pymutants.usable():
-            return
-        spent = self._spent()
-        budget = cheap_pass_budget(time.time() - self.started - spent, spent, explicit=self.search_explicit)
-        if budget <= 0:
-            return
-        t0 = time.monotonic()
-        deadline = t0 + budget
-        self._rerunning = True  # the forks' reports must not be captured as failures
-        try:
-            for cap in self.captured[: pymutants.MAX_FAILURES]:
-                record = cap.record
-                item = self._items.get(record.node_id)
-                left = deadline - time.monotonic()
-                if left <= 0.05:
-                    break
-                if (item is None or record.flaky or cap.subtest or record.outcome == "timeout"
-                        or not record.suspects or record.exception_type in pymutants.HINTED):
-                    continue
-                evidence = pymutants.cheap_pass(record, item, self.workspace, left)
-                if evidence:
-                    self._cheap_evidence[record.failure_id] = evidence
-                    record.suspects = rerank(record.suspects, evidence)
-                    record.ast_node_id = f"{record.suspects[0].file_path}::{record.suspects[0].qualname}"
-        finally:
-            self._rerunning = False
-            self._cheap_spent += time.monotonic() - t0
 
     def _all_records(self) -> list[Any]:
         seen = {r.node_id for r in self.records}
@@ -453,6 +438,8 @@ class WhetstoneCollector:
         writer.add(events.COUNTS, counts)
         if self.analysis_ms or self.rerun_skipped:
             stats: dict[str, Any] = {"analysis_ms": self.analysis_ms, "rerun_skipped": self.rerun_skipped}
+            if self.spectra_stats is not None:
+                stats["spectra"] = self.spectra_stats
             if self.candidates_ms is not None:
                 stats["candidates_ms"] = self.candidates_ms
             writer.add(events.PLUGIN_STATS, stats)

@@ -27,6 +27,13 @@ def summary_lines(collector: WhetstoneCollector) -> list[str]:
             s = r.suspects[0]
             text += f"  -> {s.file_path}:{s.line_start} {s.qualname}"
         lines.append(_one_line(text))
+    spectra = collector.spectra_stats
+    if spectra and spectra.get("modules"):
+        text = (f"spectra: {spectra['failing']} failing / {spectra['passing_traced']} passing tests traced in "
+                f"{spectra['elapsed_s']:.1f} s")
+        if spectra.get("cut_short"):
+            text += f" (cut short by the budget: {spectra['passing_planned'] - spectra['passing_traced']} not traced)"
+        lines.append(text)
     search = collector.search_stats
     if search and search.get("tried"):
         lines.append(

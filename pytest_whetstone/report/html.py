@@ -195,11 +195,11 @@ def _failure_item(f: TestFailureRecord, model: ReportModel) -> str:
         rows = "".join(
             f"<tr><td>{i}</td><td><code>{esc(s.qualname)}</code></td>"
             f"<td><code>{esc(location(s.file_path, s.line_start))}</code></td>"
-            f"<td>{_bar(s.score)} {s.score:.2f}</td></tr>"
+            f"<td>{_bar(s.score)} {s.score:.2f}</td><td>{esc(s.evidence)}</td></tr>"
             for i, s in enumerate(f.suspects[:10], start=1)
         )
         suspects = (
-            "<h3>Suspects</h3><table><tr><th>#</th><th>function</th><th>where</th><th>score</th></tr>"
+            "<h3>Suspects</h3><table><tr><th>#</th><th>function</th><th>where</th><th>score</th><th>why</th></tr>"
             + rows + "</table>"
         )
     return (

@@ -86,7 +86,8 @@ def _failures(model: ReportModel, out: list[str]) -> None:
         parts.append(ea if ea else one_line(f.message, 160))
         if f.suspects:
             top = f.suspects[0]
-            parts.append(f"suspect {location(top.file_path, top.line_start)} {one_line(top.qualname, 80)}")
+            text = f"suspect {location(top.file_path, top.line_start)} {one_line(top.qualname, 80)}"
+            parts.append(f"{text} ({one_line(top.evidence, 120)})" if top.evidence else text)
         elif f.impl_file:
             parts.append(f"at {location(f.impl_file, f.impl_line)}")
         out.append(" · ".join(p for p in parts if p))
