@@ -277,3 +277,17 @@ def test_a_test_that_crashes_the_binary_does_not_end_the_spectrum(tmp_path: Path
     assert set(by_name) == {"Num.Crashes", "Num.Twice", "Num.Thrice"}  # the crash ended one run, not the spectrum
     assert by_name["Num.Thrice"].failed and by_name["Num.Crashes"].failed and not by_name["Num.Twice"].failed
     assert any(plain_name(f) == "thrice" for f in by_name["Num.Thrice"].executed.functions)
+
+
+def test_tape_gets_no_js_spectrum_it_cannot_split(tmp_path: Path) -> None:
+    """tape runs whole files: a 'failing tests alone' run would repeat the file run, so none is made."""
+    from pytest_whetstone.candidates.native_spectra_js import profile_js
+
+    class Trial:
+        filter, kind = True, "tape"
+
+        def run_covered(self, *args: object) -> str:
+            raise AssertionError("no run for tape")
+
+    runs, names, why = profile_js(Trial(), 10.0)  # type: ignore[arg-type]
+    assert (runs, names) == ([], {}) and "cannot be run alone" in why

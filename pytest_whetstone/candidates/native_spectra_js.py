@@ -24,7 +24,9 @@ FAILING, PASSING = "the failing tests", "the passing tests of their files"
 
 
 def profile_js(trial: JsTrial, budget_s: float) -> tuple[list[TestRun], dict[str, str], str]:
-    if not trial.filter:
+    if not trial.filter or trial.kind == "tape":
+        # tape runs whole files: the "failing tests alone" run would be the file run again, two
+        # runs of the search's time for a spectrum with nothing on its passing side
         return [], {}, "the failing tests cannot be run alone (title filter): no execution spectrum"
     deadline = time.monotonic() + budget_s
     files = sorted({t.file for t in trial.targets})
