@@ -158,6 +158,25 @@ def _pump(proc: subprocess.Popen[bytes], log: IO[bytes], echo: bool, deadline: f
     return False
 
 
+def isolate_forked_child() -> None:
+    """In a child of ``os.fork``: a process group of its own (so it is killed whole, with whatever
+    the tests it runs start) and stdin/stdout/stderr on /dev/null (the user's terminal stays clean)."""
+    os.setpgid(0, 0)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+
+
+def kill_forked_child(pid: int) -> None:
+    """SIGKILL a forked child's group and the child itself, then reap it."""
+    for target in (-pid, pid):
+        try:
+            os.kill(target, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    os.waitpid(pid, 0)
+
+
 def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
     try:
         os.killpg(proc.pid, sig)

@@ -22,13 +22,13 @@ import json
 import os
 import re
 import select
-import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ..process import isolate_forked_child, kill_forked_child
 from ..records import TestFailureRecord
 
 PER_SUSPECT = 6  # likeliest mutants per suspect
@@ -205,10 +205,7 @@ def _run_fork(item: Any, plan: list[tuple[Any, Any]], timeout: float) -> tuple[b
     if pid == 0:  # the child: never returns
         try:
             os.close(read_fd)
-            os.setpgid(0, 0)
-            null = os.open(os.devnull, os.O_RDWR)
-            for fd in (0, 1, 2):
-                os.dup2(null, fd)
+            isolate_forked_child()
             for function, new in plan:
                 function.__code__ = new
             result = _run_item(item)
@@ -224,12 +221,7 @@ def _run_fork(item: Any, plan: list[tuple[Any, Any]], timeout: float) -> tuple[b
                 data += chunk
     finally:
         os.close(read_fd)
-        for target in (-pid, pid):
-            try:
-                os.kill(target, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        os.waitpid(pid, 0)
+        kill_forked_child(pid)
     try:
         passed, message = json.loads(data.decode()) if data else (None, "")
     except ValueError:

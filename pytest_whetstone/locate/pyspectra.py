@@ -24,12 +24,12 @@ from __future__ import annotations
 import json
 import os
 import select
-import signal
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..process import isolate_forked_child, kill_forked_child
 from .sbfl import Spectrum, count_spectrum, functions_of
 
 KEY_PREFIX = "whetstone-spectrum:"  # coverage context of a test traced by this pass
@@ -184,10 +184,7 @@ def trace_in_fork(
     if pid == 0:  # the child: never returns
         try:
             os.close(read_fd)
-            os.setpgid(0, 0)
-            null = os.open(os.devnull, os.O_RDWR)
-            for fd in (0, 1, 2):
-                os.dup2(null, fd)
+            isolate_forked_child()
             _child(plan, contexts, workspace, soft, write_fd)
         finally:
             os._exit(0)
@@ -223,12 +220,7 @@ def trace_in_fork(
                     rows.append(row)
     finally:
         os.close(read_fd)
-        for target in (-pid, pid):
-            try:
-                os.kill(target, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        os.waitpid(pid, 0)
+        kill_forked_child(pid)
     stopped = said if said is not None else ("error" if ended else "killed")
     return rows, stopped
 
