@@ -16,7 +16,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -165,6 +165,22 @@ def isolate_forked_child() -> None:
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
+
+
+def fork_isolated(body: Callable[[int], None]) -> tuple[int, int]:
+    """Fork a child that isolates itself, runs ``body(write_fd)`` and exits without returning;
+    (its pid, the read end of its pipe) to the parent."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        try:
+            os.close(read_fd)
+            isolate_forked_child()
+            body(write_fd)
+        finally:
+            os._exit(0)
+    os.close(write_fd)
+    return pid, read_fd
 
 
 def kill_forked_child(pid: int) -> None:

@@ -73,35 +73,28 @@ def test_a_validated_include_says_the_header_was_missing(native_dir: Path, tmp_p
     assert kept[0]["mutation"]["validation"]["reclassified"] == "undefined_symbol -> missing_include"
 
 
-def _build_errors(data: object) -> list[dict]:
-    """Every build error record in a JSON report, wherever the report nests them."""
+def _found(data: object, keys: tuple[str, str]) -> list[dict]:
+    """Every object holding both ``keys`` in a JSON report, wherever the report nests them."""
     found: list[dict] = []
     stack = [data]
     while stack:
         item = stack.pop()
         if isinstance(item, dict):
-            if "error_type" in item and "message" in item:
+            if all(k in item for k in keys):
                 found.append(item)
             else:
                 stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(reversed(item))
     return found
+
+
+def _build_errors(data: object) -> list[dict]:
+    return _found(data, ("error_type", "message"))
 
 
 def _candidates(data: object) -> list[dict]:
-    found: list[dict] = []
-    stack = [data]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            if "candidate_id" in item and "target_id" in item:
-                found.append(item)
-            else:
-                stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(reversed(item))
-    return found
+    return _found(data, ("candidate_id", "target_id"))
 
 
 def _edit(line: int, col: int, end_col: int, text: str) -> FixCandidate:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..process import isolate_forked_child, kill_forked_child
+from ..process import fork_isolated, kill_forked_child
 from ..records import TestFailureRecord
 
 PER_SUSPECT = 6  # likeliest mutants per suspect
@@ -200,19 +200,12 @@ def _plans(file: str, qualname: str, focus: int) -> Iterator[list[tuple[Any, Any
 
 def _run_fork(item: Any, plan: list[tuple[Any, Any]], timeout: float) -> tuple[bool, str] | None:
     """(passed, failure message) of the item in a fork with `plan` swapped in; None on timeout/crash."""
-    read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        try:
-            os.close(read_fd)
-            isolate_forked_child()
-            for function, new in plan:
-                function.__code__ = new
-            result = _run_item(item)
-            os.write(write_fd, json.dumps(result).encode())
-        finally:
-            os._exit(0)
-    os.close(write_fd)
+    def child(write_fd: int) -> None:
+        for function, new in plan:
+            function.__code__ = new
+        os.write(write_fd, json.dumps(_run_item(item)).encode())
+
+    pid, read_fd = fork_isolated(child)
     try:
         ready, _w, _x = select.select([read_fd], [], [], timeout)
         data = b""

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..process import isolate_forked_child, kill_forked_child
+from ..process import fork_isolated, kill_forked_child
 from .sbfl import Spectrum, count_spectrum, functions_of
 
 KEY_PREFIX = "whetstone-spectrum:"  # coverage context of a test traced by this pass
@@ -179,16 +179,7 @@ def trace_in_fork(
     t0 = time.monotonic()
     soft = t0 + budget_s
     hard = soft + KILL_GRACE_S
-    read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        try:
-            os.close(read_fd)
-            isolate_forked_child()
-            _child(plan, contexts, workspace, soft, write_fd)
-        finally:
-            os._exit(0)
-    os.close(write_fd)
+    pid, read_fd = fork_isolated(lambda write_fd: _child(plan, contexts, workspace, soft, write_fd))
     rows: list[dict[str, Any]] = []
     said: str | None = None  # the child's own last word: "" (done) or "budget"
     ended = False
