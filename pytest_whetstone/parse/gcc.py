@@ -11,7 +11,6 @@ see docs/parsers.md for both; clang's tallies are :mod:`.tally`'s.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import Any
 
@@ -48,18 +47,7 @@ from .notes import make_note, note_at
 from .pipframe import explained, pip_summary
 from .tally import Tallies
 
-# _diagnostic builds its records positionally, three times cheaper than by keyword on
-# the hot path of a big log; this pins the field order and defaults it relies on.
-_POSITIONAL = ("error_id", "tool", "severity", "file_path", "line", "col", "error_code", "message",
-               "context_lines", "ast_node_id", "error_type", "is_lint", "notes", "fixits", "symbol",
-               "function", "translation_unit", "raw")
-_DEFAULTS = BuildErrorRecord()
-if (
-    tuple(f.name for f in dataclasses.fields(BuildErrorRecord))[: len(_POSITIONAL)] != _POSITIONAL
-    or (_DEFAULTS.error_id, _DEFAULTS.ast_node_id, _DEFAULTS.error_type, _DEFAULTS.is_lint) != ("", None, "unknown", False)
-):
-    raise ImportError("gcc parser: BuildErrorRecord's fields changed; update GccParser._diagnostic")
-del _DEFAULTS
+# GccParser._diagnostic builds its records positionally: gcc_text pins the field order at import.
 
 _MAX_NOTES = 64
 _TIDY_STARTS = ("Error while processing ", "Suppressed ", "Use -header-filter=", "Found compiler error")

@@ -10,14 +10,28 @@ once per translation unit.  The state machine that groups lines into records is
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from functools import lru_cache
 from typing import Any
 
-from ..records import Position, TextEdit
+from ..records import BuildErrorRecord, Position, TextEdit
 from .base import SOURCE_EXT as _SOURCE_EXT
 from .base import ParseContext
+
+# GccParser._diagnostic (parse/gcc.py) builds its records positionally, three times cheaper than by keyword on
+# the hot path of a big log; this pins the field order and defaults it relies on.
+_POSITIONAL = ("error_id", "tool", "severity", "file_path", "line", "col", "error_code", "message",
+               "context_lines", "ast_node_id", "error_type", "is_lint", "notes", "fixits", "symbol",
+               "function", "translation_unit", "raw")
+_DEFAULTS = BuildErrorRecord()
+if (
+    tuple(f.name for f in dataclasses.fields(BuildErrorRecord))[: len(_POSITIONAL)] != _POSITIONAL
+    or (_DEFAULTS.error_id, _DEFAULTS.ast_node_id, _DEFAULTS.error_type, _DEFAULTS.is_lint) != ("", None, "unknown", False)
+):
+    raise ImportError("gcc parser: BuildErrorRecord's fields changed; update GccParser._diagnostic (parse/gcc.py)")
+del _DEFAULTS
 
 _FLAG = re.compile(
     r"\s\[(?P<code>(?:-W|-f|-pedantic|-Werror)[\w+=,.<>#-]*(?:,-W[\w+=.#-]*)*"
