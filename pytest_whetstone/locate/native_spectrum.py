@@ -60,8 +60,11 @@ class Spectrum:
             self.seen[run.name] = self._map(run.executed)
             if run.failed:
                 self.failed.add(run.name)
-        self.debug_info = any(s.files_with_lines for s in self.seen.values())
-        self._line_counts = self._count(lambda s: s.lines)
+        self.profiled_files: set[str] = set().union(*(s.files_with_lines for s in self.seen.values()))
+        self.debug_info = bool(self.profiled_files)
+        self._lines_of: dict[str, list[tuple[int, list[int]]]] = {}  # file -> (line, [ef, ep])
+        for (rel, line), counts in self._count(lambda s: s.lines).items():
+            self._lines_of.setdefault(rel, []).append((line, counts))
         self._func_counts = self._count(lambda s: s.functions)
 
     # ----------------------------------------------------------------- mapping
@@ -132,14 +135,13 @@ class Spectrum:
         profile cannot tell whether any test ran it."""
         fn = self.funcs_by_key.get(key)
         rel = key[0]
-        if fn is not None and any(rel in s.files_with_lines for s in self.seen.values()):
-            best = max((self._ochiai(c) for (f, line), c in self._line_counts.items()
-                        if f == rel and fn.line_start <= line <= fn.line_end), default=0.0)
-            return best
+        if rel in self.profiled_files:  # its file's lines were profiled: its best line (0: none ran)
+            if fn is None:
+                return 0.0
+            return max((self._ochiai(c) for line, c in self._lines_of.get(rel, [])
+                        if fn.line_start <= line <= fn.line_end), default=0.0)
         if key in self._func_counts:
             return self._ochiai(self._func_counts[key])
-        if self.debug_info and any(rel in s.files_with_lines for s in self.seen.values()):
-            return 0.0  # its file's lines were profiled and none of it ran
         if not self.debug_info and Path(rel).suffix.lower() in {".h", ".hh", ".hpp", ".hxx", ".inl"}:
             return None  # a header function may have been inlined away: no symbol says it ran
         return 0.0 if self._func_counts else None
