@@ -316,10 +316,11 @@ class Gate:
                 return [Command(command.directory, swapped, command.compiler, command.family, [str(source)], None, False)]
         return []
 
-    def compile_object(self, source: str, command: Command, edited: Mapping[Path, str], obj: Path) -> UnitCheck:
+    def compile_object(self, source: str, command: Command, edited: Mapping[Path, str], obj: Path,
+                       extra_args: tuple[str, ...] = ()) -> UnitCheck:
         started = time.monotonic()
         scratch = self._mirror(edited, Path(source)) if edited else None
-        args = syntax_only_args(command, source, scratch, self.workspace, object_out=obj)
+        args = syntax_only_args(command, source, scratch, self.workspace, object_out=obj) + list(extra_args)
         env = dict(os.environ, LC_ALL="C.UTF-8")
         env.pop("WHETSTONE_CCWRAP_DEPTH", None)
         unit = UnitCheck(source=source, command=args, directory=command.directory, exit_code=-1)

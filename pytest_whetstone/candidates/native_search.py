@@ -36,11 +36,14 @@ from ..records import FixCandidate, TestFailureRecord, rank_candidates
 from .hashing import record_hashes
 from .mutant import Mutant
 from .native_mutants import mutants_in
+from .native_screen import Screen
 from .native_trial import Trial, TrialOutcome
 
 TOP_SUSPECTS = 3  # suspects the search covers
+SCREENED_SUSPECTS = 6  # when mutants are screened through schemata, a trial is a test run: cover more
 FIRST_PASS = 3  # mutants per suspect before the search concentrates
-MAX_MUTANTS = 60  # trials per search, whatever the budget
+MAX_MUTANTS = 60  # mutants compiled alone per search, whatever the budget
+MAX_SCREENED = 600  # mutants screened through schemata per search
 TRIAL_TIMEOUT_S = 20.0
 WORKERS = max(1, min(2, os.cpu_count() or 1))  # trials at once: compiles and test runs use a core each
 CONCENTRATE = 1.0  # how far mutant evidence moves a suspect's remaining mutants
@@ -53,6 +56,7 @@ SPECTRUM_MAX_S = 8.0
 class NativeSearchStats:
     tried: int = 0
     errors: int = 0  # mutants that did not compile / link / run
+    screened: int = 0  # mutants run through a schema (:mod:`.native_screen`) rather than compiled alone
     timeouts: int = 0
     fixed: int = 0  # mutants that made a failing test pass
     validated: int = 0
@@ -65,6 +69,7 @@ class NativeSearchStats:
     notes: list[str] = field(default_factory=list)
     evidence: list[dict[str, Any]] = field(default_factory=list)
     spectrum: dict[str, Any] = field(default_factory=dict)  # the execution spectrum: tests, seconds, tool
+    schema: dict[str, Any] = field(default_factory=dict)  # schemata: files, mutants, dropped, compile_s
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -174,6 +179,7 @@ class _Search:
         self.evidence: dict[tuple[str, str], MutantEvidence] = {}
         self.texts: dict[str, str | None] = {}
         self.base: TrialOutcome | None = None
+        self.screen: Screen | None = None
         self.started = time.monotonic()
 
     def remaining(self) -> float:
@@ -228,7 +234,7 @@ class _Search:
     def plans(self, failure: TestFailureRecord) -> list[_Plan]:
         """The first pass (a few mutants of every top suspect, round-robin), then the rest by prior."""
         per_suspect: list[list[_Plan]] = []
-        for index, suspect in enumerate(failure.suspects[:TOP_SUSPECTS]):
+        for index, suspect in enumerate(failure.suspects[:self.top_suspects()]):
             text = self.original(suspect.file_path)
             if text is None:
                 continue
@@ -239,12 +245,17 @@ class _Search:
                                 for r, m in enumerate(mutants)])
         first = [p for rank in range(FIRST_PASS) for plans in per_suspect for p in plans[rank:rank + 1]]
         rest = [p for plans in per_suspect for p in plans[FIRST_PASS:]]
+        if self.screen is not None:
+            self.screen.add([p.mutant for p in first + rest])
         return first + rest
+
+    def top_suspects(self) -> int:
+        return SCREENED_SUSPECTS if self.screen is not None else TOP_SUSPECTS
 
     def ordered_rest(self, failure: TestFailureRecord, rest: list[_Plan]) -> list[_Plan]:
         """After the first pass: by the mutant's prior and its suspect's static score, moved by what the
         suspect's mutants did (none changed the failure: down; they changed it: a little up)."""
-        top = max((s.score for s in failure.suspects[:TOP_SUSPECTS]), default=0.0) or 1.0
+        top = max((s.score for s in failure.suspects[:self.top_suspects()]), default=0.0) or 1.0
 
         def weight(p: _Plan) -> float:
             ev = self.evidence.get((p.rel, p.qualname))
@@ -269,6 +280,8 @@ class _Search:
             self.stats.notes.append("the failing tests pass when re-run alone: not searched")
             return []
         self.locate_by_spectrum(live)
+        if all(hasattr(t, "run_schema") for t in self.trials):
+            self.screen = Screen(self.base, self.original, self.deadline, min(TRIAL_TIMEOUT_S, self.remaining()))
         found: list[FixCandidate] = []
         fixed_ids: set[str] = set()  # failures a complete candidate already makes pass
         seen: set[tuple[str, int, int, int, int, str]] = set()
@@ -276,7 +289,8 @@ class _Search:
             if failure.failure_id in fixed_ids:
                 continue
             plans = self.plans(failure)
-            queue, rest = plans[: FIRST_PASS * TOP_SUSPECTS], plans[FIRST_PASS * TOP_SUSPECTS:]
+            first = FIRST_PASS * self.top_suspects()
+            queue, rest = plans[:first], plans[first:]
             ordered = False
             after_partial = -1  # trials left to look for a complete fix once a partial one is found
             while queue and after_partial != 0:
@@ -290,7 +304,7 @@ class _Search:
                         batch.append(plan)
                 if not batch:
                     continue
-                if self.stats.tried >= MAX_MUTANTS:
+                if self.stats.tried - self.stats.screened >= MAX_MUTANTS or self.stats.tried >= MAX_SCREENED:
                     self.stats.stopped = "count"
                     return self.finish(found)
                 if self.remaining() < self.estimate():
@@ -335,15 +349,29 @@ class _Search:
                 continue
             jobs.append((plan, text, self.trials[len(jobs) % len(self.trials)]))
         if len(jobs) <= 1:
-            return [(plan, text, trial.run_failing(plan.rel, text), trial) for plan, text, trial in jobs]
+            return [(plan, text, self.attempt(plan, text, trial), trial) for plan, text, trial in jobs]
         with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
-            outcomes = list(pool.map(lambda job: job[2].run_failing(job[0].rel, job[1]), jobs))
+            outcomes = list(pool.map(lambda job: self.attempt(*job), jobs))
         return [(plan, text, outcome, trial) for (plan, text, trial), outcome in zip(jobs, outcomes, strict=True)]
+
+    def attempt(self, plan: _Plan, text: str, trial: Trial) -> TrialOutcome:
+        """One mutant's failing tests: screened through its file's schema when it has one; compiled alone
+        when it is not in one, or when the schema says it makes a failing test pass (so a candidate is
+        always checked as it would be applied)."""
+        if self.screen is not None:
+            screened = self.screen.outcome(plan.mutant, trial)  # type: ignore[arg-type]
+            if screened is not None:
+                base = self.base.failing if self.base else {}
+                if screened.error or not any(fid in base for fid in screened.passed):
+                    screened.screened = True
+                    return screened
+        return trial.run_failing(plan.rel, text)
 
     def judge(self, plan: _Plan, text: str, outcome: TrialOutcome, trial: Trial, failing: int) -> FixCandidate | None:
         """What one mutant's run says: evidence for its suspect, and a candidate when it fixes a failing test
         and the wider check on the same trial (which reuses what it built) breaks nothing."""
         self.stats.tried += 1
+        self.stats.screened += outcome.screened
         self.stats.trial_s.append(outcome.seconds)
         ev = self.evidence.setdefault((plan.rel, plan.qualname), MutantEvidence(plan.rel, plan.qualname))
         if outcome.error:
@@ -389,6 +417,9 @@ class _Search:
         )
 
     def finish(self, found: list[FixCandidate]) -> list[FixCandidate]:
+        if self.screen is not None:
+            self.stats.schema = self.screen.stats()
+            self.stats.notes += self.screen.notes
         evidence = [ev.to_dict() for ev in self.evidence.values() if ev.tried]
         self.stats.evidence += evidence
         for failure in self.failures:

@@ -25,6 +25,7 @@ class TrialOutcome:
     failing: dict[str, str] = field(default_factory=dict)  # failure id -> a short signature of how it fails
     error: str = ""  # the trial could not run the tests: did not compile/link, crashed, timed out
     seconds: float = 0.0
+    screened: bool = False  # run through a schema (:mod:`.native_screen`), not compiled alone
 
 
 @dataclass

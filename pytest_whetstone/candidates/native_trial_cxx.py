@@ -27,7 +27,8 @@ from ..build.linkinfo import is_shared, link_for_object, shared_links_for_object
 from ..locate.native_names import gtest_names, is_test_file
 from ..locate.native_tests import Workspace, _find_gtest_file
 from ..process import run_bounded
-from ..records import TestFailureRecord
+from ..records import BuildErrorRecord, TestFailureRecord
+from .native_schema import ENV as SCHEMA_ENV
 from .native_trial import SuiteOutcome, TrialOutcome
 
 if TYPE_CHECKING:
@@ -73,6 +74,8 @@ class CxxTrial:
         self._env_for: dict[str, str] = {}  # scratch binary -> the directory of its relinked shared libraries
         self._obj_dirs: dict[str, str] = {}  # real object -> the directory its compile ran in
         self._shared_links: dict[str, list[Command]] = {}  # real object -> the build's own .so links of it
+        self._schemata: dict[tuple[str, str], _Build | str] = {}  # (rel, schema text) -> its one build
+        self.error_lines: set[int] = set()  # lines of the mutated file the last failed compile named
 
     # ----------------------------------------------------------------- protocol
 
@@ -114,6 +117,28 @@ class CxxTrial:
                 failed.append(f"{Path(binary.path).name} (exit {code})")
         return SuiteOutcome(not failed, covered, failed)
 
+    # ----------------------------------------------------------------- schemata (:mod:`.native_schema`)
+
+    def prepare_schema(self, rel: str, text: str) -> str:
+        """Compile and link a schema of ``rel`` once ("" when it is ready, else why not; the lines the
+        compiler named are in :attr:`error_lines`)."""
+        built = self._build(rel, text, [b for b in self.binaries if b.tests], schema=True)
+        return built if isinstance(built, str) else ""
+
+    def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float) -> TrialOutcome:
+        """The failing tests on the schema's binaries with one of its mutants switched on (0: none)."""
+        started = time.monotonic()
+        out = TrialOutcome()
+        built = self._build(rel, text, [b for b in self.binaries if b.tests], schema=True)
+        if isinstance(built, str):
+            out.error = built
+        else:
+            extra = {SCHEMA_ENV: str(mutant_id)}
+            for binary, path in built:
+                self._run_tests(binary, path, out, extra, timeout_s)
+        out.seconds = time.monotonic() - started
+        return out
+
     def profile(self, budget_s: float) -> tuple[list[TestRun], dict[str, str], str]:
         """The failing tests and their suites' other tests under callgrind (the user's binaries,
         unchanged): what each executed, for the execution spectrum."""
@@ -127,13 +152,20 @@ class CxxTrial:
 
     # ----------------------------------------------------------------- building
 
-    def _build(self, rel: str, text: str, binaries: list[_Binary]) -> list[tuple[_Binary, str]] | str:
+    def _build(self, rel: str, text: str, binaries: list[_Binary], *, schema: bool = False
+               ) -> list[tuple[_Binary, str]] | str:
         """Scratch binaries with ``rel`` holding ``text`` (or why they could not be built).  The objects
-        of the last text are kept, so the wider check after run_failing links only what is left."""
+        of the last text are kept, so the wider check after run_failing links only what is left; a
+        schema's are kept for the whole search."""
         key = (rel, text)
-        if self._last is None or self._last[0] != key:
-            self._last = (key, self._compile(rel, text))
-        build = self._last[1]
+        if schema:
+            if key not in self._schemata:
+                self._schemata[key] = self._compile(rel, text, ("-w",))
+            build = self._schemata[key]
+        else:
+            if self._last is None or self._last[0] != key:
+                self._last = (key, self._compile(rel, text))
+            build = self._last[1]
         if isinstance(build, str):
             return build
         out: list[tuple[_Binary, str]] = []
@@ -148,10 +180,12 @@ class CxxTrial:
                 out.append((binary, target))
         if not out and not any(build.linked.values()):
             return f"no test binary links the code of {rel}"
+        # set on every build, right before its binaries run: a binary whose shared library alone changed
+        # is the user's own path, told apart only by where its libraries are
         self._env_for = {path: str(build.objdir / "lib") for _b, path in out} if build.libs else {}
         return out
 
-    def _compile(self, rel: str, text: str) -> _Build | str:
+    def _compile(self, rel: str, text: str, extra_args: tuple[str, ...] = ()) -> _Build | str:
         path = Path(os.path.realpath(self.workspace / rel))
         commands = self.db.for_source(path)[:1]
         if not commands:
@@ -168,8 +202,9 @@ class CxxTrial:
             real_obj = os.path.realpath(os.path.join(command.directory, command.output))
             obj = objdir / str(len(replaced)) / Path(real_obj).name
             obj.parent.mkdir()
-            unit = self.gate.compile_object(command.sources[0], command, {path: text}, obj)
+            unit = self.gate.compile_object(command.sources[0], command, {path: text}, obj, extra_args)
             if unit.exit_code != 0:
+                self.error_lines = _lines_in(unit.diagnostics, path)
                 first = next((e for e in unit.errors), None)
                 why = f"{first.file_path}:{first.line}: {first.message}" if first else unit.output.strip()[:200]
                 return f"does not compile: {why}"
@@ -261,11 +296,14 @@ class CxxTrial:
 
     # ----------------------------------------------------------------- running
 
-    def _run_tests(self, binary: _Binary, path: str, out: TrialOutcome) -> None:
+    def _run_tests(self, binary: _Binary, path: str, out: TrialOutcome, extra_env: dict[str, str] | None = None,
+                   timeout_s: float | None = None) -> None:
         wanted = binary.tests
-        code, output, results = self._execute(binary, path, sorted(set(wanted.values())) if binary.gtest else None)
+        timeout_s = timeout_s or self.timeout_s
+        code, output, results = self._execute(binary, path, sorted(set(wanted.values())) if binary.gtest else None,
+                                              extra_env, timeout_s)
         if code is None:
-            out.error = out.error or f"{Path(binary.path).name} timed out after {self.timeout_s:.0f} s"
+            out.error = out.error or f"{Path(binary.path).name} timed out after {timeout_s:.1f} s"
             return
         for failure_id, name in wanted.items():
             if binary.gtest and name in results:
@@ -282,7 +320,8 @@ class CxxTrial:
                 else:
                     out.failing[failure_id] = f"exit {code}: {_last_line(output)}"
 
-    def _execute(self, binary: _Binary, path: str, tests: list[str] | None) -> tuple[int | None, str, dict[str, str | None]]:
+    def _execute(self, binary: _Binary, path: str, tests: list[str] | None, extra_env: dict[str, str] | None = None,
+                 timeout_s: float | None = None) -> tuple[int | None, str, dict[str, str | None]]:
         """(exit code or None on timeout, output, {Suite.Name: None when it passed, else how it failed})."""
         self._count += 1
         report = self.scratch / f"r{self._count}.xml"
@@ -296,8 +335,10 @@ class CxxTrial:
             env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [self._env_for[path], env.get("LD_LIBRARY_PATH")]))
         env.pop("GTEST_OUTPUT", None)
         env.pop("GTEST_FILTER", None)
+        env.pop(SCHEMA_ENV, None)
+        env.update(extra_env or {})
         try:
-            code, raw = run_bounded(args, Path(binary.path).parent, self.timeout_s, env, limit_memory=True)
+            code, raw = run_bounded(args, Path(binary.path).parent, timeout_s or self.timeout_s, env, limit_memory=True)
         except OSError as exc:
             return 127, f"cannot run {Path(path).name}: {exc.strerror}", {}
         output = raw.decode("utf-8", "replace")
@@ -315,6 +356,17 @@ def _quiet(args: list[str], cwd: str, timeout: float) -> tuple[int | None, str]:
     if code is None:
         return None, f"{Path(args[0]).name} took over {timeout:.0f} s"
     return code, out.decode("utf-8", "replace")
+
+
+def _lines_in(diagnostics: list[BuildErrorRecord], path: Path) -> set[int]:
+    """Lines of ``path`` the compiler named, in its errors and their notes."""
+    real = os.path.realpath(path)
+    lines: set[int] = set()
+    for d in diagnostics:
+        for file_path, line in [(d.file_path, d.line), *((n.file_path, n.line) for n in d.notes)]:
+            if line and file_path and (os.path.realpath(file_path) == real or real.endswith(os.sep + file_path.lstrip("./"))):
+                lines.add(line)
+    return lines
 
 
 def _last_line(text: str) -> str:

@@ -1,0 +1,185 @@
+"""Mutant schemata: every mutant of a C/C++ file compiled once, each one switched on at run time.
+
+Compiling a real translation unit takes seconds, running its failing tests milliseconds, so a search
+that compiles one mutant at a time tries a handful in its budget.  A *schema* rewrites each mutated
+expression as a choice between its mutants and the original,
+
+    a < b   ->   (whetstone_mutant_() == 7 ? (a <= b) : whetstone_mutant_() == 8 ? (a > b) : (a < b))
+
+so one compile and one link serve every mutant of the file; ``$WHETSTONE_MUTANT`` picks one per test
+run (0: none, the original code).  Mutants whose rewrite does not compile (a constant expression, a
+C static initializer, a template argument) are found by the lines the compiler names and left to the
+one-at-a-time path.  A schema only *screens*: a mutant that makes a failing test pass there is then
+compiled alone, exactly as it would be applied, before it becomes a candidate
+(:mod:`.native_search`).
+
+Expressions are rewritten in place without adding lines (a prelude ends in ``#line 1``), so every
+line the compiler names is a line of the user's file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .mutant import Mutant
+from .native_mutants import _parse
+
+ENV = "WHETSTONE_MUTANT"  # named in PRELUDE too
+MAX_SCHEMA_MUTANTS = 300  # per file: the schema's compile grows with it
+SELECT = "whetstone_mutant_()"
+
+# Declares getenv with the exception specification glibc's own declaration has, so no header is
+# included ahead of the user's feature macros; ``#line 1`` gives the file its own line numbers back.
+PRELUDE = """#ifndef WHETSTONE_SCHEMA_PRELUDE
+#define WHETSTONE_SCHEMA_PRELUDE
+#ifdef __cplusplus
+#if __cplusplus >= 201103L
+extern "C" char *getenv(const char *) noexcept;
+#else
+extern "C" char *getenv(const char *) throw();
+#endif
+#else
+extern char *getenv(const char *);
+#endif
+static int whetstone_mutant_(void) {
+  static int id = -1;
+  if (id < 0) {
+    const char *s = getenv("WHETSTONE_MUTANT");
+    int v = 0;
+    while (s && *s >= '0' && *s <= '9') { v = v * 10 + (*s - '0'); ++s; }
+    id = v;
+  }
+  return id;
+}
+#endif
+#line 1
+"""
+
+# Nodes a mutant's edit may be lifted to: each is an expression whose value the choice can stand for.
+_HOSTS = {
+    "binary_expression", "unary_expression", "update_expression", "assignment_expression", "call_expression",
+    "parenthesized_expression", "conditional_expression", "number_literal", "true", "false", "string_literal",
+    "char_literal", "field_expression", "subscript_expression", "cast_expression", "pointer_expression",
+    "condition_clause", "sizeof_expression",
+}
+_NAMES = {"identifier", "qualified_identifier"}  # expressions only where their parent reads a value
+
+
+@dataclass
+class Schema:
+    """A file's text with its mutants behind run-time choices."""
+
+    rel: str
+    text: str
+    ids: dict[tuple[str, int, int, int, int, str], int]  # mutant key -> its $WHETSTONE_MUTANT value
+    lines: dict[int, list[tuple[str, int, int, int, int, str]]] = field(default_factory=dict)  # line -> keys
+
+
+@dataclass
+class _Host:
+    start: int  # byte offsets in the file
+    end: int
+    line: int  # 1-based
+    choices: list[tuple[int, bytes]] = field(default_factory=list)  # (mutant id, the host's mutated bytes)
+
+
+def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: frozenset[int] = frozenset()) -> Schema | None:
+    """The schema of ``mutants`` (all edits of file ``rel``, whose bytes are ``data``), or None when
+    none of them can be lifted to a single-line expression."""
+    root = _parse(rel, data)
+    if root is None:
+        return None
+    starts = _line_starts(data)
+    hosts: dict[tuple[int, int], _Host] = {}
+    schema = Schema(rel, "", {})
+    for mutant in mutants[:MAX_SCHEMA_MUTANTS]:
+        edit = mutant.edit
+        if edit.file_path != rel or mutant.key in schema.ids:
+            continue
+        lo, hi = _offset(data, starts, edit.start.line, edit.start.col), _offset(data, starts, edit.end.line, edit.end.col)
+        if lo is None or hi is None or hi < lo:
+            continue
+        node = _host(root, lo, hi)
+        if node is None:
+            continue
+        start, end = node.start_byte, node.end_byte
+        line = node.start_point[0] + 1
+        new = edit.new_text.encode("utf-8")
+        if b"\n" in data[start:end] or b"\n" in new or line in skip_lines or _directive(data, starts, line):
+            continue  # the rewrite must stay on its line, outside the preprocessor
+        host = hosts.setdefault((start, end), _Host(start, end, line))
+        mid = len(schema.ids) + 1
+        host.choices.append((mid, data[start:lo] + new + data[hi:end]))
+        schema.ids[mutant.key] = mid
+        schema.lines.setdefault(line, []).append(mutant.key)
+    if not hosts:
+        return None
+    ordered = sorted(hosts.values(), key=lambda h: (h.start, -h.end))
+    body, _ = _render(data, ordered, 0, 0, len(data))
+    schema.text = PRELUDE + body.decode("utf-8", "surrogateescape")
+    return schema
+
+
+def _render(data: bytes, hosts: list[_Host], i: int, start: int, end: int) -> tuple[bytes, int]:
+    """``data[start:end]`` with every host inside it (``hosts[i:]``, sorted by start, outer first)
+    replaced by its choice; the index of the first host past ``end``."""
+    out: list[bytes] = []
+    pos = start
+    while i < len(hosts) and hosts[i].start < end:
+        host = hosts[i]
+        if host.end > end:  # cannot happen for tree nodes; never produce a broken text
+            break
+        out.append(data[pos:host.start])
+        inner, i = _render(data, hosts, i + 1, host.start, host.end)
+        choice = "".join(f"{SELECT} == {mid} ? (" + new.decode("utf-8", "surrogateescape") + ") : "
+                         for mid, new in host.choices)
+        out.append(b"(" + choice.encode("utf-8", "surrogateescape") + b"(" + inner + b"))")
+        pos = host.end
+    out.append(data[pos:end])
+    return b"".join(out), i
+
+
+def _host(root: Any, lo: int, hi: int) -> Any:
+    node = root.descendant_for_byte_range(lo, hi)
+    while node is not None:
+        if node.start_byte <= lo and node.end_byte >= hi and _is_host(node):
+            return node
+        if node.type.endswith(("_statement", "declaration", "definition")) or node.type in ("compound_statement",):
+            return None  # past the expression: nothing to choose between
+        node = node.parent
+    return None
+
+
+def _is_host(node: Any) -> bool:
+    if node.type in _HOSTS:
+        return True
+    if node.type in _NAMES and node.parent is not None:
+        parent = node.parent.type
+        return parent.endswith("_expression") or parent in ("argument_list", "return_statement", "condition_clause")
+    return False
+
+
+def _directive(data: bytes, starts: list[int], line: int) -> bool:
+    return data[starts[line - 1]:starts[line - 1] + 200].lstrip(b" \t").startswith(b"#")
+
+
+def _line_starts(data: bytes) -> list[int]:
+    starts = [0]
+    at = data.find(b"\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = data.find(b"\n", at + 1)
+    return starts
+
+
+def _offset(data: bytes, starts: list[int], line: int, col: int) -> int | None:
+    """The byte offset of 1-based ``line`` and character column ``col`` (as the mutants count them)."""
+    if not 1 <= line <= len(starts):
+        return None
+    begin = starts[line - 1]
+    end = starts[line] - 1 if line < len(starts) else len(data)
+    text = data[begin:end].decode("utf-8", errors="replace")
+    if col - 1 > len(text):
+        return None
+    return begin + len(text[: col - 1].encode("utf-8"))

@@ -1,0 +1,118 @@
+"""Screening C/C++ mutants through one schema per file (:mod:`.native_schema`).
+
+The search (:mod:`.native_search`) asks :meth:`Screen.outcome` before it compiles a mutant alone.
+The first time a file's mutant is asked for, the file's schema is compiled and linked once on that
+trial (the other trials build their own copy the first time they run it, in parallel).  Lines the
+compiler rejects are left out and the schema is compiled again, a bounded number of times.  Before
+it is trusted, the schema with no mutant switched on must fail exactly as the unchanged code did.
+A screened mutant that changes nothing costs one test run.  One that makes a failing test pass is
+compiled alone by the search, so every candidate is checked as it would be applied.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from .mutant import Mutant
+from .native_schema import Schema, schema_text
+from .native_trial import TrialOutcome
+
+MAX_COMPILES = 3  # per file: the first schema, then without the lines the compiler named
+RUN_FLOOR_S = 1.0  # a screened run's timeout: at least this, else a few times the baseline's
+
+
+class SchemaTrial(Protocol):
+    error_lines: set[int]
+
+    def prepare_schema(self, rel: str, text: str) -> str: ...
+
+    def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float) -> TrialOutcome: ...
+
+
+@dataclass
+class _FileState:
+    mutants: list[Mutant] = field(default_factory=list)
+    schema: Schema | None = None
+    ready: bool = False  # built and checked on one trial (or given up: schema None)
+    dropped: int = 0  # mutants left out because their line did not compile
+
+
+class Screen:
+    def __init__(self, base: TrialOutcome, original: Any, deadline: float, timeout_s: float) -> None:
+        self.base = base
+        self.original = original  # rel -> the file's text (None: unreadable)
+        self.deadline = deadline
+        self.timeout_s = min(timeout_s, max(RUN_FLOOR_S, 5 * base.seconds + 0.5))
+        self.files: dict[str, _FileState] = {}
+        self.lock = threading.Lock()
+        self.compile_s: list[float] = []
+        self.notes: list[str] = []
+
+    def add(self, mutants: list[Mutant]) -> None:
+        """Mutants the search may ask for; a file's schema holds those known when it is first asked for."""
+        for mutant in mutants:
+            state = self.files.setdefault(mutant.edit.file_path, _FileState())
+            if not state.ready:
+                state.mutants.append(mutant)
+
+    def outcome(self, mutant: Mutant, trial: SchemaTrial) -> TrialOutcome | None:
+        """The failing tests with ``mutant`` switched on in its file's schema, or None when it is not in
+        one (the search then compiles it alone)."""
+        rel = mutant.edit.file_path
+        state = self.files.get(rel)
+        if state is None:
+            return None
+        with self.lock:
+            if not state.ready:
+                self._prepare(rel, state, trial)
+        schema = state.schema
+        if schema is None or mutant.key not in schema.ids:
+            return None
+        return trial.run_schema(rel, schema.text, schema.ids[mutant.key], self.timeout_s)
+
+    def stats(self) -> dict[str, Any]:
+        built = [s for s in self.files.values() if s.schema is not None]
+        return {"files": len(built), "mutants": sum(len(s.schema.ids) for s in built if s.schema),
+                "dropped": sum(s.dropped for s in self.files.values()),
+                "compile_s": [round(s, 3) for s in self.compile_s]}
+
+    def _prepare(self, rel: str, state: _FileState, trial: SchemaTrial) -> None:
+        state.ready = True
+        text = self.original(rel)
+        if text is None:
+            return
+        data = text.encode("utf-8", "surrogateescape")
+        skip: frozenset[int] = frozenset()
+        for _ in range(MAX_COMPILES):
+            schema = schema_text(rel, data, state.mutants, skip_lines=skip)
+            if schema is None:
+                return
+            left = self.deadline - time.monotonic()
+            if self.compile_s and left < 3 * max(self.compile_s):
+                self.notes.append(f"schema of {rel}: no time for another compile")
+                return
+            started = time.monotonic()
+            why = trial.prepare_schema(rel, schema.text)
+            self.compile_s.append(time.monotonic() - started)
+            if not why:
+                if self._sound(rel, schema, trial):
+                    state.schema = schema
+                    state.dropped = len(state.mutants) - len(schema.ids)
+                return
+            named = trial.error_lines & set(schema.lines)
+            if not named:
+                self.notes.append(f"schema of {rel}: {why[:160]}")
+                return
+            skip = skip | named
+
+    def _sound(self, rel: str, schema: Schema, trial: SchemaTrial) -> bool:
+        """With no mutant switched on, the schema fails exactly as the unchanged code did."""
+        plain = trial.run_schema(rel, schema.text, 0, self.timeout_s)
+        if plain.error or plain.failing != self.base.failing or plain.passed:
+            self.notes.append(f"schema of {rel}: not used, it changes the unmutated tests "
+                              f"({plain.error or 'other failures'})")
+            return False
+        return True

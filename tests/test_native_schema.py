@@ -1,0 +1,171 @@
+"""Mutant schemata for C/C++: one compile serves every mutant of a file, each switched on at run time.
+
+The schema must mean what each mutant means: for every mutant, the schema's program with that mutant
+switched on prints exactly what the program with the mutant applied alone prints (real gcc, g++ and
+clang++), and with none switched on it is the original program.  Lines whose rewrite does not
+compile (a constant expression, a C static initializer) are named by the compiler and left out.
+End to end, the search screens mutants through the schema and still compiles the fixing one alone.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_native_search import GEO_CC, MAKEFILE, _failure, _tree_hashes
+from test_native_tests_e2e import _env
+
+from pytest_whetstone.candidates.native_mutants import mutants_in
+from pytest_whetstone.candidates.native_schema import ENV, schema_text
+from pytest_whetstone.candidates.native_search import NativeSearchStats, native_search_candidates
+from pytest_whetstone.edits import apply_edits_text
+from pytest_whetstone.records import Suspect
+
+CPP = """\
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace geo {
+int clamp(int v, int lo, int hi) {
+  if (v < lo) return lo;
+  if (!(v <= hi)) return hi;
+  return v;
+}
+
+std::string label(int n) {
+  std::vector<int> xs(3, n);
+  int total = 0;
+  for (int i = 0; i < static_cast<int>(xs.size()); ++i) total += xs[i] * 2;
+  return total > 10 ? std::string("big") : std::string("small");
+}
+
+int span(int a, int b) { return clamp(b - a, 0, 100); }
+}  // namespace geo
+
+int main() {
+  for (int v = -2; v < 8; v += 3) std::printf("%d %s %d\\n", geo::clamp(v, 0, 5), geo::label(v).c_str(), geo::span(v, 4));
+  return 0;
+}
+"""
+
+C89 = """\
+#include <stdio.h>
+
+static int table_sum(int n) {
+  static const int weights[] = {3, 5, 7};
+  int i, total = 0;
+  for (i = 0; i < n && i < 3; i++) {
+    total += weights[i] * (i + 1);
+  }
+  return total;
+}
+
+int main(void) {
+  int n;
+  for (n = 0; n < 5; n++) printf("%d\\n", table_sum(n));
+  return 0;
+}
+"""
+
+
+def _compile_run(compiler: list[str], src: Path, text: str, out: Path, env: dict[str, str] | None = None) -> str:
+    src.write_text(text)
+    build = subprocess.run([*compiler, str(src), "-o", str(out)], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-2000:]
+    run = subprocess.run([str(out)], capture_output=True, text=True, env=dict(os.environ, **(env or {})), timeout=10)
+    return f"{run.returncode}:{run.stdout}"
+
+
+@pytest.mark.parametrize("compiler,name,source,first,last", [
+    (["g++", "-std=c++17", "-O1"], "geo.cc", CPP, 6, 20),
+    (["clang++", "-std=c++17"], "geo.cc", CPP, 6, 20),
+    (["gcc", "-std=c89", "-pedantic-errors", "-Wall", "-Werror", "-w"], "sum.c", C89, 3, 10),
+])
+def test_every_switched_on_mutant_behaves_as_the_mutant_applied_alone(
+    tmp_path: Path, compiler: list[str], name: str, source: str, first: int, last: int
+) -> None:
+    if not shutil.which(compiler[0]):
+        pytest.skip(f"{compiler[0]} not installed")
+    mutants = mutants_in(name, source.encode(), first, last)
+    skip: set[int] = set()
+    for _ in range(3):  # the search's retry: leave out the lines the compiler named
+        schema = schema_text(name, source.encode(), mutants, skip_lines=frozenset(skip))
+        assert schema is not None
+        (tmp_path / name).write_text(schema.text)
+        build = subprocess.run([*compiler, "-c", name, "-o", "schema.o"], cwd=tmp_path, capture_output=True, text=True)
+        named = {int(m) for m in re.findall(rf"^{re.escape(name)}:(\d+):\d+: error", build.stderr, re.M)}
+        if build.returncode == 0 or not named:
+            break
+        skip |= named
+    assert len(schema.ids) >= 0.6 * len(mutants)
+    schema_bin = tmp_path / "schema"
+    original = _compile_run(compiler, tmp_path / name, source, tmp_path / "orig")
+    assert _compile_run(compiler, tmp_path / name, schema.text, schema_bin) == original
+    by_key = {m.key: m for m in mutants}
+    differs = 0
+    ids = sorted(schema.ids.items(), key=lambda kv: kv[1])
+    for key, mid in ids[:: max(1, len(ids) // 20)]:  # a spread of 20: each is a compile of its own
+        alone = _compile_run(compiler, tmp_path / name, apply_edits_text(source, [by_key[key].edit], name),
+                             tmp_path / "alone")
+        run = subprocess.run([str(schema_bin)], capture_output=True, text=True, env=dict(os.environ, **{ENV: str(mid)}),
+                             timeout=10)
+        assert f"{run.returncode}:{run.stdout}" == alone, by_key[key].description
+        differs += alone != original
+    assert differs >= 5  # the mutants do change the program
+
+
+def test_lines_that_cannot_hold_a_choice_are_named_by_the_compiler_and_left_out(tmp_path: Path) -> None:
+    source = CPP.replace("namespace geo {", "namespace geo {\nconstexpr int kLimit = 4 + 1;")
+    mutants = mutants_in("geo.cc", source.encode(), 6, 22)
+    schema = schema_text("geo.cc", source.encode(), mutants)
+    assert schema is not None and 6 in schema.lines  # the constexpr line got choices
+    (tmp_path / "geo.cc").write_text(schema.text)
+    build = subprocess.run(["g++", "-std=c++17", "-c", "geo.cc", "-o", "geo.o"], cwd=tmp_path, capture_output=True,
+                           text=True)
+    assert build.returncode != 0 and "geo.cc:6:" in build.stderr  # the user's own line numbers
+    again = schema_text("geo.cc", source.encode(), mutants, skip_lines=frozenset({6}))
+    assert again is not None and 6 not in again.lines
+    (tmp_path / "geo.cc").write_text(again.text)
+    assert subprocess.run(["g++", "-std=c++17", "-c", "geo.cc", "-o", "geo.o"], cwd=tmp_path).returncode == 0
+
+
+# --------------------------------------------------------------------------- the search screens through it
+
+GEO_CC_CONSTEXPR = GEO_CC.replace('#include "geo.h"\n', '#include "geo.h"\n\nconstexpr int kOrigin = 0 * 1;\n')
+
+
+@pytest.fixture()
+def geo_constexpr(tmp_path: Path) -> Path:
+    if not (shutil.which("make") and shutil.which("ccwrap++")):
+        pytest.skip("make or ccwrap missing")
+    proj = tmp_path / "geo"
+    from test_native_search import GEO_H, GEO_TEST, MORE_TEST
+
+    for rel, text in {"Makefile": MAKEFILE, "src/geo.h": GEO_H, "src/geo.cc": GEO_CC_CONSTEXPR,
+                      "tests/geo_test.cc": GEO_TEST, "tests/more_test.cc": MORE_TEST}.items():
+        (proj / rel).parent.mkdir(parents=True, exist_ok=True)
+        (proj / rel).write_text(text)
+    build = subprocess.run(["make", "CXX=ccwrap++"], cwd=proj, env=_env(proj / ".whetstone"), capture_output=True,
+                           text=True)
+    if build.returncode != 0 and "gtest" in build.stdout + build.stderr:
+        pytest.skip("GoogleTest (libgtest-dev) not installed")
+    assert build.returncode == 0, build.stdout + build.stderr
+    return proj
+
+
+def test_the_search_screens_mutants_through_one_schema_and_compiles_the_fix_alone(geo_constexpr: Path) -> None:
+    before = _tree_hashes(geo_constexpr)
+    failure = _failure(geo_constexpr, "InsideExcludesFarEdge", Suspect("src/geo.cc", "inside", 11, 13, 1.0))
+    failure.suspects += [Suspect("src/geo.cc", "manhattan", 7, 9, 0.5), Suspect("src/geo.cc", "kOrigin", 3, 3, 0.4)]
+    stats = NativeSearchStats()
+    found = native_search_candidates([failure], geo_constexpr, 60, store=geo_constexpr / ".whetstone", stats=stats)
+    assert _tree_hashes(geo_constexpr) == before
+    assert stats.schema["files"] == 1 and stats.schema["dropped"] >= 1, stats.to_dict()  # kOrigin's line
+    assert stats.screened >= 1 and stats.screened < stats.tried, stats.to_dict()  # the fix was compiled alone
+    top = found[0]
+    assert top.validated and (top.edits[0].file_path, top.edits[0].new_text) == ("src/geo.cc", "<")
