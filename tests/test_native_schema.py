@@ -120,18 +120,39 @@ def test_every_switched_on_mutant_behaves_as_the_mutant_applied_alone(
 
 
 def test_lines_that_cannot_hold_a_choice_are_named_by_the_compiler_and_left_out(tmp_path: Path) -> None:
-    source = CPP.replace("namespace geo {", "namespace geo {\nconstexpr int kLimit = 4 + 1;")
+    # `s + 1` -> `s * 1` multiplies a pointer: that choice does not compile, the other mutants do
+    source = CPP.replace("namespace geo {", "namespace geo {\nconst char *skip(const char *s) { return s + 1; }")
     mutants = mutants_in("geo.cc", source.encode(), 6, 22)
     schema = schema_text("geo.cc", source.encode(), mutants)
-    assert schema is not None and 6 in schema.lines  # the constexpr line got choices
+    assert schema is not None and 6 in schema.lines
     (tmp_path / "geo.cc").write_text(schema.text)
     build = subprocess.run(["g++", "-std=c++17", "-c", "geo.cc", "-o", "geo.o"], cwd=tmp_path, capture_output=True,
                            text=True)
     assert build.returncode != 0 and "geo.cc:6:" in build.stderr  # the user's own line numbers
     again = schema_text("geo.cc", source.encode(), mutants, skip_lines=frozenset({6}))
-    assert again is not None and 6 not in again.lines
+    assert again is not None and 6 not in again.lines and len(again.ids) < len(schema.ids)
     (tmp_path / "geo.cc").write_text(again.text)
     assert subprocess.run(["g++", "-std=c++17", "-c", "geo.cc", "-o", "geo.o"], cwd=tmp_path).returncode == 0
+
+
+def test_constant_contexts_are_left_to_the_one_at_a_time_path() -> None:
+    source = """\
+#include <array>
+enum Mode { kFast = 1 + 1 };
+constexpr int twice(int x) { return x * 2; }
+int f(int n) {
+  static const int table[] = {1, 2};
+  const int k = 4;
+  int local[k + 1] = {0};
+  std::array<int, 3 + 1> a{};
+  static_assert(sizeof(int) == 4, "int");
+  switch (n) { case 1 + 1: return 2; }
+  return table[0] + local[0] + a[0] + n * 3;
+}
+"""
+    mutants = mutants_in("f.cc", source.encode(), 1, 12)
+    schema = schema_text("f.cc", source.encode(), mutants)
+    assert schema is not None and set(schema.lines) == {7, 10, 11}  # the array's initial value, `return 2`, `n * 3`
 
 
 # --------------------------------------------------------------------------- the search screens through it

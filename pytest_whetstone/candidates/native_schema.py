@@ -19,6 +19,7 @@ line the compiler names is a line of the user's file.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,7 +102,7 @@ def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: fro
         if lo is None or hi is None or hi < lo:
             continue
         node = _host(root, lo, hi)
-        if node is None:
+        if node is None or _constant_context(node, data):
             continue
         start, end = node.start_byte, node.end_byte
         line = node.start_point[0] + 1
@@ -149,6 +150,36 @@ def _host(root: Any, lo: int, hi: int) -> Any:
             return None  # past the expression: nothing to choose between
         node = node.parent
     return None
+
+
+# Where the language wants a constant: a run-time choice there does not compile (or, for a const
+# local used as an array bound, fails on another line), so those mutants are compiled alone.
+_CONSTANT_PARENTS = {
+    "template_argument_list", "static_assert_declaration", "enumerator", "bitfield_clause", "array_declarator",
+    "decltype", "preproc_if", "preproc_elif", "field_declaration", "template_parameter_list", "noexcept",
+    "alignas_qualifier", "requires_clause", "attribute_specifier",
+}
+_CONSTANT_WORDS = re.compile(rb"\b(?:constexpr|consteval|constinit|const|static)\b")
+
+
+def _constant_context(node: Any, data: bytes) -> bool:
+    child, cur = node, node.parent
+    while cur is not None:
+        kind = cur.type
+        if kind in _CONSTANT_PARENTS:
+            return True
+        if kind == "case_statement" and cur.child_by_field_name("value") == child:
+            return True
+        if kind in ("declaration", "function_definition"):
+            declarator = cur.child_by_field_name("declarator")
+            head = data[cur.start_byte:declarator.start_byte if declarator is not None else cur.start_byte]
+            words = set(_CONSTANT_WORDS.findall(head))
+            if kind == "function_definition":
+                return bool(words & {b"constexpr", b"consteval"})
+            if words or cur.parent is None or cur.parent.type in ("translation_unit", "declaration_list"):
+                return True  # a constant, a static, or a file-scope initializer
+        child, cur = cur, cur.parent
+    return False
 
 
 def _is_host(node: Any) -> bool:
