@@ -220,6 +220,80 @@ def test_setuptools_flagless_warning_is_no_diagnostic() -> None:
     assert rec.error_code == "-Wunknown-warning-option"
 
 
+def test_command_line_pseudo_file_warnings_are_gcc_diagnostics() -> None:
+    # '<command-line>: warning: "LUA_COMPAT_5_3" redefined' + its '<command-line>: note:', and
+    # 'cc1: warning: command-line option ... is valid for C++/ObjC++ but not for C', once per unit
+    _, result = _parse("gcc/shape_command_line")
+    redefined = [r for r in result.build_errors if r.file_path == "<command-line>"]
+    assert len(redefined) == 4
+    for rec in redefined:
+        assert (rec.tool, rec.severity, rec.line, rec.col, rec.message) == (
+            "gcc", "warning", 0, 0, '"LUA_COMPAT_5_3" redefined')
+        assert [(n.file_path, n.message) for n in rec.notes] == [
+            ("<command-line>", "this is the location of the previous definition")]
+    assert (result.reported_error_count, result.warning_count) == (0, 8 + 4 + 1)
+
+
+def test_sorry_unimplemented_is_an_error_of_cc1_and_of_a_location() -> None:
+    _, result = _parse("gcc/shape_driver_cc1")
+    sorry = [r for r in result.build_errors if "isn’t supported" in r.message or "aren’t allowed" in r.message]
+    assert [(r.tool, r.severity, r.file_path, r.line) for r in sorry] == [
+        ("gcc", "error", "", 0), ("gcc", "error", "isr.c", 1)]
+    assert (result.reported_error_count, result.warning_count) == (12, 4)
+
+
+def test_assembler_messages_are_records_at_the_line_gas_names() -> None:
+    # "probe.c: Assembler messages:" / "probe.c:4: Error: no such instruction: `frobnicate'"
+    _, result = _parse("gcc/shape_assembler")
+    got = [(r.tool, r.severity, r.file_path, r.line, r.col, r.message) for r in result.build_errors]
+    assert got[:2] == [("gcc", "error", "probe.c", 1, 0, "no such instruction: `bogusinsn %eax'"),
+                       ("gcc", "error", "probe.c", 4, 0, "no such instruction: `frobnicate'")]
+    assert ("gcc", "warning", "hand.s", 5, 0, "hand-written assembly") in got
+    assert (result.reported_error_count, result.warning_count) == (5, 1)  # make's summaries add nothing
+    # the same shape without gas's header line is not known to be the assembler's
+    assert [r.tool for r in parse_text("probe.c:4: Error: no such instruction: `x'\n").build_errors] == ["unknown"]
+
+
+def test_lto_wrapper_speaks_and_its_failure_chain_is_one_summary() -> None:
+    _, result = _parse("gcc/shape_lto")
+    serial = next(r for r in result.build_errors if r.message.startswith("using serial compilation"))
+    assert (serial.tool, serial.severity, serial.file_path) == ("gcc", "warning", "")
+    assert [n.message for n in serial.notes] == ["see the ‘-flto’ option documentation for more information"]
+    # lto1's error, then "lto1: all warnings being treated as errors", "lto-wrapper: fatal error: cc
+    # returned 1 exit status", "ld: error: lto-wrapper failed", collect2: one failure, said once
+    _, result = _parse("gcc/shape_lto_werror")
+    assert [r.message for r in result.build_errors if r.severity == "error"] == [
+        "multiple definition of `lua_probe_table'", "type of ‘lua_probe_table’ does not match original declaration"]
+    assert (result.reported_error_count, result.warning_count) == (2, 0)
+    alone = "lto-wrapper: fatal error: gcc returned 1 exit status\ncompilation terminated.\n" \
+            "/usr/bin/ld: error: lto-wrapper failed\ncollect2: error: ld returned 1 exit status\n"
+    [rec] = parse_text(alone).build_errors  # nothing said why: the failure is not silent
+    assert (rec.severity, rec.message) == ("error", "gcc returned 1 exit status")
+
+
+def test_make_j2_summary_after_another_units_errors_is_explained_by_its_own_unit() -> None:
+    # lmathlib's error, then "make: *** [Makefile:6: ltablib.o] Error 1" (ltablib's), then
+    # "cc1: some warnings being treated as errors" and lmathlib's own "*** [...lmathlib.o] Error 1"
+    _, result = _parse("gcc/shape_color")
+    assert not [r for r in result.build_errors if r.tool == "make"]
+    assert (result.reported_error_count, result.warning_count) == (6, 8)
+    log = ("ltablib.c:1:1: error: x\nlmathlib.c:2:1: error: y\nmake: *** [Makefile:6: ltablib.o] Error 1\n"
+           "cc -c lother.c -o lother.o\ncc -c lmathlib.c -o lmathlib.o\nmake: *** [Makefile:6: {}.o] Error 1\n")
+    assert len(parse_text(log.format("lmathlib")).build_errors) == 2
+    [rec] = parse_text(log.format("lother")).build_errors[2:]
+    assert rec.message == "recipe for target 'lother.o' failed: Error 1"  # no error of its own unit
+
+
+def test_gcc12_json_leaked_driver_prefix_and_missing_column() -> None:
+    # after "cc1: warning: command-line option ...", gcc 12 writes "cc1: warning: unused variable ..."
+    # into the JSON messages, and column -1 for <command-line>
+    _, result = _parse("gcc_json/shape_mixed")
+    assert not [r for r in result.build_errors if r.message.startswith("cc1")]
+    redefined = [r for r in result.build_errors if r.file_path == "<command-line>"]
+    assert [(r.line, r.col, r.notes[0].message) for r in redefined] == [
+        (0, 0, "this is the location of the previous definition")] * 2
+
+
 # ----------------------------------------------------------------------- fuzz: new paths
 
 DEV_LINES = [line for log in LOGS for line in log.read_text(encoding="utf-8", errors="replace").splitlines()]
@@ -236,6 +310,12 @@ SHAPES = [
     "  ╰─> [57 lines of output]", "      [end of output]", "  Running command Building wheel for x",
     "      x.c:3:5: error: y", "  error: subprocess-exited-with-error", "  ERROR: Failed building wheel for x",
     "warning: no previously-included files matching '*.pyc' found anywhere in distribution",
+    '<command-line>: warning: "X" redefined', "<command-line>: note: this is the location of the previous definition",
+    "cc1: sorry, unimplemented: ‘-mfentry’ isn’t supported", "x.c:1:1: sorry, unimplemented: SSE instructions",
+    "x.c: Assembler messages:", "x.c:4: Error: no such instruction: `frobnicate'", "hand.s:5: Warning: careful",
+    "lto-wrapper: warning: using serial compilation of 5 LTRANS jobs", "lto1: all warnings being treated as errors",
+    "lto-wrapper: fatal error: gcc returned 1 exit status", "/usr/bin/ld: error: lto-wrapper failed",
+    "make: *** [Makefile:6: x.o] Error 1", "\x1b[01m\x1b[Kx.c:3:5:\x1b[m\x1b[K \x1b[01;31m\x1b[Kerror: \x1b[m\x1b[Ky",
 ]
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from ..records import BuildErrorRecord, Note
 from .base import LineParser, ParseContext, ParseResult, RunError, SummaryGate
 from .gcc_text import (
+    _ASM_MESSAGES,
     _CARET,
     _COLON_MEMO,
     _COMMAND,
@@ -27,6 +28,7 @@ from .gcc_text import (
     _ICE_TAIL,
     _INCLUDED,
     _INCLUDED_MORE,
+    _K_ASM,
     _K_BARE,
     _K_CONTEXT,
     _K_DIAG,
@@ -34,9 +36,11 @@ from .gcc_text import (
     _K_TOOL,
     _SEVERITY,
     _SOURCE_EXT,
+    CHILD_FAILED,
     SourceLines,
     _colon_facts,
     _DiagFacts,
+    assembler_record,
     command_compiler,
     command_failed,
     find_symbol,
@@ -82,7 +86,9 @@ class GccParser(LineParser):
         self.last: BuildErrorRecord | None = None
         self.link_gate = SummaryGate()
         self.command_gate = SummaryGate()
+        self.lto_gate = SummaryGate()
         self.sources = SourceLines()
+        self.assembler = False  # gcc ran the assembler and it spoke ("x.c: Assembler messages:")
 
     # ------------------------------------------------------------------ feeding
 
@@ -133,6 +139,8 @@ class GccParser(LineParser):
             return self._context(facts, line)
         if kind == _K_BARE:
             return self._bare(facts, line)
+        if kind == _K_ASM:
+            return self._assembler_line(facts, line)
         self._decide("gcc")  # _K_TREATED: "cc1: all warnings being treated as errors"
         return True
 
@@ -142,6 +150,10 @@ class GccParser(LineParser):
             return self._tidy_line(line)
         if line.startswith("compilation terminated"):
             self._decide("gcc")
+            return True
+        if line.endswith(_ASM_MESSAGES):
+            self._finish()
+            self.assembler = True  # its "x.c:4: Error: ..." lines follow
             return True
         if self.rec is not None:
             expect = self.expect
@@ -411,6 +423,11 @@ class GccParser(LineParser):
                 return True
             if self._late_note(make_note(line.strip(), self.ctx), line.strip()):
                 return True  # "cc1: note: ... may have been intended to silence earlier diagnostics"
+        if prog.startswith("lto-wrapper") and sev == "error" and CHILD_FAILED.match(msg):
+            self._finish()  # "gcc returned 1 exit status": lto1 said why above (as collect2 after ld)
+            if not self.lto_gate.explained(self.result):
+                self._emit_now(BuildErrorRecord(tool="gcc", severity="error", message=msg, raw=line))
+            return True
         self._finish()
         message, code = split_flag(msg)
         rec = BuildErrorRecord(tool=flavor, severity=sev, error_code=code, message=message, raw=line)
@@ -459,6 +476,16 @@ class GccParser(LineParser):
         self._open(rec, "")
         self.rec_flavor = "clang" if (code or self.flavor == "clang" or self.ctx.tool_hint == "clang") else ""
         self.tallied = True  # cc1 speaking without a location: its unit's tally counts it
+        return True
+
+    def _assembler_line(self, m: re.Match[str], line: str) -> bool:
+        if not self.assembler:
+            return False  # no "Assembler messages:" before it: not known to be the assembler's
+        self._finish()
+        self._open(assembler_record(m, line, self.ctx), m.group("file"))
+        self.expect = ""
+        self.rec_flavor = "gcc"
+        self.tallied = False
         return True
 
     def _scope(self, facts: tuple[str, str, str]) -> bool:

@@ -14,6 +14,7 @@ by the line parser.  (SARIF, gcc 13+'s other structured form, is ``sarif``.)
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from ..records import BuildErrorRecord, Note
@@ -49,7 +50,19 @@ def _where(diag: dict[str, Any]) -> tuple[str, int, int]:
         return "", 0, 0
     caret = locations[0].get("caret") or {}
     col = caret.get("display-column", caret.get("column", 0))
-    return str(caret.get("file", "")), int(caret.get("line", 0) or 0), int(col or 0)
+    # gcc writes -1 where it has no column (``<command-line>``): 0, as the text form reads
+    return str(caret.get("file", "")), max(int(caret.get("line", 0) or 0), 0), max(int(col or 0), 0)
+
+
+# gcc 12 leaks the prefix of a driver-level diagnostic ("cc1: warning: command-line option ...
+# is valid for C++") into the messages after it: "cc1: warning: unused variable 'x'"
+_LEAKED_PREFIX = re.compile(r"(?:cc1\w*|lto1): (?:warning|error|note|fatal error): ")
+
+
+def _message(diag: dict[str, Any]) -> str:
+    message = str(diag.get("message", ""))
+    leaked = _LEAKED_PREFIX.match(message) if message.startswith(("cc1", "lto1")) else None
+    return message[leaked.end():] if leaked else message
 
 
 class GccJsonParser(DocumentParser):
@@ -102,8 +115,8 @@ def _record(diag: dict[str, Any], ctx: ParseContext) -> BuildErrorRecord:
         if isinstance(child, dict) and len(notes) < _MAX_NOTES:
             cpath, cline, ccol = _where(child)
             notes.append(Note("note", ctx.resolve(cpath) if cpath else "", cline, ccol,
-                              str(child.get("message", ""))))
-    message = str(diag.get("message", ""))
+                              _message(child)))
+    message = _message(diag)
     return BuildErrorRecord(
         tool="gcc", severity=severity, file_path=ctx.resolve(path) if path else "", line=line, col=col,
         error_code=str(diag.get("option", "")), message=message, notes=notes,

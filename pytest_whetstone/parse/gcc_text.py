@@ -148,10 +148,17 @@ _CONTEXT_LOC = re.compile(r"(?P<file>(?:[A-Za-z]:[\\/])?[^:\n]*?):(?P<line>\d+):
 # The compiler driver and its helpers speaking without a source location.
 _TOOL = re.compile(
     r"(?P<prog>(?:\S*/)?(?:[\w.+-]*-)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|cc1|cc1plus|cc1obj|cpp"
-    r"|collect2|lto-wrapper|lto1)(?:-\d+(?:\.\d+)*)?(?:\.exe)?): (?P<sev>fatal error|error|warning|note)"
-    r": (?P<msg>.*)"
+    r"|collect2|lto-wrapper|lto1)(?:-\d+(?:\.\d+)*)?(?:\.exe)?): (?P<sev>fatal error|error|warning|note"
+    r"|sorry, unimplemented): (?P<msg>.*)"
 )
-_TREATED_AS_ERRORS = re.compile(r"(?:\S*/)?cc1\w*: (?:all|some) warnings being treated as errors$")
+_TREATED_AS_ERRORS = re.compile(r"(?:\S*/)?(?:cc1\w*|lto1): (?:all|some) warnings being treated as errors$")
+# gcc's pseudo-files, no line: '<command-line>: warning: "X" redefined', '<built-in>: note: ...'
+_PSEUDO = re.compile(r"(?P<file><[\w -]+>): (?P<sev>fatal error|error|warning|note): (?P<msg>.*)")
+# the assembler gcc runs ("x.c: Assembler messages:" first): "x.c:4: Error: no such instruction: ..."
+_ASM = re.compile(r"(?P<file>(?:[A-Za-z]:[\\/])?[^:\n]*?):(?P<line>\d+): (?P<sev>Error|Warning|Fatal error): (?P<msg>.*)")
+_ASM_MESSAGES = ": Assembler messages:"
+# a driver's summary of a child that failed after saying why: "lto-wrapper: fatal error: gcc returned 1 exit status"
+CHILD_FAILED = re.compile(r"\S+ returned \d+ exit status$")
 _BARE = re.compile(r"(?P<sev>fatal error|error|warning|note): (?P<msg>.*)")
 _BARE_STARTS = ("fatal error: ", "error: ", "warning: ", "note: ")
 # gcc: "x.c: In function 'main':", "x.cpp: In instantiation of '...':", "x.c: At top level:"
@@ -199,7 +206,7 @@ _LINKERISH_STARTS = ("error: ", "undefined ", "multiple definition of", "first d
 # Which of the "file: ..." shapes a line has, and what it says, depends on the line alone:
 # memoised (bounded), since the same diagnostic from a header and the same "In function"
 # line repeat once per translation unit.  Lines longer than _MEMO_LINE are not kept.
-_K_NONE, _K_DIAG, _K_SCOPE, _K_TOOL, _K_CONTEXT, _K_TREATED, _K_BARE = range(7)
+_K_NONE, _K_DIAG, _K_SCOPE, _K_TOOL, _K_CONTEXT, _K_TREATED, _K_BARE, _K_ASM = range(8)
 _COLON_MEMO: dict[str, tuple[int, Any]] = {}
 _MEMO_MAX = 8192
 _MEMO_LINE = 1024
@@ -215,10 +222,18 @@ def _colon_facts(line: str) -> tuple[int, Any]:
         m = _DIAG.match(line)
         if m:
             found = (_K_DIAG, _diag_facts(m, line))
-    if not found[0] and ("error: " in line or "warning: " in line or "note: " in line):
+    if not found[0] and ("error: " in line or "warning: " in line or "note: " in line or "unimplemented: " in line):
         m = _TOOL.match(line)
         if m:
             found = (_K_TOOL, m)
+        elif line[0] == "<":
+            m = _PSEUDO.match(line)
+            if m:
+                found = (_K_DIAG, _pseudo_facts(m, line))
+    if not found[0] and (": Error: " in line or ": Warning: " in line or ": Fatal error: " in line):
+        m = _ASM.match(line)
+        if m:
+            found = (_K_ASM, m)
     if not found[0] and line[-1] == ":" and (": In " in line or ": At " in line):
         m = _SCOPE.match(line)
         if m:
@@ -257,6 +272,23 @@ def _diag_facts(m: re.Match[str], line: str) -> _DiagFacts:
     return (path, int(line_no), int(col) if col else 0, sev, message, code,
             word == "internal compiler error", flavor, symbol, linkerish, line.strip(),
             path.endswith(_SOURCE_EXT), bool(path) and not path.startswith("<"))
+
+
+def _pseudo_facts(m: re.Match[str], line: str) -> _DiagFacts:
+    """A diagnostic at one of gcc's pseudo-files (no line, no column, no source echo)."""
+    path, word, msg = m.groups()
+    message, code = split_flag(msg)
+    sev = _SEVERITY[word]
+    return (path, 0, 0, sev, message, code, False, "gcc", find_symbol(message) if sev != "note" else "", False,
+            line.strip(), False, False)
+
+
+def assembler_record(m: re.Match[str], line: str, ctx: ParseContext) -> BuildErrorRecord:
+    """The assembler gcc ran (``_ASM`` matched): "x.c:4: Error: no such instruction: `frobnicate'",
+    at the line of the source the assembly came from; no column, no source echo."""
+    sev = "warning" if m.group("sev") == "Warning" else "error"
+    return BuildErrorRecord(tool="gcc", severity=sev, file_path=ctx.resolve(m.group("file")),
+                            line=int(m.group("line")), message=m.group("msg"), raw=line)
 
 
 def _scope_facts(m: re.Match[str]) -> tuple[str, str, str]:

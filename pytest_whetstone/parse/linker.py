@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 
 from ..records import BuildErrorRecord, Note
-from .base import LineParser, ParseContext, ParseResult
+from .base import LineParser, ParseContext, ParseResult, SummaryGate
 from .gcc_text import _BINUTILS_QUOTED
 
 _PROG = re.compile(
@@ -88,6 +88,7 @@ class LinkerParser(LineParser):
         self.rec: BuildErrorRecord | None = None  # open lld/mold record taking ">>>" lines
         self.function = ""  # from bfd's "in function `f':"
         self.refs = 0
+        self.lto_gate = SummaryGate()
 
     def feed(self, line: str) -> bool:
         if not line:
@@ -165,6 +166,12 @@ class LinkerParser(LineParser):
         if rest.startswith("too many errors emitted"):
             self._close()
             return True  # lld's --error-limit stop: a summary of the errors above, not one of its own
+        if rest == "lto-wrapper failed":
+            # bfd's summary of the LTO step, which said why above: a record only if nothing did
+            if not self.lto_gate.explained(self.result):
+                self._record(sev, "", 0, rest, line, "-")
+            self._close()
+            return True
         m = _SECTION_LOC.match(rest)
         if m:
             self._section_record(sev, m, line)

@@ -8,7 +8,9 @@ Recipe-failure lines (``make: *** [Makefile:12: foo.o] Error 1``) are
 summaries: they repeat a failure the compiler or linker already reported.  They
 are *not* records when an error record appeared since the previous summary (or
 when they continue a cascade of summaries: ``make[1]: *** ... Error 1`` then
-``make: *** [all] Error 2``).  Only a recipe that failed without any error of
+``make: *** [all] Error 2``), nor when an error of the target's own translation unit came
+before (``make -j`` prints a unit's summary after another unit's errors: ``[Makefile:6:
+lmathlib.o]`` is explained by an error in ``lmathlib.c``).  Only a recipe that failed without any error of
 its own (a silent ``false``, a script exiting 1, a truncated log) becomes one
 ``make`` record, so error counts are never inflated.
 
@@ -138,11 +140,27 @@ class MakeParser(LineParser):
     def _recipe(self, m: re.Match[str], line: str) -> None:
         cascade = self.ctx.line_no - self.last_summary_line <= 2
         self.last_summary_line = self.ctx.line_no
-        if self.gate.explained(self.result) or cascade:
-            return
         target, what = m.group("target"), m.group("what")
+        if self.gate.explained(self.result) or cascade or self._unit_failed(target):
+            return
         path = m.group("file") or ""
         self._emit("error", path, int(m.group("line") or 0), f"recipe for target '{target}' failed: {what}", line)
+
+    def _unit_failed(self, target: str) -> bool:
+        """An error of the object's translation unit is among the records still held
+        (``lmathlib.o``, ``CMakeFiles/t.dir/src/a.c.o`` -> a unit whose stem is ``lmathlib``, ``a``)."""
+        name = target.rsplit("/", 1)[-1]
+        if not name.endswith((".o", ".obj", ".lo")):
+            return False
+        stem = name.rsplit(".", 1)[0]
+        stem = stem.rsplit(".", 1)[0] if "." in stem else stem  # a.c.o -> a
+        records = self.result.build_errors
+        for rec in records[-1 : -257 : -1]:
+            if rec.severity == "error" and rec.tool != "make":
+                unit = (rec.translation_unit or rec.file_path).rsplit("/", 1)[-1]
+                if unit.rsplit(".", 1)[0] == stem:
+                    return True
+        return False
 
     def _located(self, path: str, line_no: int, rest: str, line: str) -> None:
         if rest.startswith("warning: "):
