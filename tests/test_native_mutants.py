@@ -87,3 +87,19 @@ def test_code_inside_a_parse_error_is_not_mutated() -> None:
 def test_unknown_languages_and_empty_ranges_give_nothing() -> None:
     assert mutants_in("notes.txt", b"a < b", 1, 1) == []
     assert mutants_in("a.c", CPP.encode(), 100, 120) == []
+
+
+def test_a_dropped_negation_is_put_back_where_a_truth_value_is_read() -> None:
+    text = (
+        "struct S { bool empty() const; };\n"
+        "bool ready(const S& s, int k) {\n"
+        "  if (s.empty() && k > 0) return false;\n"
+        "  for (int i = 0; i < k && s.empty(); ++i) {}\n"
+        "  return k > 2 ? s.empty() : k < 0;\n"
+        "}\n"
+    )
+    negated = _applied(text, "s.cc", 2, 6)["negate"]
+    assert text.replace("if (s.empty() &&", "if (!s.empty() &&") in negated  # an operand of &&
+    assert text.replace("k && s.empty()", "k && !s.empty()") in negated  # in a for condition
+    assert text.replace("return k > 2 ?", "return !(k > 2 ?").replace("k < 0;", "k < 0);") in negated  # a bool returned
+    assert text.replace("k > 0)", "!(k > 0))") not in negated  # a comparison: its flips say it

@@ -171,8 +171,14 @@ def mutants_in(
                 inner = _text(cond)
                 if inner.startswith("(") and inner.endswith(")") and not inner[1:].lstrip().startswith("!"):
                     add("negate", f"negate the condition `{_short(inner)}`", src.edit(cond, f"(!{inner})"))
-        elif t == "return_statement" and expected:
-            _return_expected(src, node, expected, actual, add)
+        elif t in ("for_statement", "conditional_expression", "ternary_expression"):
+            _negate(src, node.child_by_field_name("condition"), "the condition", add)
+        elif t == "return_statement":
+            if expected:
+                _return_expected(src, node, expected, actual, add)
+            if _returns_bool(node):
+                _negate(src, next((c for c in node.named_children if c.type != "comment"), None), "the returned value",
+                        add)
         elif t in _ARG_LISTS:
             args = [c for c in node.named_children if c.type != "comment"]
             for a, b in zip(args, args[1:], strict=False):
@@ -201,14 +207,16 @@ def _binary(src: _Source, node: Any, add: Any) -> None:
         return
     sym = op.type
     whole = _short(_text(node))
+    right = node.child_by_field_name("right")
+    left = node.child_by_field_name("left")
     for new, kind in _CMP.get(sym, []):
         add(kind, f"`{sym}` -> `{new}` in `{whole}`", src.edit(op, new))
     for new in _ARITH.get(sym, []):
         add("arith", f"`{sym}` -> `{new}` in `{whole}`", src.edit(op, new))
     if sym in _LOGIC:
         add("boolop", f"`{sym}` -> `{_LOGIC[sym]}` in `{whole}`", src.edit(op, _LOGIC[sym]))
-    right = node.child_by_field_name("right")
-    left = node.child_by_field_name("left")
+        for side in (left, right):  # a dropped `!` on one operand
+            _negate(src, side, "the operand", add)
     if sym in ("+", "-") and right is not None and left is not None and _text(right) == "1":
         add("drop-one", f"drop the `{sym} 1` of `{whole}`", src.edit(node, _text(left)))
     if sym in _CMP and right is not None and right.type not in _NUMBERS and not re.search(r"[-+]\s*1$", _text(right)):
@@ -216,6 +224,38 @@ def _binary(src: _Source, node: Any, add: Any) -> None:
         for sign in ("-", "+"):
             add("bound", f"`{_short(_text(right))}` -> `{_short(_text(right))} {sign} 1` in `{whole}`",
                 src.edit(right, f"{_text(right)} {sign} 1"))
+
+
+_NEGATE_BARE = {"identifier", "call_expression", "field_expression", "parenthesized_expression", "member_expression",
+                "subscript_expression"}
+_NEGATE_NOT = {"unary_expression", "number_literal", "number", "string_literal", "string", "null", "nullptr", "true",
+               "false", "assignment_expression", "comma_expression", "sequence_expression", "ERROR"}
+
+
+def _negate(src: _Source, node: Any, what: str, add: Any) -> None:
+    """``!x`` for a value used as a truth value (an operand of ``&&``/``||``, a condition, a returned
+    bool): the slip of a dropped ``!``, ranked below the flips that restore code more often."""
+    if node is None or node.type in _NEGATE_NOT or _in_error(node):
+        return
+    op = _operator(node) if node.type == "binary_expression" else None
+    if op is not None and op.type in _CMP:
+        return  # `!(a < b)`: the comparison flips say it, and restore the code
+    text = _text(node)
+    if "\n" in text:
+        return
+    new = f"!{text}" if node.type in _NEGATE_BARE else f"!({text})"
+    add("negate", f"negate {what} `{_short(text)}`", src.edit(node, new), PRIOR["negate"] - 0.05)
+
+
+def _returns_bool(node: Any) -> bool:
+    cur = node.parent
+    while cur is not None and cur.type not in ("function_definition", "lambda_expression", "function_declaration",
+                                               "method_definition", "arrow_function", "function_expression"):
+        cur = cur.parent
+    if cur is None or cur.type != "function_definition":
+        return False  # C/C++ only: JS has no declared return type
+    kind = cur.child_by_field_name("type")
+    return kind is not None and _text(kind) in ("bool", "_Bool")
 
 
 def _number(src: _Source, node: Any, ints: list[int], add: Any) -> None:
