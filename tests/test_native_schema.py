@@ -190,3 +190,22 @@ def test_the_search_screens_mutants_through_one_schema_and_compiles_the_fix_alon
     assert stats.screened >= 1 and stats.screened < stats.tried, stats.to_dict()  # the fix was compiled alone
     top = found[0]
     assert top.validated and (top.edits[0].file_path, top.edits[0].new_text) == ("src/geo.cc", "<")
+
+
+def test_an_error_inside_one_choice_names_that_mutant_alone(tmp_path: Path) -> None:
+    source = CPP.replace("namespace geo {", "namespace geo {\nconst char *skip(const char *s) { return s + 1; }")
+    mutants = mutants_in("geo.cc", source.encode(), 6, 22)
+    schema = schema_text("geo.cc", source.encode(), mutants)
+    assert schema is not None
+    (tmp_path / "geo.cc").write_text(schema.text)
+    build = subprocess.run(["g++", "-std=c++17", "-fdiagnostics-column-unit=byte", "-c", "geo.cc", "-o", "geo.o"],
+                           cwd=tmp_path, capture_output=True, text=True)
+    points = {(int(a), int(b)) for a, b in re.findall(r"^geo\.cc:(\d+):(\d+): error", build.stderr, re.M)}
+    named = {schema.at(line, col) for line, col in points}
+    assert named and None not in named
+    by_key = {m.key: m for m in mutants}
+    assert {by_key[k].edit.new_text for k in named if k} == {"*"}  # a pointer times 1; `s - 1` compiles
+    again = schema_text("geo.cc", source.encode(), mutants, skip=frozenset(k for k in named if k))
+    assert again is not None and 6 in again.lines
+    (tmp_path / "geo.cc").write_text(again.text)
+    assert subprocess.run(["g++", "-std=c++17", "-c", "geo.cc", "-o", "geo.o"], cwd=tmp_path).returncode == 0

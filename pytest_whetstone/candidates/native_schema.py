@@ -19,6 +19,7 @@ line the compiler names is a line of the user's file.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -67,14 +68,24 @@ _HOSTS = {
 _NAMES = {"identifier", "qualified_identifier"}  # expressions only where their parent reads a value
 
 
+Key = tuple[str, int, int, int, int, str]  # Mutant.key
+
+
 @dataclass
 class Schema:
     """A file's text with its mutants behind run-time choices."""
 
     rel: str
     text: str
-    ids: dict[tuple[str, int, int, int, int, str], int]  # mutant key -> its $WHETSTONE_MUTANT value
-    lines: dict[int, list[tuple[str, int, int, int, int, str]]] = field(default_factory=dict)  # line -> keys
+    ids: dict[Key, int]  # mutant key -> its $WHETSTONE_MUTANT value
+    lines: dict[int, list[Key]] = field(default_factory=dict)  # line -> the keys of its choices
+    # line -> (first byte column, past the last, mutant key) of each choice's own text, so an error the
+    # compiler names by line and column is one mutant's
+    spans: dict[int, list[tuple[int, int, Key]]] = field(default_factory=dict)
+
+    def at(self, line: int, col: int) -> Key | None:
+        """The mutant whose text holds 1-based byte column ``col`` of ``line``."""
+        return next((key for lo, hi, key in self.spans.get(line, ()) if lo <= col < hi), None)
 
 
 @dataclass
@@ -85,9 +96,11 @@ class _Host:
     choices: list[tuple[int, bytes]] = field(default_factory=list)  # (mutant id, the host's mutated bytes)
 
 
-def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: frozenset[int] = frozenset()) -> Schema | None:
+def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: frozenset[int] = frozenset(),
+                skip: frozenset[Key] = frozenset()) -> Schema | None:
     """The schema of ``mutants`` (all edits of file ``rel``, whose bytes are ``data``), or None when
-    none of them can be lifted to a single-line expression."""
+    none of them can be lifted to a single-line expression; ``skip_lines`` and ``skip``: lines and
+    mutants whose choices did not compile."""
     root = _parse(rel, data)
     if root is None:
         return None
@@ -96,7 +109,7 @@ def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: fro
     schema = Schema(rel, "", {})
     for mutant in mutants[:MAX_SCHEMA_MUTANTS]:
         edit = mutant.edit
-        if edit.file_path != rel or mutant.key in schema.ids:
+        if edit.file_path != rel or mutant.key in schema.ids or mutant.key in skip:
             continue
         lo, hi = _offset(data, starts, edit.start.line, edit.start.col), _offset(data, starts, edit.end.line, edit.end.col)
         if lo is None or hi is None or hi < lo:
@@ -117,28 +130,55 @@ def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: fro
     if not hosts:
         return None
     ordered = sorted(hosts.values(), key=lambda h: (h.start, -h.end))
-    body, _ = _render(data, ordered, 0, 0, len(data))
+    out = _Out()
+    _render(data, ordered, 0, 0, len(data), out)
+    body = b"".join(out.parts)
+    key_of = {mid: key for key, mid in schema.ids.items()}
+    starts_out = _line_starts(body)
+    for lo, hi, mid in out.spans:
+        line = _line_of(starts_out, lo)
+        col = lo - starts_out[line - 1] + 1
+        schema.spans.setdefault(line, []).append((col, col + hi - lo, key_of[mid]))
     schema.text = PRELUDE + body.decode("utf-8", "surrogateescape")
     return schema
 
 
-def _render(data: bytes, hosts: list[_Host], i: int, start: int, end: int) -> tuple[bytes, int]:
-    """``data[start:end]`` with every host inside it (``hosts[i:]``, sorted by start, outer first)
+class _Out:
+    """The schema's bytes as they are written, and where each choice's own text landed."""
+
+    def __init__(self) -> None:
+        self.parts: list[bytes] = []
+        self.at = 0
+        self.spans: list[tuple[int, int, int]] = []  # (start, end, mutant id) in the body's bytes
+
+    def put(self, data: bytes) -> None:
+        self.parts.append(data)
+        self.at += len(data)
+
+
+def _render(data: bytes, hosts: list[_Host], i: int, start: int, end: int, out: _Out) -> int:
+    """Write ``data[start:end]`` with every host inside it (``hosts[i:]``, sorted by start, outer first)
     replaced by its choice; the index of the first host past ``end``."""
-    out: list[bytes] = []
     pos = start
     while i < len(hosts) and hosts[i].start < end:
         host = hosts[i]
         if host.end > end:  # cannot happen for tree nodes; never produce a broken text
             break
-        out.append(data[pos:host.start])
-        inner, i = _render(data, hosts, i + 1, host.start, host.end)
-        choice = "".join(f"{SELECT} == {mid} ? (" + new.decode("utf-8", "surrogateescape") + ") : "
-                         for mid, new in host.choices)
-        out.append(b"(" + choice.encode("utf-8", "surrogateescape") + b"(" + inner + b"))")
+        out.put(data[pos:host.start] + b"(")
+        for mid, new in host.choices:
+            out.put(f"{SELECT} == {mid} ? (".encode())
+            out.spans.append((out.at, out.at + len(new), mid))
+            out.put(new + b") : ")
+        out.put(b"(")
+        i = _render(data, hosts, i + 1, host.start, host.end, out)
+        out.put(b"))")
         pos = host.end
-    out.append(data[pos:end])
-    return b"".join(out), i
+    out.put(data[pos:end])
+    return i
+
+
+def _line_of(starts: list[int], offset: int) -> int:
+    return bisect.bisect_right(starts, offset)
 
 
 def _host(root: Any, lo: int, hi: int) -> Any:

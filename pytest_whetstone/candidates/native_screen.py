@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .mutant import Mutant
-from .native_schema import Schema, schema_text
+from .native_schema import Key, Schema, schema_text
 from .native_trial import TrialOutcome
 
 MAX_COMPILES = 3  # per file: the first schema, then without the lines the compiler named
@@ -26,6 +26,7 @@ RUN_FLOOR_S = 1.0  # a screened run's timeout: at least this, else a few times t
 
 class SchemaTrial(Protocol):
     error_lines: set[int]
+    error_points: set[tuple[int, int]]
 
     def prepare_schema(self, rel: str, text: str) -> str: ...
 
@@ -38,6 +39,7 @@ class _FileState:
     schema: Schema | None = None
     ready: bool = False  # built and checked on one trial (or given up: schema None)
     dropped: int = 0  # mutants left out because their line did not compile
+    rejected: set[Key] = field(default_factory=set)  # mutants whose own text did not compile
 
 
 class Screen:
@@ -68,6 +70,8 @@ class Screen:
         with self.lock:
             if not state.ready:
                 self._prepare(rel, state, trial)
+        if mutant.key in state.rejected:  # it would not compile alone either: a trial spent on nothing
+            return TrialOutcome(error="does not compile (its text, in the schema)", screened=True)
         schema = state.schema
         if schema is None or mutant.key not in schema.ids:
             return None
@@ -77,6 +81,7 @@ class Screen:
         built = [s for s in self.files.values() if s.schema is not None]
         return {"files": len(built), "mutants": sum(len(s.schema.ids) for s in built if s.schema),
                 "dropped": sum(s.dropped for s in self.files.values()),
+                "rejected": sum(len(s.rejected) for s in self.files.values()),
                 "compile_s": [round(s, 3) for s in self.compile_s]}
 
     def _prepare(self, rel: str, state: _FileState, trial: SchemaTrial) -> None:
@@ -87,7 +92,7 @@ class Screen:
         data = text.encode("utf-8", "surrogateescape")
         skip: frozenset[int] = frozenset()
         for _ in range(MAX_COMPILES):
-            schema = schema_text(rel, data, state.mutants, skip_lines=skip)
+            schema = schema_text(rel, data, state.mutants, skip_lines=skip, skip=frozenset(state.rejected))
             if schema is None:
                 return
             left = self.deadline - time.monotonic()
@@ -100,13 +105,18 @@ class Screen:
             if not why:
                 if self._sound(rel, schema, trial):
                     state.schema = schema
-                    state.dropped = len(state.mutants) - len(schema.ids)
+                    state.dropped = len(state.mutants) - len(schema.ids) - len(state.rejected)
                 return
-            named = trial.error_lines & set(schema.lines)
-            if not named:
+            # an error inside one mutant's text rejects that mutant; one elsewhere on a line with choices
+            # (a choice's condition, a note's line) leaves the line to the one-at-a-time path
+            own = {key for line, col in trial.error_points if (key := schema.at(line, col)) is not None}
+            lines = {line for line, col in trial.error_points if schema.at(line, col) is None}
+            lines = (lines | (trial.error_lines if not own else set())) & set(schema.lines)
+            if not own and not lines:
                 self.notes.append(f"schema of {rel}: {why[:160]}")
                 return
-            skip = skip | named
+            state.rejected |= own
+            skip = skip | lines
 
     def _sound(self, rel: str, schema: Schema, trial: SchemaTrial) -> bool:
         """With no mutant switched on, the schema fails exactly as the unchanged code did."""

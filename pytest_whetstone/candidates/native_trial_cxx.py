@@ -76,6 +76,7 @@ class CxxTrial:
         self._shared_links: dict[str, list[Command]] = {}  # real object -> the build's own .so links of it
         self._schemata: dict[tuple[str, str], _Build | str] = {}  # (rel, schema text) -> its one build
         self.error_lines: set[int] = set()  # lines of the mutated file the last failed compile named
+        self.error_points: set[tuple[int, int]] = set()  # (line, byte column) of its errors there
 
     # ----------------------------------------------------------------- protocol
 
@@ -121,7 +122,7 @@ class CxxTrial:
 
     def prepare_schema(self, rel: str, text: str) -> str:
         """Compile and link a schema of ``rel`` once ("" when it is ready, else why not; the lines the
-        compiler named are in :attr:`error_lines`)."""
+        compiler named are in :attr:`error_lines` and :attr:`error_points`)."""
         built = self._build(rel, text, [b for b in self.binaries if b.tests], schema=True)
         return built if isinstance(built, str) else ""
 
@@ -160,7 +161,7 @@ class CxxTrial:
         key = (rel, text)
         if schema:
             if key not in self._schemata:
-                self._schemata[key] = self._compile(rel, text, ("-w",))
+                self._schemata[key] = self._compile(rel, text, schema=True)
             build = self._schemata[key]
         else:
             if self._last is None or self._last[0] != key:
@@ -185,7 +186,7 @@ class CxxTrial:
         self._env_for = {path: str(build.objdir / "lib") for _b, path in out} if build.libs else {}
         return out
 
-    def _compile(self, rel: str, text: str, extra_args: tuple[str, ...] = ()) -> _Build | str:
+    def _compile(self, rel: str, text: str, *, schema: bool = False) -> _Build | str:
         path = Path(os.path.realpath(self.workspace / rel))
         commands = self.db.for_source(path)[:1]
         if not commands:
@@ -202,9 +203,11 @@ class CxxTrial:
             real_obj = os.path.realpath(os.path.join(command.directory, command.output))
             obj = objdir / str(len(replaced)) / Path(real_obj).name
             obj.parent.mkdir()
-            unit = self.gate.compile_object(command.sources[0], command, {path: text}, obj, extra_args)
+            # a schema's warnings do not matter; gcc counts columns in bytes there, as the schema does
+            extra = (("-w", "-fdiagnostics-column-unit=byte") if command.family == "gcc" else ("-w",)) if schema else ()
+            unit = self.gate.compile_object(command.sources[0], command, {path: text}, obj, extra)
             if unit.exit_code != 0:
-                self.error_lines = _lines_in(unit.diagnostics, path)
+                self.error_lines, self.error_points = _lines_in(unit.diagnostics, path)
                 first = next((e for e in unit.errors), None)
                 why = f"{first.file_path}:{first.line}: {first.message}" if first else unit.output.strip()[:200]
                 return f"does not compile: {why}"
@@ -358,15 +361,22 @@ def _quiet(args: list[str], cwd: str, timeout: float) -> tuple[int | None, str]:
     return code, out.decode("utf-8", "replace")
 
 
-def _lines_in(diagnostics: list[BuildErrorRecord], path: Path) -> set[int]:
-    """Lines of ``path`` the compiler named, in its errors and their notes."""
+def _lines_in(diagnostics: list[BuildErrorRecord], path: Path) -> tuple[set[int], set[tuple[int, int]]]:
+    """Lines of ``path`` the compiler named in its errors and their notes; (line, column) of the errors."""
     real = os.path.realpath(path)
+
+    def here(file_path: str) -> bool:
+        return bool(file_path) and (os.path.realpath(file_path) == real or real.endswith(os.sep + file_path.lstrip("./")))
+
     lines: set[int] = set()
+    points: set[tuple[int, int]] = set()
     for d in diagnostics:
-        for file_path, line in [(d.file_path, d.line), *((n.file_path, n.line) for n in d.notes)]:
-            if line and file_path and (os.path.realpath(file_path) == real or real.endswith(os.sep + file_path.lstrip("./"))):
-                lines.add(line)
-    return lines
+        if d.line and here(d.file_path):
+            lines.add(d.line)
+            if d.severity == "error":
+                points.add((d.line, d.col))
+        lines.update(n.line for n in d.notes if n.line and here(n.file_path))
+    return lines, points
 
 
 def _last_line(text: str) -> str:
