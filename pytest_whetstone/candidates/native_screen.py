@@ -96,7 +96,7 @@ class Screen:
             if schema is None:
                 return
             left = self.deadline - time.monotonic()
-            if self.compile_s and left < 3 * max(self.compile_s):
+            if self.compile_s and left < 2 * max(self.compile_s):
                 self.notes.append(f"schema of {rel}: no time for another compile")
                 return
             started = time.monotonic()

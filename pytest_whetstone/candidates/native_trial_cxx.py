@@ -34,6 +34,8 @@ from .native_trial import SuiteOutcome, TrialOutcome
 if TYPE_CHECKING:
     from ..locate.native_spectrum import TestRun
 
+SCHEMA_FLAGS = ("-w", "-O0", "-g0")
+GCC_SCHEMA_FLAGS = ("-fdiagnostics-column-unit=byte",)
 MAX_UNITS_PER_HEADER = 8  # a header included everywhere is not a one-unit mutant: recompile a few
 
 
@@ -203,8 +205,9 @@ class CxxTrial:
             real_obj = os.path.realpath(os.path.join(command.directory, command.output))
             obj = objdir / str(len(replaced)) / Path(real_obj).name
             obj.parent.mkdir()
-            # a schema's warnings do not matter; gcc counts columns in bytes there, as the schema does
-            extra = (("-w", "-fdiagnostics-column-unit=byte") if command.family == "gcc" else ("-w",)) if schema else ()
+            # a schema only screens: compiled fast (no optimizer, no debug info, no warnings; a mutant that
+            # fixes a test is compiled alone with the recorded flags), gcc counting columns in bytes as it does
+            extra = (*SCHEMA_FLAGS, *(GCC_SCHEMA_FLAGS if command.family == "gcc" else ())) if schema else ()
             unit = self.gate.compile_object(command.sources[0], command, {path: text}, obj, extra)
             if unit.exit_code != 0:
                 self.error_lines, self.error_points = _lines_in(unit.diagnostics, path)
