@@ -1,24 +1,35 @@
-"""Development bench: C++ and JS test failures located and fixed by the native mutant search (by hand).
+"""Development bench: C/C++ and JS test failures located and fixed by the native mutant search (by hand).
 
-    python bench/bench_native_fix.py [--project exprcalc|textkit|all] [--faults N] [--seed S] [--out FILE]
+    python bench/bench_native_fix.py [--project exprcalc|textkit|jsonnet|hiredis|all] [--faults N] [--seed S]
+        [--fault-list FILE] [--max-minutes M] [--out FILE]
 
-Two development projects in bench/native_dev/, copied into a scratch directory:
+The projects (bench/native_fix_projects.py), each laid out in a scratch directory:
 
-* exprcalc (C++): a tokenizer, a shunting-yard parser and an evaluator that calls both, a formatter;
+* exprcalc (C++, ours): a tokenizer, a shunting-yard parser and an evaluator that calls both, a formatter;
   CMake + Ninja through ccwrap, a static library, three gtest binaries under ctest;
-* textkit (JS): a package whose ``main`` exports one anonymous function over helpers in another
-  module, tested with ``node --test`` through ``require('../')``.
+* textkit (JS, ours): a package whose ``main`` exports one anonymous function over helpers in another
+  module, tested with ``node --test`` through ``require('../')``;
+* jsonnet 0.20.0 (C++, third-party, PyPI sdist): its lexer, parser and string utilities as a static
+  library, its own GoogleTest files core/lexer_test.cpp and core/parser_test.cpp, CMake + Ninja with ccwrap
+  as the compiler launcher, ctest;
+* hiredis 3.5.0 (C, third-party, vendored in the PyPI sdist): sds, the reply reader and the command
+  formatter as a static library built by a plain Makefile, our gtest tests of its public API
+  (bench/native_dev/hiredis), ``make check``.
 
-Faults are one-token slips seeded inside the library functions (a seeded sample); those the suite
-does not detect are dropped.  For each fault:
+Faults are one-token slips seeded inside the library functions: a sample drawn with ``--seed`` from the
+seeding kinds' mutants sorted by position (so the list does not move when the search's priors change);
+``--fault-list FILE`` writes the sample there, or replays it when the file exists.  Those the suite does
+not detect (or that do not compile, or hang) are dropped.  For each fault:
 
-* ``whetstone run -- ctest``: the faulty function's rank among the first failure's suspects;
-* ``whetstone run --search -- ctest``: its rank after the mutants re-ranked them, and whether the
+* ``whetstone run -- TEST``: the faulty function's rank among the first failure's suspects;
+* ``whetstone run --search -- TEST``: its rank after the mutants re-ranked them, and whether the
   top candidate, applied with ``whetstone apply`` and rebuilt, makes every test pass and restores
   the original bytes;
-* wall times: the plain ctest run, the default ``whetstone run`` and the search run.
+* wall times: the plain test run, the default ``whetstone run`` and the search run, and the search's
+  median cost per mutant.
 
-This is the development set: the held-out figures come from bench/bench_native_heldout_cxx.py.
+``--max-minutes`` bounds the bench's wall time: no new fault is started past it.
+This is the development set: the held-out figures come from elsewhere.
 """
 
 from __future__ import annotations
@@ -39,31 +50,20 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(HERE))
+
+from native_fix_projects import PROJECTS, Project, materialize  # noqa: E402
 
 from pytest_whetstone.candidates.native_mutants import mutants_in  # noqa: E402
 from pytest_whetstone.edits import apply_edits_text  # noqa: E402
 from pytest_whetstone.locate import cfamily, jsfamily  # noqa: E402
 from pytest_whetstone.process import run_bounded  # noqa: E402
+from pytest_whetstone.records import Position, TextEdit  # noqa: E402
 
-
-@dataclass
-class Project:
-    name: str
-    lib: list[str]
-    build: list[str] | None
-    test: list[str]
-    configure: list[str] | None = None
-
-
-PROJECTS = {
-    "exprcalc": Project("exprcalc", ["src/tokenizer.cc", "src/parser.cc", "src/evaluator.cc", "src/format.cc"],
-                        ["cmake", "--build", "build"], ["ctest", "--test-dir", "build", "--output-on-failure"],
-                        ["cmake", "-S", ".", "-B", "build", "-G", "Ninja"]),
-    "textkit": Project("textkit", ["lib/index.js", "lib/helpers.js"], None, ["node", "--test", "test/"]),
-}
 SEED_KINDS = {"cmp-boundary", "cmp-flip", "cmp-reverse", "remove-not", "off-by-one", "arith", "boolop",
               "bool-const", "swap-args", "int-const", "drop-one"}
 BEGIN = "===WHETSTONE-RESULT==="
+SKIP_DIRS = {"build", ".whetstone", "node_modules"}
 
 
 @dataclass
@@ -71,8 +71,18 @@ class Fault:
     rel: str
     qualname: str
     kind: str
-    text: str  # the file's faulty text
+    edit: TextEdit
     description: str
+
+    def to_dict(self) -> dict:
+        e = self.edit
+        return {"rel": self.rel, "qualname": self.qualname, "kind": self.kind, "description": self.description,
+                "start": [e.start.line, e.start.col], "end": [e.end.line, e.end.col], "new_text": e.new_text}
+
+    @staticmethod
+    def from_dict(d: dict) -> Fault:
+        edit = TextEdit(d["rel"], Position(*d["start"]), Position(*d["end"]), d["new_text"])
+        return Fault(d["rel"], d["qualname"], d["kind"], edit, d["description"])
 
 
 @dataclass
@@ -87,12 +97,19 @@ class Outcome:
     run_s: float
     search_s: float
     trial_median_s: float | None
+    trials: int
+    stopped: str
 
 
-def _env(proj: Path) -> dict[str, str]:
+def _env(proj: Path, project: Project) -> dict[str, str]:
     keep = {"WHETSTONE_SPECTRUM_S"}  # the execution spectrum's cap: 0 measures the search without it
     env = {k: v for k, v in os.environ.items() if not k.startswith("WHETSTONE_") or k in keep}
-    env.update(WHETSTONE_DIR=str(proj / ".whetstone"), CC="ccwrap", CXX="ccwrap++")
+    env["WHETSTONE_DIR"] = str(proj / ".whetstone")
+    scripts = Path(sys.executable).parent
+    if (scripts / "ccwrap").exists():  # the native shim itself, not a version manager's wrapper script
+        env["PATH"] = f"{scripts}{os.pathsep}{env.get('PATH', '')}"
+    if project.compiler_env:
+        env.update(CC="ccwrap", CXX="ccwrap++")
     return env
 
 
@@ -100,23 +117,45 @@ def _functions(rel: str, data: bytes) -> list[tuple[str, int, int]]:
     if rel.endswith(".js"):
         pj = jsfamily.parse_source(data)
         return [(f.qualname, f.line_start, f.line_end) for f in jsfamily.functions_in(pj, rel)]
-    pf = cfamily.parse_source(data, "cpp")
+    pf = cfamily.parse_source(data, "c" if rel.endswith(".c") else "cpp")
     return [(f.qualname, f.line_start, f.line_end) for f in cfamily.functions_in(pf, rel)]
 
 
-def faults(proj: Path, project: Project, n: int, seed: int) -> list[Fault]:
+def sample_faults(proj: Path, project: Project, n: int, seed: int) -> list[Fault]:
+    """Up to three seeded slips per library function, ``4 n`` of them drawn with ``seed`` (many go undetected:
+    a third-party suite does not reach every function).
+
+    The mutants are sorted by position before the draw: the search's own order (its priors) must not
+    move the sample when the search is tuned."""
     rng = random.Random(seed)
     pool: list[Fault] = []
     for rel in project.lib:
         data = (proj / rel).read_bytes()
-        for qualname, first, last in _functions(rel, data):
-            mutants = [m for m in mutants_in(rel, data, first, last, qualname=qualname) if m.kind in SEED_KINDS]
+        for qualname, first, last in sorted(_functions(rel, data), key=lambda f: (f[1], f[2], f[0])):
+            if qualname in project.skip:
+                continue
+            mutants = sorted((m for m in mutants_in(rel, data, first, last, qualname=qualname)
+                              if m.kind in SEED_KINDS), key=lambda m: (m.key, m.kind))
             rng.shuffle(mutants)
-            for m in mutants[:3]:
-                text = apply_edits_text(data.decode(), [m.edit])
-                pool.append(Fault(rel, qualname, m.kind, text, m.description))
+            pool += [Fault(rel, qualname, m.kind, m.edit, m.description) for m in mutants[:3]]
     rng.shuffle(pool)
-    return pool[: n * 2]  # some will not be detected
+    return pool[: n * 4]  # a longer draw keeps the shorter one as its prefix
+
+
+def faults(proj: Path, project: Project, n: int, seed: int, fault_list: str) -> list[Fault]:
+    """The sample, replayed from ``fault_list`` when that file holds one for this project, else drawn (and
+    written there when a file is named)."""
+    stored: dict = {}
+    if fault_list and Path(fault_list).exists():
+        stored = json.loads(Path(fault_list).read_text())
+        key = f"{project.name} n={n} seed={seed}"
+        if key in stored:
+            return [Fault.from_dict(d) for d in stored[key]]
+    drawn = sample_faults(proj, project, n, seed)
+    if fault_list:
+        stored[f"{project.name} n={n} seed={seed}"] = [f.to_dict() for f in drawn]
+        Path(fault_list).write_text(json.dumps(stored, indent=1) + "\n")
+    return drawn
 
 
 def _sh(args: list[str], cwd: Path, env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess[str]:
@@ -161,9 +200,23 @@ def _builds(project: Project, proj: Path, env: dict[str, str]) -> bool:
     return project.build is None or _sh(project.build, proj, env).returncode == 0
 
 
-def measure(project: Project, proj: Path, fault: Fault, env: dict[str, str], original: bytes) -> Outcome | None:
+def _sources(proj: Path) -> dict[Path, bytes]:
+    """Every source file of the scratch tree (not the build's output): a candidate may edit any of them."""
+    return {p: p.read_bytes() for p in proj.rglob("*")
+            if p.is_file() and not SKIP_DIRS.intersection(p.relative_to(proj).parts)}
+
+
+def _restore(proj: Path, saved: dict[Path, bytes]) -> None:
+    for path, data in saved.items():
+        if not path.exists() or path.read_bytes() != data:
+            path.write_bytes(data)
+
+
+def measure(project: Project, proj: Path, fault: Fault, env: dict[str, str]) -> Outcome | None:
     path = proj / fault.rel
-    path.write_text(fault.text)
+    saved = _sources(proj)
+    original = saved[path]
+    path.write_text(apply_edits_text(original.decode(), [fault.edit]))
     try:
         if not _builds(project, proj, env):
             return None
@@ -184,11 +237,12 @@ def measure(project: Project, proj: Path, fault: Fault, env: dict[str, str], ori
         if top and top.get("edits"):
             _sh([sys.executable, "-m", "pytest_whetstone", "apply", top["candidate_id"]], proj, env)
             passes = _builds(project, proj, env) and _sh(project.test, proj, env).returncode == 0
-            exact = path.read_bytes() == original
+            exact = all(p.read_bytes() == data for p, data in saved.items() if p.exists())
         return Outcome(fault, rank, rank_after, bool(top and top.get("validated")), passes, exact, plain, run_s,
-                       search_s, stats.get("trial_median_s"))
+                       search_s, stats.get("trial_median_s"), len(stats.get("trial_s") or []),
+                       str(stats.get("stopped") or ""))
     finally:
-        path.write_bytes(original)
+        _restore(proj, saved)
 
 
 def main() -> None:
@@ -196,58 +250,92 @@ def main() -> None:
     ap.add_argument("--project", default="all", choices=[*PROJECTS, "all"])
     ap.add_argument("--faults", type=int, default=24, help="per project")
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--out", default=str(HERE / "results" / "native_fix.md"), help="bench/results/native_fix_<project>.md by convention")
+    ap.add_argument("--fault-list", default="", help="JSON file: replay the sample stored there, or store it")
+    ap.add_argument("--max-minutes", type=float, default=0.0, help="start no new fault past this (0: no bound)")
+    ap.add_argument("--out", default=str(HERE / "results" / "native_fix.md"),
+                    help="bench/results/native_fix_<project>.md by convention")
     args = ap.parse_args()
+    started = time.monotonic()
+    deadline = started + args.max_minutes * 60 if args.max_minutes > 0 else float("inf")
     outcomes: list[Outcome] = []
-    for name in (PROJECTS if args.project == "all" else [args.project]):
-        outcomes += run_project(PROJECTS[name], args.faults, args.seed)
-    write(outcomes, args)
+    names = list(PROJECTS) if args.project == "all" else [args.project]
+    cut = False
+    for name in names:
+        got, stopped = run_project(PROJECTS[name], args.faults, args.seed, args.fault_list, deadline)
+        outcomes += got
+        cut = cut or stopped
+    write(outcomes, args, [PROJECTS[n] for n in names], time.monotonic() - started, cut)
 
 
-def run_project(project: Project, n: int, seed: int) -> list[Outcome]:
+def run_project(project: Project, n: int, seed: int, fault_list: str, deadline: float) -> tuple[list[Outcome], bool]:
+    """The project's outcomes, and whether the time limit cut its list short."""
+    if time.monotonic() >= deadline:
+        return [], True
     scratch = Path(tempfile.mkdtemp(prefix="bench-native-fix-"))
     proj = scratch / project.name
-    shutil.copytree(HERE / "native_dev" / project.name, proj)
-    env = _env(proj)
+    materialize(project, proj)
+    env = _env(proj, project)
     if project.configure:
         _sh(project.configure, proj, env)
-    assert _builds(project, proj, env)
+    assert _builds(project, proj, env), f"{project.name} does not build"
+    assert _sh(project.test, proj, env).returncode == 0, f"{project.name}: the tests fail before any fault"
     outcomes: list[Outcome] = []
     try:
-        for fault in faults(proj, project, n, seed):
+        for fault in faults(proj, project, n, seed, fault_list):
             if len(outcomes) >= n:
                 break
-            original = (proj / fault.rel).read_bytes()
-            out = measure(project, proj, fault, env, original)
+            if time.monotonic() >= deadline:
+                print(f"{project.name}: time limit reached after {len(outcomes)} faults", flush=True)
+                return outcomes, True
+            out = measure(project, proj, fault, env)
             _builds(project, proj, env)
             if out is not None:
                 outcomes.append(out)
                 print(f"{project.name:9} {fault.qualname:28} {fault.kind:13} rank {out.rank} -> {out.rank_after} "
-                      f"passes={out.passes} exact={out.exact}", flush=True)
+                      f"validated={out.top_validated} passes={out.passes} exact={out.exact} "
+                      f"search {out.search_s:.1f}s", flush=True)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return outcomes
+    return outcomes, False
 
 
 def _pct(k: int, n: int) -> str:
     return f"{k}/{n} ({100 * k / n:.0f}%)" if n else "0/0"
 
 
-def write(outcomes: list[Outcome], args: argparse.Namespace) -> None:
+def _versions() -> str:
+    """The tools' versions, one line each (first line of ``--version``)."""
+    out = []
+    for tool in (["cmake", "--version"], ["ninja", "--version"], ["make", "--version"], ["gcc", "--version"],
+                 ["g++", "--version"], ["node", "--version"], ["valgrind", "--version"]):
+        try:
+            first = subprocess.run(tool, capture_output=True, text=True, timeout=30).stdout.splitlines()[:1]
+        except (OSError, subprocess.SubprocessError):
+            first = []
+        out.append(f"{tool[0]} {first[0] if first else '(not found)'}")
+    gtest = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "libgtest-dev"], capture_output=True, text=True)
+    out.append(f"libgtest-dev {gtest.stdout or '(not found)'}")
+    out.append(f"python {sys.version.split()[0]}")
+    return "; ".join(out)
+
+
+def write(outcomes: list[Outcome], args: argparse.Namespace, projects: list[Project], wall_s: float,
+          cut: bool) -> None:
     n = len(outcomes)
 
     def top(k: int, after: bool) -> int:
-        return sum(1 for o in outcomes if (o.rank_after if after else o.rank) and (o.rank_after if after else o.rank) <= k)
+        return sum(1 for o in outcomes if (r := o.rank_after if after else o.rank) and r <= k)
 
     med = statistics.median
     trials = [o.trial_median_s for o in outcomes if o.trial_median_s]
+    command = (f"python bench/bench_native_fix.py --project {args.project} --faults {args.faults} --seed {args.seed}"
+               + (f" --fault-list {args.fault_list}" if args.fault_list else "")
+               + (f" --max-minutes {args.max_minutes:g}" if args.max_minutes else ""))
     lines = [
-        "# Native search on C++ and JS test failures (development set)",
+        "# Native search on C/C++ and JS test failures (development set)",
         "",
-        f"`python bench/bench_native_fix.py --project {args.project} --faults {args.faults} --seed {args.seed}`: "
-        "bench/native_dev/exprcalc (C++: CMake + Ninja through ccwrap, static library, three gtest binaries, ctest) "
-        "and bench/native_dev/textkit (JS: an anonymous exported function over helpers, node --test); one seeded "
-        f"one-token fault at a time; {n} faults the suites detect.",
+        f"`{command}`: " + "; ".join(p.about for p in projects) + f". One seeded one-token fault at a time; {n} "
+        "faults the suites detect" + (" (the time limit cut the list short)" if cut else "") + ".",
         "",
         "| | default run | with the search |",
         "|---|---|---|",
@@ -262,13 +350,19 @@ def write(outcomes: list[Outcome], args: argparse.Namespace) -> None:
         f"{med([o.run_s for o in outcomes]):.3f} s, `whetstone run --search` {med([o.search_s for o in outcomes]):.3f} s; "
         f"median cost per mutant {med(trials):.3f} s." if n and trials else "",
         "",
-        "| function | fault | rank | rank after search | passes | exact |",
-        "|---|---|---|---|---|---|",
+        f"Bench wall time {wall_s / 60:.1f} min. Tools: {_versions()}.",
+        "",
+        "| project | function | fault | rank | rank after search | validated | passes | exact | search s | mutants "
+        "| s per mutant | stopped |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for o in outcomes:
-        lines.append(f"| `{o.fault.qualname}` | {o.fault.kind} | {o.rank} | {o.rank_after} | {o.passes} | {o.exact} |")
+        per = f"{o.trial_median_s:.2f}" if o.trial_median_s else ""
+        lines.append(f"| {o.fault.rel.split('/')[-1]} | `{o.fault.qualname}` | {o.fault.kind} | {o.rank} | "
+                     f"{o.rank_after} | {o.top_validated} | {o.passes} | {o.exact} | {o.search_s:.1f} | {o.trials} "
+                     f"| {per} | {o.stopped} |")
     Path(args.out).write_text("\n".join(lines) + "\n")
-    print("\n".join(lines[:14]))
+    print("\n".join(lines[:18]))
 
 
 if __name__ == "__main__":

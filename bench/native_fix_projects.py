@@ -1,0 +1,109 @@
+"""The projects of bench/bench_native_fix.py and how each one's source tree is laid out in a scratch directory.
+
+Two kinds:
+
+* our own small projects in bench/native_dev/ (exprcalc, textkit), copied as they are;
+* third-party code bases downloaded at bench time as PyPI sdists into bench/_work/native_fix/ (cached,
+  never committed): the library's own sources, built by a small build file written here, and tested
+  either by the project's own tests (jsonnet's GoogleTest files) or by ours (bench/native_dev/<name>/).
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from sdist_suite import fetch_sdist
+
+HERE = Path(__file__).resolve().parent
+WORK = HERE / "_work" / "native_fix"
+CTEST = ["ctest", "--test-dir", "build", "--output-on-failure"]
+
+
+@dataclass
+class Project:
+    name: str
+    lib: list[str]  # the files faults are seeded in
+    build: list[str] | None
+    test: list[str]
+    configure: list[str] | None = None
+    compiler_env: bool = True  # CC=ccwrap CXX=ccwrap++; False when the build names ccwrap as its launcher
+    sdist: str = ""  # NAME==VERSION on PyPI when the sources are downloaded
+    about: str = ""  # one line for the report
+    skip: tuple[str, ...] = ()  # functions of the library files that are not the library (a self-test harness)
+
+
+PROJECTS = {
+    "exprcalc": Project(
+        "exprcalc", ["src/tokenizer.cc", "src/parser.cc", "src/evaluator.cc", "src/format.cc"],
+        ["cmake", "--build", "build"], CTEST, ["cmake", "-S", ".", "-B", "build", "-G", "Ninja"],
+        about="bench/native_dev/exprcalc (C++, ours: CMake + Ninja through ccwrap, a static library, three "
+        "gtest binaries, ctest)"),
+    "textkit": Project(
+        "textkit", ["lib/index.js", "lib/helpers.js"], None, ["node", "--test", "test/"],
+        about="bench/native_dev/textkit (JS, ours: an anonymous exported function over helpers, node --test)"),
+    "jsonnet": Project(
+        "jsonnet", ["core/lexer.cpp", "core/parser.cpp", "core/string_utils.cpp"],
+        ["cmake", "--build", "build"], CTEST,
+        ["cmake", "-S", ".", "-B", "build", "-G", "Ninja", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccwrap"],
+        compiler_env=False, sdist="jsonnet==0.20.0",
+        about="jsonnet 0.20.0 from its PyPI sdist (C++: core/lexer.cpp, parser.cpp, string_utils.cpp as a static "
+        "library; its own core/lexer_test.cpp and core/parser_test.cpp on the system GoogleTest; CMake + Ninja, "
+        "ccwrap as the compiler launcher, ctest)"),
+    "hiredis": Project(
+        "hiredis", ["sds.c", "read.c", "hiredis.c"], ["make", "-s"], ["make", "-s", "check"],
+        sdist="hiredis==3.5.0", skip=("sdsTest", "main"),
+        about="the hiredis C library vendored in the PyPI sdist hiredis 3.5.0 (C: its sources as a static library, "
+        "faults in sds.c, read.c, hiredis.c; our gtest tests of its public API in bench/native_dev/hiredis, three "
+        "binaries run by `make check`; a plain Makefile with the library's own flags, CC=ccwrap CXX=ccwrap++)"),
+}
+
+JSONNET_CMAKE = """\
+cmake_minimum_required(VERSION 3.16)
+project(jsonnet_core CXX)
+set(CMAKE_CXX_STANDARD 17)
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+find_package(GTest REQUIRED)
+enable_testing()
+add_library(jsonnet_core STATIC core/lexer.cpp core/parser.cpp core/string_utils.cpp)
+target_include_directories(jsonnet_core PUBLIC core include)
+include(GoogleTest)
+foreach(t lexer parser)
+  add_executable(${t}_test core/${t}_test.cpp)
+  target_link_libraries(${t}_test PRIVATE jsonnet_core GTest::gtest_main)
+  gtest_discover_tests(${t}_test)
+endforeach()
+"""
+
+
+def materialize(project: Project, dest: Path) -> None:
+    """The project's source tree at ``dest`` (a directory that does not exist yet)."""
+    if not project.sdist:
+        shutil.copytree(HERE / "native_dev" / project.name, dest)
+        return
+    name, version = project.sdist.split("==")
+    root = fetch_sdist(project.sdist, f"{name}-{version}", WORK)
+    if project.name == "jsonnet":
+        _jsonnet(root, dest)
+    elif project.name == "hiredis":
+        _hiredis(root, dest)
+
+
+def _jsonnet(root: Path, dest: Path) -> None:
+    (dest / "core").mkdir(parents=True)
+    wanted = {"lexer.cpp", "parser.cpp", "string_utils.cpp", "lexer_test.cpp", "parser_test.cpp"}
+    for src in sorted((root / "core").iterdir()):
+        if src.suffix == ".h" or src.name in wanted:
+            shutil.copy2(src, dest / "core" / src.name)
+    shutil.copytree(root / "include", dest / "include")
+    (dest / "CMakeLists.txt").write_text(JSONNET_CMAKE)
+
+
+def _hiredis(root: Path, dest: Path) -> None:
+    vendor = root / "vendor" / "hiredis"
+    shutil.copytree(HERE / "native_dev" / "hiredis", dest)  # our Makefile and tests
+    for src in sorted(vendor.iterdir()):
+        if src.suffix == ".h" or src.name in {"sds.c", "read.c", "hiredis.c", "alloc.c", "net.c",
+                                                   "async.c", "dict.c", "sockcompat.c"}:
+            shutil.copy2(src, dest / src.name)
