@@ -28,7 +28,7 @@ from .mutant import Mutant
 from .native_mutants import _parse
 
 ENV = "WHETSTONE_MUTANT"  # named in PRELUDE too
-MAX_SCHEMA_MUTANTS = 300  # per file: the schema's compile grows with it
+MAX_SCHEMA_MUTANTS = 600  # per file: the schema's compile grows with it
 SELECT = "whetstone_mutant_()"
 
 # Declares getenv with the exception specification glibc's own declaration has, so no header is

@@ -40,7 +40,7 @@ from .native_screen import Screen
 from .native_trial import Trial, TrialOutcome
 
 TOP_SUSPECTS = 3  # suspects the search covers
-SCREENED_SUSPECTS = 6  # when mutants are screened through schemata, a trial is a test run: cover more
+SCREENED_SUSPECTS = 8  # when mutants are screened through schemata, a trial is a test run: cover more
 FIRST_PASS = 3  # mutants per suspect before the search concentrates
 MAX_MUTANTS = 60  # mutants compiled alone per search, whatever the budget
 MAX_SCREENED = 600  # mutants screened through schemata per search
