@@ -14,8 +14,10 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
+from ..build.gate import HEADER_EXT
 from .mutant import Mutant
 from .native_schema import Key, Schema, schema_text
 from .native_trial import TrialOutcome
@@ -77,6 +79,25 @@ class Screen:
             return None
         return trial.run_schema(rel, schema.text, schema.ids[mutant.key], self.timeout_s)
 
+    def prepare(self, trial: SchemaTrial, budget_s: float) -> None:
+        """Build every pending file's schema now, sources first: a header's recompiles every unit that
+        includes it, so it is built only while half the search's budget is left."""
+        with self.lock:
+            for rel, state in sorted(self.files.items(), key=lambda kv: _is_header(kv[0])):
+                if state.ready:
+                    continue
+                if _is_header(rel) and self.deadline - time.monotonic() < budget_s / 2:
+                    state.ready = True
+                    self.notes.append(f"schema of {rel}: a header, left for lack of time")
+                    continue
+                self._prepare(rel, state, trial)
+
+    def covers(self, mutant: Mutant) -> bool:
+        """Whether the mutant costs a test run (screened) or nothing (rejected), not a compile."""
+        state = self.files.get(mutant.edit.file_path)
+        return state is not None and (mutant.key in state.rejected
+                                      or (state.schema is not None and mutant.key in state.schema.ids))
+
     def stats(self) -> dict[str, Any]:
         built = [s for s in self.files.values() if s.schema is not None]
         return {"files": len(built), "mutants": sum(len(s.schema.ids) for s in built if s.schema),
@@ -91,17 +112,18 @@ class Screen:
             return
         data = text.encode("utf-8", "surrogateescape")
         skip: frozenset[int] = frozenset()
+        last = 0.0  # this file's last compile: a header's recompiles every unit that includes it
         for _ in range(MAX_COMPILES):
             schema = schema_text(rel, data, state.mutants, skip_lines=skip, skip=frozenset(state.rejected))
             if schema is None:
                 return
-            left = self.deadline - time.monotonic()
-            if self.compile_s and left < 2 * max(self.compile_s):
+            if last and self.deadline - time.monotonic() < 2 * last:
                 self.notes.append(f"schema of {rel}: no time for another compile")
                 return
             started = time.monotonic()
             why = trial.prepare_schema(rel, schema.text)
-            self.compile_s.append(time.monotonic() - started)
+            last = time.monotonic() - started
+            self.compile_s.append(last)
             if not why:
                 if self._sound(rel, schema, trial):
                     state.schema = schema
@@ -126,3 +148,7 @@ class Screen:
                               f"({plain.error or 'other failures'})")
             return False
         return True
+
+
+def _is_header(rel: str) -> bool:
+    return Path(rel).suffix in HEADER_EXT

@@ -289,6 +289,12 @@ class _Search:
             if failure.failure_id in fixed_ids:
                 continue
             plans = self.plans(failure)
+            if self.screen is not None:
+                # every file's schema first; then what they screen, in plan order, before any mutant
+                # that needs a compile of its own
+                self.screen.prepare(self.trial, self.deadline - self.started)  # type: ignore[arg-type]
+                plans = [p for p in plans if self.screen.covers(p.mutant)] + \
+                    [p for p in plans if not self.screen.covers(p.mutant)]
             first = FIRST_PASS * self.top_suspects()
             queue, rest = plans[:first], plans[first:]
             ordered = False

@@ -35,7 +35,8 @@ if TYPE_CHECKING:
     from ..locate.native_spectrum import TestRun
 
 SCHEMA_FLAGS = ("-w", "-O0", "-g0")
-GCC_SCHEMA_FLAGS = ("-fdiagnostics-column-unit=byte",)
+# every error (the gate stops at a few; a schema's are one per broken mutant), columns in bytes
+FAMILY_SCHEMA_FLAGS = {"gcc": ("-fdiagnostics-column-unit=byte", "-fmax-errors=0"), "clang": ("-ferror-limit=0",)}
 MAX_UNITS_PER_HEADER = 8  # a header included everywhere is not a one-unit mutant: recompile a few
 
 
@@ -207,7 +208,7 @@ class CxxTrial:
             obj.parent.mkdir()
             # a schema only screens: compiled fast (no optimizer, no debug info, no warnings; a mutant that
             # fixes a test is compiled alone with the recorded flags), gcc counting columns in bytes as it does
-            extra = (*SCHEMA_FLAGS, *(GCC_SCHEMA_FLAGS if command.family == "gcc" else ())) if schema else ()
+            extra = (*SCHEMA_FLAGS, *FAMILY_SCHEMA_FLAGS.get(command.family, ())) if schema else ()
             unit = self.gate.compile_object(command.sources[0], command, {path: text}, obj, extra)
             if unit.exit_code != 0:
                 self.error_lines, self.error_points = _lines_in(unit.diagnostics, path)
@@ -378,7 +379,11 @@ def _lines_in(diagnostics: list[BuildErrorRecord], path: Path) -> tuple[set[int]
             lines.add(d.line)
             if d.severity == "error":
                 points.add((d.line, d.col))
-        lines.update(n.line for n in d.notes if n.line and here(n.file_path))
+        for n in d.notes:
+            if n.line and here(n.file_path) and not n.message.startswith("included from"):
+                lines.add(n.line)
+                if d.severity == "error" and not here(d.file_path):
+                    points.add((n.line, n.col))  # "required from here": a template the edit broke
     return lines, points
 
 
