@@ -89,17 +89,28 @@ def run(root: Path, tests: str, store: Path, env: dict[str, str],
     return time.perf_counter() - t0, proc.returncode
 
 
-def side_by_side(root: Path, tests: str, env: dict[str, str], search: bool = True) -> dict:
+def side_by_side(root: Path, tests: str, env: dict[str, str], search: bool = True, before: str = "",
+                 rounds: int = 1) -> dict:
     """The same failing suite without the plugin, with `-p whetstone` as installed (defaults) and with
     `--whetstone-search=1` (unless ``search`` is false), interleaved; and the search's own time to its
-    first validated candidate."""
+    first validated candidate.  ``before``: another source tree (first on PYTHONPATH) whose default run
+    is interleaved with the others, so both trees meet the same load; ``rounds``: medians over that many."""
     store = WORK / "store-sbs"
-    plain, _ = run(root, tests, store, env, ("-p", "no:whetstone"))
-    default, _ = run(root, tests, store, env, ("-p", "whetstone"))
-    spectra = (session_events(store).get("plugin_stats") or [{}])[-1].get("spectra")
-    plain2, _ = run(root, tests, store, env, ("-p", "no:whetstone"))
-    base = min(plain, plain2)
+    plains, defaults, befores = [], [], []
+    spectra = None
+    for _ in range(max(1, rounds)):
+        plains.append(run(root, tests, store, env, ("-p", "no:whetstone"))[0])
+        defaults.append(run(root, tests, store, env, ("-p", "whetstone"))[0])
+        spectra = (session_events(store).get("plugin_stats") or [{}])[-1].get("spectra")
+        if before:
+            old_env = {**env, "PYTHONPATH": os.pathsep.join(p for p in (before, env.get("PYTHONPATH", "")) if p)}
+            befores.append(run(root, tests, store, old_env, ("-p", "whetstone"))[0])
+    plains.append(run(root, tests, store, env, ("-p", "no:whetstone"))[0])
+    base = statistics.median(plains) if rounds > 1 else min(plains)
+    default = statistics.median(defaults)
     out = {"plain_s": base, "default_s": default, "default_ratio": default / base, "spectra": spectra}
+    if before:
+        out.update(before_s=statistics.median(befores), before_ratio=statistics.median(befores) / base)
     if search:
         searched, _ = run(root, tests, store, env, ("-p", "whetstone", "--whetstone-search=1"))
         stats = (session_events(store).get("search") or [{}])[-1]
@@ -173,6 +184,9 @@ def main() -> int:
     parser.add_argument("--side-by-side", action="store_true",
                         help="also time each failing suite plainly, with default options and with the search on")
     parser.add_argument("--no-search-run", action="store_true", help="side by side without the search-on run")
+    parser.add_argument("--before", default="", help="side by side: also time the default run of this source tree "
+                        "(a `git archive` of the old commit's pytest_whetstone, put first on PYTHONPATH), interleaved")
+    parser.add_argument("--rounds", type=int, default=1, help="side by side: medians over this many interleaved rounds")
     parser.add_argument("--work", default="", help="working directory (default bench/_work/failure); two runs "
                         "at once (say before and after a change, under the same load) need two")
     args = parser.parse_args()
@@ -201,8 +215,9 @@ def main() -> int:
         kinds = sorted(k for k in by_kind if not args.kinds or k in args.kinds.split(","))
         for bucket in by_kind.values():
             rng.shuffle(bucket)
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(HERE.parent / "pytest_whetstone")],
-                       env=env, check=False)
+        for tree in (HERE.parent, *([Path(args.before)] if args.before else [])):
+            subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "pytest_whetstone")],
+                           env=env, check=False)
         run(root, tests, WORK / "store", env)  # warm-up: pytest, plugins and pyc of the suite's tools
         done = tried = 0
         while done < args.per_lib and tried < args.per_lib * 8 and any(by_kind.get(k) for k in kinds):
@@ -236,7 +251,8 @@ def main() -> int:
                     "candidates": len(cands), "restores": any_hit, "top_restores": top_hit, "wall_s": wall,
                 }
                 if args.side_by_side:
-                    row.update(side_by_side(root, tests, env, search=not args.no_search_run))
+                    row.update(side_by_side(root, tests, env, search=not args.no_search_run, before=args.before,
+                                            rounds=args.rounds))
                 rows.append(row)
                 done += 1
                 print(json.dumps(row), flush=True)
@@ -273,6 +289,9 @@ def write(rows: list[dict], args: argparse.Namespace) -> None:
     if timed:
         lines.append(f"| failing run with default options / the same run without the plugin (x) | "
                      f"{med('default_ratio', 2)} | {mx('default_ratio', 2)} |")
+    if any("before_ratio" in r for r in rows):
+        lines.append(f"| the same with the `--before` tree, interleaved (x) | {med('before_ratio', 2)} | "
+                     f"{mx('before_ratio', 2)} |")
     timed = [r for r in rows if "search_ratio" in r]
     if timed:
         found = [r["first_validated_s"] for r in timed if r.get("first_validated_s") is not None]
@@ -289,13 +308,15 @@ def write(rows: list[dict], args: argparse.Namespace) -> None:
     for kind in sorted({r["kind"] for r in rows}):
         sub = [r for r in rows if r["kind"] == kind]
         lines.append(f"| {kind} | {len(sub)} | {sum(r['restores'] for r in sub)} | {sum(r['top_restores'] for r in sub)} |")
-    lines += ["", "| lib | kind | where | failures | first ms | median ms | candidates ms (all) | standalone ms/failure | restores | wall s |",
-              "|---|---|---|---|---|---|---|---|---|---|"]
+    lines += ["", "| lib | kind | where | failures | first ms | median ms | candidates ms (all) | standalone ms/failure | restores | wall s | ratio | before ratio |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['lib']} | {r['kind']} | {r['where']} | {r['failures']} | {r['first_ms']:.1f} | "
                      f"{r['median_ms']:.1f} | {r['candidates_ms'] if r['candidates_ms'] is not None else '-'} | "
                      f"{'-' if r['standalone_cand_ms'] is None else format(r['standalone_cand_ms'], '.1f')} | "
-                     f"{'yes' if r['restores'] else '-'} | {r['wall_s']:.1f} |")
+                     f"{'yes' if r['restores'] else '-'} | {r['wall_s']:.1f} | "
+                     f"{format(r['default_ratio'], '.2f') if 'default_ratio' in r else '-'} | "
+                     f"{format(r['before_ratio'], '.2f') if 'before_ratio' in r else '-'} |")
     out = RESULTS.with_name(f"plugin_failure_{args.label}.md") if args.label != "after" else RESULTS
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines) + "\n")

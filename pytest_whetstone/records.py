@@ -312,6 +312,12 @@ class TestFailureRecord(Record):
         return self
 
 
+def is_python_failure(record: TestFailureRecord) -> bool:
+    """Reported by pytest or at a ``.py`` file: the Python locators and generators take it, never the
+    C/C++/JS ones (``locate.native_tests.is_native``)."""
+    return record.runner == "pytest" or record.file_path.endswith(".py")
+
+
 # --------------------------------------------------------------------------- candidates
 
 

@@ -7,7 +7,9 @@ test candidates from :mod:`.test`; the validated search (:mod:`.search`) runs
 only when a budget is given, since it executes the project's tests; so does the search for
 C/C++/JS test failures (:mod:`.native_search`, through the recorded build or a scratch copy).  Build candidates are
 checked with the per-file gate when ccwrap recorded the compile commands (``.validate``).
-Candidates come back ranked (validated first, then confidence, then id).
+Candidates come back ranked (validated first, then confidence, then id).  ``deadline``
+(``time.monotonic()``) bounds the unvalidated Python generators: past it, the failures not reached yet
+get their manual fallback alone (a default pytest run's ``locate.budget.candidates_budget``).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..records import BuildErrorRecord, FixCandidate, TestFailureRecord, rank_candidates
+from ..records import BuildErrorRecord, FixCandidate, TestFailureRecord, is_python_failure, rank_candidates
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -38,6 +40,7 @@ def generate(
     native_stats: NativeSearchStats | None = None,
     store: Path | None = None,
     command: str | None = None,
+    deadline: float | None = None,
 ) -> list[FixCandidate]:
     workspace = Path(workspace)
     out: list[FixCandidate] = []
@@ -48,15 +51,16 @@ def generate(
         out.extend(generate_build_candidates(build_errors, workspace, config, stats=build_stats))
         out.extend(generate_lint_candidates(build_errors, workspace))  # lint that -Werror made fail
     if test_failures:
-        from .native_tests import generate_native_candidates, split_native
+        if not all(map(is_python_failure, test_failures)):  # C/C++/JS locators load only for their failures
+            from .native_tests import generate_native_candidates, split_native
 
-        native, test_failures = split_native(test_failures)  # gtest/ctest/jest/tap/junit go native
-        out.extend(generate_native_candidates(native, workspace, config))
-        if native and search_budget_s > 0:
-            from .native_search import native_search_candidates
+            native, test_failures = split_native(test_failures)  # gtest/ctest/jest/tap/junit go native
+            out.extend(generate_native_candidates(native, workspace, config))
+            if native and search_budget_s > 0:
+                from .native_search import native_search_candidates
 
-            out.extend(native_search_candidates(native, workspace, search_budget_s, store=store, command=command,
-                                                stats=native_stats))
+                out.extend(native_search_candidates(native, workspace, search_budget_s, store=store, command=command,
+                                                    stats=native_stats))
         from ..verdict import is_source_load_error
         from .pysource_errors import source_error_candidates
         from .python_tests import generate_test_candidates
@@ -64,7 +68,7 @@ def generate(
         for failure in [t for t in test_failures if is_source_load_error(t)]:
             out.extend(source_error_candidates(failure, workspace))  # the code under test does not load
         test_failures = [t for t in test_failures if not is_source_load_error(t)]
-        out.extend(generate_test_candidates(test_failures, workspace, config))
+        out.extend(generate_test_candidates(test_failures, workspace, config, deadline=deadline))
         if search_budget_s > 0:
             from .search import search_candidates
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..locate.cfamily import diag_col_to_char
 from ..records import BuildErrorRecord, Position, TextEdit
+from .distance import levenshtein
 
 # gcc quotes with ‘…’ in a UTF-8 locale and '…' otherwise; clang always '…'.
 Q_OPEN = "[\u2018'`\"]"
@@ -61,26 +62,6 @@ def edit(file_path: str, line: int, col: int, end_line: int, end_col: int, text:
 
 def insert(file_path: str, line: int, col: int, text: str) -> TextEdit:
     return edit(file_path, line, col, line, col, text)
-
-
-def levenshtein(a: str, b: str, limit: int = 3) -> int:
-    """Edit distance counting a swap of two neighbours as one edit (the commonest typo:
-    ``idnex``), giving up (returning limit + 1) once it must exceed limit."""
-    if abs(len(a) - len(b)) > limit:
-        return limit + 1
-    before: list[int] = []
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        current = [i]
-        for j, cb in enumerate(b, 1):
-            cost = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb))
-            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                cost = min(cost, before[j - 2] + 1)
-            current.append(cost)
-        if min(current) > limit:
-            return limit + 1
-        before, previous = previous, current
-    return previous[-1]
 
 
 def near_names(name: str, pool: set[str] | list[str], max_distance: int | None = None) -> list[str]:

@@ -22,15 +22,30 @@ def _pos(src: SourceFile, line: int, byte_col: int) -> Position:
     return Position(line, char_col(src.line(line), byte_col) + 1)
 
 
-def _walk_no_fstrings(node: ast.AST) -> Iterator[ast.AST]:
-    """ast.walk, but not into f-strings (their text parts are Constants that are not literals)."""
+def _walk_no_fstrings(node: ast.AST, first: int = 0, last: int = 0) -> Iterator[ast.AST]:
+    """ast.walk, but not into f-strings (their text parts are Constants that are not literals); with
+    ``last``, not into nodes wholly outside lines [first, last] either (a class of many methods
+    holds the one suspect)."""
     stack = [node]
     while stack:
         current = stack.pop()
+        if last and _outside(current, first, last):
+            continue
         yield current
         if isinstance(current, ast.JoinedStr):
             continue
         stack.extend(ast.iter_child_nodes(current))
+
+
+def _outside(node: ast.AST, first: int, last: int) -> bool:
+    """Do all of ``node``'s lines (its decorators' included) fall outside [first, last]?"""
+    start = getattr(node, "lineno", None)
+    if start is None:
+        return False  # no position (arguments, comprehensions): decided by its children
+    decorators = getattr(node, "decorator_list", None)
+    if decorators:
+        start = min(start, *(d.lineno for d in decorators))
+    return (getattr(node, "end_lineno", None) or start) < first or start > last
 
 
 def literal_edits(
@@ -43,7 +58,7 @@ def literal_edits(
         block = src.block(number)
         if block is None:
             continue
-        for node in _walk_no_fstrings(block.tree):
+        for node in _walk_no_fstrings(block.tree, line_start, line_end):
             if not isinstance(node, ast.Constant) or type(node.value) not in LITERAL_TYPES:
                 continue
             if not line_start <= node.lineno <= line_end or type(node.value) is not type(actual):

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING
 
 from .. import paths
 from ..locate.pysource import SourceFile, source_file
-from ..records import FixCandidate, TestFailureRecord
+from ..records import FixCandidate, Suspect, TestFailureRecord
 from . import pyimports, pyscan
-from .cfile import levenshtein
-from .common import edit_for, manual_for, per_failure
+from .common import SharedWork, edit_for, manual_for, per_failure
+from .distance import levenshtein
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -30,6 +30,7 @@ _NAME_ERROR = re.compile(r"(?:NameError|UnboundLocalError)?:?\s*(?:name|local va
 _ATTR_ERROR = re.compile(r"(?:module '([\w.]+)'|'(\w+)' object|type object '(\w+)') has no attribute '(\w+)'")
 _IMPORT_ERROR = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'")
 _DID_YOU_MEAN = re.compile(r"Did you mean:? '?([\w.]+)'?\??")
+_HINT_PATTERNS = (_NAME_ERROR, _ATTR_ERROR, _IMPORT_ERROR, _DID_YOU_MEAN)
 
 # NameError names that almost always mean a missing import: name -> (module, name or None).
 WELL_KNOWN: dict[str, tuple[str, str | None]] = {
@@ -102,11 +103,20 @@ def _texts(failure: TestFailureRecord) -> str:
 # --------------------------------------------------------------------------- hints
 
 
+_SHARED = SharedWork()  # per generation (generate_test_candidates): failures with the same facts
+
+
 def interpreter_hints(failure: TestFailureRecord, workspace: Path) -> list[FixCandidate]:
-    text = _texts(failure)
     where = _where(failure, workspace)
     if where is None:
         return []
+    text = _texts(failure)
+    # all this generator reads of the failure: where it failed and what the interpreter said
+    facts = tuple(m.groups() if m else None for m in (p.search(text) for p in _HINT_PATTERNS))
+    return _SHARED.get(("hints", where, facts), failure, lambda: _hints(failure, workspace, where, text))
+
+
+def _hints(failure: TestFailureRecord, workspace: Path, where: tuple[Path, str, int], text: str) -> list[FixCandidate]:
     path, rel, line = where
     src = source_file(path)
     if src is None:
@@ -293,6 +303,13 @@ def value_correction(failure: TestFailureRecord, workspace: Path) -> list[FixCan
     top = failure.suspects[0]
     if not top.file_path.endswith(".py") or top.line_start <= 0:
         return []
+    key = ("value", top.file_path, top.qualname, top.line_start, top.line_end, failure.expected_value,
+           failure.actual_value)
+    return _SHARED.get(key, failure, lambda: _value_correction(failure, workspace, top, expected, actual))
+
+
+def _value_correction(failure: TestFailureRecord, workspace: Path, top: Suspect, expected: object,
+                      actual: object) -> list[FixCandidate]:
     path = Path(top.file_path)
     path = path if path.is_absolute() else workspace / path
     src = source_file(path)
@@ -396,8 +413,10 @@ def manual(failure: TestFailureRecord) -> FixCandidate:
 
 
 def generate_test_candidates(
-    failures: list[TestFailureRecord], workspace: Path, config: Config | None = None
+    failures: list[TestFailureRecord], workspace: Path, config: Config | None = None, deadline: float | None = None,
 ) -> list[FixCandidate]:
-    """Ranked candidates for test failures: hints, rules, one manual fallback each."""
+    """Ranked candidates for test failures: hints, rules, one manual fallback each (past ``deadline``,
+    ``time.monotonic()``, the fallback alone: see ``common.per_failure``)."""
     pyimports.reset_project_scan()  # one project scan per generation, shared by its failures
-    return per_failure(failures, Path(workspace), (interpreter_hints, rule_candidates), manual)
+    with _SHARED.generation():
+        return per_failure(failures, Path(workspace), (interpreter_hints, rule_candidates), manual, deadline)

@@ -99,36 +99,59 @@ def _sequence_needles(items: list[tuple[Any, Any]]) -> list[str] | None:
 class FoldedPattern:
     """A pattern searched case-insensitively (or, with ``ignore_case=False``, as
     written: one interface for a list of both kinds); ``found(text)`` says whether
-    it occurs."""
+    it occurs.  Compiled on first use: the classifier holds dozens of these, and a run
+    that classifies nothing (a passing suite, most failing pytest runs) should not pay
+    for compiling them (~70 ms for the classifier's tables)."""
 
-    __slots__ = ("pattern", "folded", "lowered", "needles")
+    __slots__ = ("pattern", "_flags", "_ignore_case", "_compiled")
 
     def __init__(self, pattern: str, flags: int = 0, *, ignore_case: bool = True) -> None:
         self.pattern = pattern
-        if ignore_case:
-            self.folded: re.Pattern[str] = re.compile(pattern, flags | re.IGNORECASE)
-            self.lowered: re.Pattern[str] | None = re.compile(lower_literals(pattern), flags & ~re.IGNORECASE)
-            # Substring tests (in C, far cheaper than the search on a long text) that rule
-            # a text out before the regex runs: at least one of them is in every match.
-            self.needles = required_literals(self.lowered.pattern, flags)
-        else:
-            self.folded, self.lowered = re.compile(pattern, flags), None
-            self.needles = required_literals(pattern, flags)
+        self._flags = flags
+        self._ignore_case = ignore_case
+        self._compiled: tuple[re.Pattern[str], re.Pattern[str] | None, tuple[str, ...] | None] | None = None
+
+    def _compile(self) -> tuple[re.Pattern[str], re.Pattern[str] | None, tuple[str, ...] | None]:
+        if self._compiled is None:
+            pattern, flags = self.pattern, self._flags
+            if self._ignore_case:
+                lowered = re.compile(lower_literals(pattern), flags & ~re.IGNORECASE)
+                # Substring tests (in C, far cheaper than the search on a long text) that rule
+                # a text out before the regex runs: at least one of them is in every match.
+                self._compiled = (re.compile(pattern, flags | re.IGNORECASE), lowered,
+                                  required_literals(lowered.pattern, flags))
+            else:
+                self._compiled = (re.compile(pattern, flags), None, required_literals(pattern, flags))
+        return self._compiled
+
+    @property
+    def folded(self) -> re.Pattern[str]:
+        """The pattern as written, under ``re.IGNORECASE`` when case is ignored."""
+        return self._compile()[0]
+
+    @property
+    def lowered(self) -> re.Pattern[str] | None:
+        """The pattern with its literals lower-cased, searched on lower-cased text (None: case counts)."""
+        return self._compile()[1]
+
+    @property
+    def needles(self) -> tuple[str, ...] | None:
+        return self._compile()[2]
 
     def found(self, text: str) -> bool:
-        return self.found_in(text, lowered_for_search(text) if self.lowered is not None else None)
+        return self.found_in(text, lowered_for_search(text) if self._ignore_case else None)
 
     def found_in(self, text: str, lowered: str | None) -> bool:
         """``found(text)`` where ``lowered`` is ``lowered_for_search(text)`` (one lowering
         shared by several patterns)."""
-        if lowered is not None and self.lowered is not None:
-            needles = self.needles
+        folded, lowered_re, needles = self._compile()
+        if lowered is not None and lowered_re is not None:
             if needles is not None and not any(needle in lowered for needle in needles):
                 return False
-            return self.lowered.search(lowered) is not None
-        if self.lowered is None and self.needles is not None and not any(n in text for n in self.needles):
+            return lowered_re.search(lowered) is not None
+        if lowered_re is None and needles is not None and not any(n in text for n in needles):
             return False
-        return self.folded.search(text) is not None
+        return folded.search(text) is not None
 
 
 def lowered_for_search(text: str) -> str | None:

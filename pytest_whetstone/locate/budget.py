@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import os
 
+from .pycoverage import LINE_TRACE_SLOWDOWN
+
 ALLOWANCE = 0.3  # of the plain run: the default run's whole extra cost
 RESERVE_S = 0.12  # the session's writing, the default candidates and their lazy imports
 
 RERUN_SHARE = 0.06  # of the projected run: re-running the failing tests
 RERUN_FIRST_S = 0.12  # a fast first failure is re-run even in a very short run (flakiness)
-COVERAGE_START_S = 0.05  # importing coverage.py and its first start, paid by the first re-run
+COVERAGE_START_S = 0.08  # importing coverage.py (~60 ms) and its first start, paid by the first re-run
 RERUN_EXPLICIT_MIN_S = 2.0  # asked-for analysis: at least this, or 30% of the run
 RERUN_EXPLICIT_SHARE = 0.3
 
@@ -30,6 +32,9 @@ SPECTRA_EXPLICIT_MAX_S = 3.0
 
 CHEAP_MIN_S = 0.15  # below this a mutant pass cannot compare two suspects
 CHEAP_MAX_S = 3.0
+
+CANDIDATES_SHARE = 0.05  # of the plain run: the default (unvalidated) candidates of all its failures
+CANDIDATES_MIN_S = 0.1
 
 FLOOR_S = 3.0  # a search worker's start alone takes about 1 s (docs/fixes.md): below this nothing gets tried
 
@@ -47,8 +52,11 @@ def rerun_allowed(spent_s: float, projected_run_s: float, expected_s: float, exp
     return spent_s + expected_s <= max(RERUN_FIRST_S, RERUN_SHARE * projected_run_s)
 
 
-def rerun_cost(duration_s: float, first: bool) -> float:
-    """What re-running a test of this duration under coverage is expected to cost."""
+def rerun_cost(duration_s: float, first: bool, line_traced: bool = False) -> float:
+    """What re-running a test of this duration under coverage is expected to cost (``first``: coverage.py
+    starts with it; ``line_traced``: the line tracer measures it instead, see locate/pycoverage.py)."""
+    if line_traced:
+        return LINE_TRACE_SLOWDOWN * max(0.0, duration_s) + 0.005
     return 1.3 * max(0.0, duration_s) + 0.005 + (COVERAGE_START_S if first else 0.0)
 
 
@@ -75,6 +83,17 @@ def _fixed(name: str) -> float | None:
         return max(0.0, float(text))
     except ValueError:
         return None
+
+
+def candidates_budget(run_s: float) -> float:
+    """Seconds for the default candidates of a failing run: past them, the failures not reached yet get
+    their manual fallback alone (the first failure always gets every generator).  Failures that share
+    a location share the work, so this binds only runs with very many distinct failures.
+    ``$WHETSTONE_CANDIDATES_S`` sets it outright."""
+    fixed = _fixed("WHETSTONE_CANDIDATES_S")
+    if fixed is not None:
+        return fixed
+    return max(CANDIDATES_MIN_S, CANDIDATES_SHARE * max(0.0, run_s))
 
 
 def default_search_budget(run_s: float, spent_s: float, configured_s: float) -> float:

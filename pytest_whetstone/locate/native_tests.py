@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import paths
-from ..records import Suspect, TestFailureRecord
+from ..records import Suspect, TestFailureRecord, is_python_failure
 from . import callgraph, cfamily, jsfamily
 from .callgraph import c_calls
 from .native_names import C_EXTS, gtest_names, impl_stem, is_test_file, name_tokens
@@ -445,7 +445,7 @@ def _family_for(record: TestFailureRecord, test_rel: str | None) -> str | None:
 
 
 def is_native(record: TestFailureRecord) -> bool:
-    if record.runner == "pytest" or record.file_path.endswith(".py"):
+    if is_python_failure(record):
         return False
     return record.runner in NATIVE_RUNNERS or bool(family_of(record.file_path or ""))
 

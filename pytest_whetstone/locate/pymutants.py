@@ -49,7 +49,7 @@ def cheap_pass(record: TestFailureRecord, item: Any, workspace: str, budget_s: f
 
     deadline = time.monotonic() + budget_s
     t0 = time.monotonic()
-    base = _run_fork(item, [], max(0.5, 5 * record.duration_ms / 1000.0))
+    base = _run_fork(item, [], min(budget_s, max(0.5, 5 * record.duration_ms / 1000.0)))  # within the budget too
     if base is None or base[0]:
         return []  # the failure does not reproduce in a fork: nothing to compare with
     base_message = base[1]
@@ -225,10 +225,10 @@ def _run_fork(item: Any, plan: list[tuple[Any, Any]], timeout: float) -> tuple[b
 def _run_item(item: Any) -> list[Any]:
     from _pytest.runner import runtestprotocol
 
-    reports = runtestprotocol(item, nextitem=None, log=False)
-    for report in reports:
-        if report.failed:
-            crash = getattr(report.longrepr, "reprcrash", None)
-            text = getattr(crash, "message", None) or str(report.longrepr or "")
-            return [False, _ADDRESS.sub("0x", text.splitlines()[0][:300] if text else "")]
+    from .pyreports import brief_failures, crash_message
+
+    with brief_failures(item):
+        reports = runtestprotocol(item, nextitem=None, log=False)
+    if any(r.failed for r in reports):
+        return [False, _ADDRESS.sub("0x", crash_message(reports))]
     return [bool(reports) and any(r.when == "call" for r in reports), ""]

@@ -38,6 +38,8 @@ MAX_PASSING = 400  # passing tests considered per pass (the budget usually stops
 PER_TEST_OVERHEAD_S = 0.002  # runtestprotocol, the coverage context switch and the pipe, per test
 COVERAGE_SLOWDOWN = 1.5  # a test under line coverage, against its own run
 KILL_GRACE_S = 0.1  # past the budget, the child is killed
+SETUP_SHARE = 0.3  # of the budget: at most this long reading test bodies to order the passing tests
+FORK_S = 0.01  # forking the pytest process and the child's first copy-on-write faults
 
 Key = tuple[str, str]
 
@@ -131,9 +133,12 @@ def order_passing(
     failing_ids: Iterable[str],
     suspect_names: set[str],
     durations: Mapping[str, float],
+    deadline: float | None = None,
 ) -> list[Any]:
     """The passing tests most likely to run the failing tests' functions first, cheapest first among
-    equals: a passing test that runs none of them adds nothing to their spectrum."""
+    equals: a passing test that runs none of them adds nothing to their spectrum.  Past ``deadline``
+    (``time.monotonic()``) test bodies are no longer read: the rest are ordered by their names alone,
+    so reading a large test module cannot take the time meant for tracing."""
     failing = list(failing_ids)
     parents = {_parent_id(n) for n in failing if "::" in n}
     bases = {_base_name(n) for n in failing}
@@ -141,7 +146,8 @@ def order_passing(
     scored = []
     for index, item in enumerate(candidates):
         nodeid = item.nodeid
-        relevance = len(_test_names(item, cache) & suspect_names)
+        read = deadline is None or time.monotonic() < deadline
+        relevance = len(_test_names(item, cache) & suspect_names) if read else 0
         relevance += 2 if _base_name(nodeid) in bases else 0
         relevance += 1 if "::" in nodeid and _parent_id(nodeid) in parents else 0
         scored.append((-relevance, durations.get(nodeid, 0.0), index, item))
@@ -219,15 +225,17 @@ def trace_in_fork(
 def _child(plan: list[tuple[Any, float]], contexts: Any, workspace: str, soft: float, fd: int) -> None:
     from _pytest.runner import runtestprotocol
 
+    from .pyreports import brief_failures
+
     items = [item for item, _e in plan]
     for index, (item, expected) in enumerate(plan):
-        if time.monotonic() + expected > soft:
+        if time.monotonic() + expected + contexts.start_cost(expected) > soft:
             os.write(fd, b'{"stop": "budget"}\n')
             return
         key = KEY_PREFIX + item.nodeid
         nextitem = items[index + 1] if index + 1 < len(items) else None  # keeps shared fixtures up
         try:
-            with contexts.measure(key) as method:
+            with contexts.measure(key, expected) as method, brief_failures(item):
                 reports = runtestprotocol(item, nextitem=nextitem, log=False)
         except Exception as exc:  # a test that breaks pytest's protocol here says nothing either way
             os.write(fd, (json.dumps({"id": item.nodeid, "error": f"{type(exc).__name__}: {exc}"[:200]}) + "\n").encode())
@@ -279,13 +287,18 @@ def run_pass(
             # else: re-tracing it would leave too little for the passing tests; it stays out
         executed: set[Key] = set().union(*spec.per_test.values()) if spec.per_test else set()
         names = suspect_names(executed) | suspect_names(k for cap in caps for k in cap.called)
-        ordered = order_passing(candidates, ids, names, passed_durations)
+        ordered = order_passing(candidates, ids, names, passed_durations, deadline=t0 + SETUP_SHARE * budget_s)
         spec.planned_passing = len(ordered)
         passing.extend((item, _expected(passed_durations.get(item.nodeid, 0.0))) for item in ordered)
     plan += passing
     if not plan:
         return result
-    rows, result.stopped = trace_in_fork(plan, contexts, workspace, max(0.0, budget_s - (time.monotonic() - t0)))
+    left = budget_s - (time.monotonic() - t0)
+    if left < FORK_S + plan[0][1] + contexts.start_cost(plan[0][1]):  # not even one test would be traced
+        result.stopped = "budget"
+        result.elapsed_s = time.monotonic() - t0
+        return result
+    rows, result.stopped = trace_in_fork(plan, contexts, workspace, left)
     module_by_id = {item.nodeid: module_of(item) for item, _e in plan}
     for row in rows:
         nodeid = str(row.get("id", ""))

@@ -180,6 +180,7 @@ class WhetstoneCollector:
 
         from _pytest.runner import runtestprotocol
 
+        from ..locate.pyreports import brief_failures
         from .rerun import alarm, quiet_live_logging
 
         opt = self.config.option
@@ -199,16 +200,19 @@ class WhetstoneCollector:
         elapsed = time.time() - self.started
         total = len(getattr(item.session, "items", None) or ()) or self._done
         projected = elapsed * max(1.0, total / max(1, self._done))
-        first = self._cov is None and self.locate in ("auto", "coverage")
-        expected = rerun_cost(sum(c.record.duration_ms for c in caps) / 1000.0, first)
+        duration = sum(c.record.duration_ms for c in caps) / 1000.0
+        contexts = self._coverage_contexts() if self.locate != "sbfl" else None
+        traced = contexts is not None and contexts.line_traced(duration)
+        first = contexts is not None and contexts.start_cost(duration) > 0
+        expected = rerun_cost(duration, first, line_traced=traced)
         if self._reruns:  # what re-runs really took here (fixtures, coverage's start and stop): no less
             expected = max(expected, self._rerun_spent / self._reruns)
         if not rerun_allowed(self._spent(), projected, expected, explicit=self.search_explicit):
             self.rerun_skipped += 1
             return
         t0 = time.time()
-        measure = self.locate != "sbfl" and self._coverage_contexts() is not None
-        limit = 10.0 + 3.0 * sum(c.record.duration_ms for c in caps) / 1000.0
+        measure = contexts is not None
+        limit = 10.0 + 3.0 * duration
         self._rerunning = True
         try:
             with contextlib.ExitStack() as stack:
@@ -218,8 +222,9 @@ class WhetstoneCollector:
                     stack.enter_context(contextlib.redirect_stderr(io.StringIO()))
                 stack.enter_context(quiet_live_logging(self.config))
                 if measure:
-                    stack.enter_context(self._cov.measure(item.nodeid + RERUN_SUFFIX))
+                    stack.enter_context(self._cov.measure(item.nodeid + RERUN_SUFFIX, duration))
                 stack.enter_context(alarm(limit))
+                stack.enter_context(brief_failures(item))  # nobody reads its reports: no full tracebacks
                 reports = runtestprotocol(item, nextitem=nextitem, log=False)
         finally:
             self._rerunning = False
@@ -477,9 +482,15 @@ class WhetstoneCollector:
             from ..candidates.search import SearchStats
 
             stats = SearchStats()
+        deadline = None
+        if not self.search_explicit:  # a default run: its own share of time (locate/budget.py)
+            from ..locate.budget import candidates_budget
+
+            deadline = time.monotonic() + candidates_budget(time.time() - self.started - self._spent())
         t0 = time.perf_counter()
         try:
-            result = generate([], failures, Path(self.workspace), search_budget_s=budget, search_stats=stats)
+            result = generate([], failures, Path(self.workspace), search_budget_s=budget, search_stats=stats,
+                              deadline=deadline)
         finally:
             total_ms = (time.perf_counter() - t0) * 1000
             searched_ms = stats.elapsed_s * 1000 if stats is not None else 0.0
