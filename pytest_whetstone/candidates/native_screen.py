@@ -23,6 +23,7 @@ from .native_schema import Key, Schema, schema_text
 from .native_trial import TrialOutcome
 
 MAX_COMPILES = 3  # per file: the first schema, then without the lines the compiler named
+HEADER_UNITS = 4  # a header's schema is taken to cost this many source compiles
 RUN_FLOOR_S = 1.0  # a screened run's timeout: at least this, else a few times the baseline's
 
 
@@ -70,6 +71,10 @@ class Screen:
         if state is None:
             return None
         with self.lock:
+            if not state.ready and _is_header(rel) and self.compile_s \
+                    and self.deadline - time.monotonic() < HEADER_UNITS * max(self.compile_s):
+                state.ready = True
+                self.notes.append(f"schema of {rel}: a header, left for lack of time")
             if not state.ready:
                 self._prepare(rel, state, trial)
         if mutant.key in state.rejected:  # it would not compile alone either: a trial spent on nothing
@@ -79,18 +84,14 @@ class Screen:
             return None
         return trial.run_schema(rel, schema.text, schema.ids[mutant.key], self.timeout_s)
 
-    def prepare(self, trial: SchemaTrial, budget_s: float) -> None:
-        """Build every pending file's schema now, sources first: a header's recompiles every unit that
-        includes it, so it is built only while half the search's budget is left."""
+    def prepare(self, trial: SchemaTrial) -> None:
+        """Build every pending source file's schema now.  A header's recompiles every unit that includes
+        it: it is built when its first mutant comes up, after what the sources screen, and only while
+        the budget holds a few source compiles (:meth:`outcome`)."""
         with self.lock:
-            for rel, state in sorted(self.files.items(), key=lambda kv: _is_header(kv[0])):
-                if state.ready:
-                    continue
-                if _is_header(rel) and self.deadline - time.monotonic() < budget_s / 2:
-                    state.ready = True
-                    self.notes.append(f"schema of {rel}: a header, left for lack of time")
-                    continue
-                self._prepare(rel, state, trial)
+            for rel, state in self.files.items():
+                if not state.ready and not _is_header(rel):
+                    self._prepare(rel, state, trial)
 
     def covers(self, mutant: Mutant) -> bool:
         """Whether the mutant costs a test run (screened) or nothing (rejected), not a compile."""

@@ -32,7 +32,7 @@ from typing import Any
 from ..edits import TEXT_ERRORS, EditError, apply_edits_text
 from ..locate.mutation import NEUTRAL, MutantEvidence, rerank
 from ..locate.native_tests import family_of
-from ..records import FixCandidate, TestFailureRecord, rank_candidates
+from ..records import FixCandidate, Suspect, TestFailureRecord, rank_candidates
 from .hashing import record_hashes
 from .mutant import Mutant
 from .native_mutants import mutants_in
@@ -44,6 +44,7 @@ SCREENED_SUSPECTS = 8  # when mutants are screened through schemata, a trial is 
 FIRST_PASS = 3  # mutants per suspect before the search concentrates
 MAX_MUTANTS = 60  # mutants compiled alone per search, whatever the budget
 MAX_SCREENED = 600  # mutants screened through schemata per search
+NEIGHBOURS = 40  # with schemata, other functions of the suspects' files (those the failing test ran) join the plan
 TRIAL_TIMEOUT_S = 20.0
 WORKERS = max(1, min(2, os.cpu_count() or 1))  # trials at once: compiles and test runs use a core each
 CONCENTRATE = 1.0  # how far mutant evidence moves a suspect's remaining mutants
@@ -180,6 +181,9 @@ class _Search:
         self.texts: dict[str, str | None] = {}
         self.base: TrialOutcome | None = None
         self.screen: Screen | None = None
+        self.spectrum: Any = None  # locate.native_spectrum.Spectrum, when one was taken
+        self.spectrum_names: dict[str, str] = {}  # failure id -> its test's name in the spectrum
+        self.neighbours: dict[tuple[str, str], Any] = {}  # (file, qualname) -> Func, for the ranking
         self.started = time.monotonic()
 
     def remaining(self) -> float:
@@ -221,6 +225,7 @@ class _Search:
         if not spectrum.failed:
             self.stats.notes.append("spectrum: no failing test was profiled in time")
             return
+        self.spectrum, self.spectrum_names = spectrum, names
         for failure in live:
             test = names.get(failure.failure_id)
             if test is None:
@@ -246,8 +251,41 @@ class _Search:
         first = [p for rank in range(FIRST_PASS) for plans in per_suspect for p in plans[rank:rank + 1]]
         rest = [p for plans in per_suspect for p in plans[FIRST_PASS:]]
         if self.screen is not None:
+            rest += self.neighbour_plans(failure)
             self.screen.add([p.mutant for p in first + rest])
         return first + rest
+
+    def neighbour_plans(self, failure: TestFailureRecord) -> list[_Plan]:
+        """Mutants of the other functions in the top suspects' files: a schema compiles the whole file,
+        so screening them costs test runs only.  With a spectrum, only those the failing test ran, the
+        likeliest first; a function whose mutant fixes the test joins the suspects (:meth:`finish`)."""
+        from ..locate.native_tests import functions_of_file, is_test_file
+
+        top = failure.suspects[:self.top_suspects()]
+        known = {(s.file_path, s.qualname) for s in top}
+        test = self.spectrum_names.get(failure.failure_id)
+        ran = self.spectrum.ran_in(test) if self.spectrum is not None and test else None
+        funcs: list[tuple[float, int, Any]] = []
+        for rel in dict.fromkeys(s.file_path for s in top):
+            if is_test_file(rel):
+                continue
+            for fn in functions_of_file(self.workspace, rel):
+                key = (fn.file_path, fn.qualname, fn.line_start)
+                if (fn.file_path, fn.qualname) in known or (ran is not None and key not in ran):
+                    continue
+                score = (self.spectrum.score(key) or 0.0) if ran is not None else 0.0
+                funcs.append((score, len(funcs), fn))
+        funcs.sort(key=lambda t: (-t[0], t[1]))
+        out: list[_Plan] = []
+        for _score, _order, fn in funcs[:NEIGHBOURS]:
+            text = self.original(fn.file_path)
+            if text is None:
+                continue
+            self.neighbours[(fn.file_path, fn.qualname)] = fn
+            mutants = mutants_in(fn.file_path, text.encode("utf-8", TEXT_ERRORS), fn.line_start, fn.line_end,
+                                 expected=failure.expected_value, actual=failure.actual_value, qualname=fn.qualname)
+            out += [_Plan(failure, fn.file_path, fn.qualname, m, -1, r) for r, m in enumerate(mutants)]
+        return out
 
     def top_suspects(self) -> int:
         return SCREENED_SUSPECTS if self.screen is not None else TOP_SUSPECTS
@@ -260,7 +298,7 @@ class _Search:
         def weight(p: _Plan) -> float:
             ev = self.evidence.get((p.rel, p.qualname))
             mut = ev.score() if ev is not None and ev.tried else NEUTRAL
-            static = failure.suspects[p.suspect_index].score / top
+            static = failure.suspects[p.suspect_index].score / top if p.suspect_index >= 0 else 0.0
             return p.mutant.prior + 0.3 * static + CONCENTRATE * (mut - NEUTRAL)
         return sorted(rest, key=lambda p: (-weight(p), p.suspect_index, p.rank))
 
@@ -292,7 +330,7 @@ class _Search:
             if self.screen is not None:
                 # every file's schema first; then what they screen, in plan order, before any mutant
                 # that needs a compile of its own
-                self.screen.prepare(self.trial, self.deadline - self.started)  # type: ignore[arg-type]
+                self.screen.prepare(self.trial)  # type: ignore[arg-type]
                 plans = [p for p in plans if self.screen.covers(p.mutant)] + \
                     [p for p in plans if not self.screen.covers(p.mutant)]
             first = FIRST_PASS * self.top_suspects()
@@ -430,7 +468,11 @@ class _Search:
         self.stats.evidence += evidence
         for failure in self.failures:
             before = failure.suspects
-            failure.suspects = rerank(before, evidence)
+            known = {(s.file_path, s.qualname) for s in before}
+            joined = [Suspect(fn.file_path, fn.qualname, fn.line_start, fn.line_end, 0.0)
+                      for ev in evidence if ev["fixed"] and (ev["file"], ev["qualname"]) not in known
+                      for fn in [self.neighbours.get((ev["file"], ev["qualname"]))] if fn is not None]
+            failure.suspects = rerank(before + joined, evidence)
             if failure.suspects and failure.suspects is not before:
                 failure.ast_node_id = f"{failure.suspects[0].file_path}::{failure.suspects[0].qualname}"
         return found

@@ -13,13 +13,14 @@ test ran joins the suspects, what it provably did not run drops.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..records import Suspect
 from .callgrind import Executed, plain_name
-from .native_names import is_test_file
+from .native_names import C_EXTS, is_test_file
 from .native_tests import MAX_SUSPECTS, Func, Workspace, family_of, functions_of_file
 
 W_SPECTRUM = 0.5  # how far the spectrum scales a static suspect's score (0: not at all)
@@ -56,6 +57,9 @@ class Spectrum:
         self.funcs_by_key: dict[tuple[str, str, int], Func] = {}
         self.seen: dict[str, _Seen] = {}
         self.failed: set[str] = set()
+        runs = list(runs)
+        self._by_short = self._definitions({short for run in runs for short in map(_short, run.executed.functions)
+                                            if short})
         for run in runs:
             self.seen[run.name] = self._map(run.executed)
             if run.failed:
@@ -95,24 +99,39 @@ class Spectrum:
                         self.funcs_by_key[key] = fn
                         seen.functions.add(key)
                         seen.lines.add((rel, line))
-        by_short: dict[str, list[Func]] | None = None
         for name in executed.functions:
             plain = plain_name(name)
-            short = plain.rsplit("::", 1)[-1]
-            if not short or not short.replace("_", "a").isalnum():
+            short = _short(name)
+            if not short:
                 continue
-            if by_short is None:
-                by_short = {}
-                for cf in self.ws.c_index().functions:
-                    if not is_test_file(cf.file_path):
-                        by_short.setdefault(cf.short, []).append(
-                            Func(cf.file_path, cf.qualname, cf.line_start, cf.line_end, cf.short))
-            for fn in by_short.get(short, []):
+            for fn in self._by_short.get(short, []):
                 if fn.qualname == plain or plain.endswith("::" + fn.qualname) or fn.qualname.endswith("::" + plain):
                     key = (fn.file_path, fn.qualname, fn.line_start)
                     self.funcs_by_key[key] = fn
                     seen.functions.add(key)
         return seen
+
+    def _definitions(self, shorts: set[str]) -> dict[str, list[Func]]:
+        """The workspace's functions named like what ran, by short name.  Only files that mention one
+        of the names before a ``(`` are parsed: a generated data header or a vendored library the
+        tests never entered costs a byte search, not a parse."""
+        out: dict[str, list[Func]] = {}
+        if not shorts:
+            return out
+        pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(shorts)) + rb")\s*\(")
+        for rel in self.ws.files:
+            if Path(rel).suffix not in C_EXTS or is_test_file(rel):
+                continue
+            try:
+                data = (self.ws.root / rel).read_bytes()
+            except OSError:
+                continue
+            if not pattern.search(data):
+                continue
+            for fn in self._functions(rel):
+                if fn.short in shorts:
+                    out.setdefault(fn.short, []).append(fn)
+        return out
 
     def _count(self, pick) -> dict:  # type: ignore[no-untyped-def]
         counts: dict = {}
@@ -154,6 +173,12 @@ class Spectrum:
         counts = self._func_counts.get(key, [0, 0])
         return (f"ran in {counts[0]} of {len(self.failed)} failing and {counts[1]} of "
                 f"{len(self.seen) - len(self.failed)} passing tests")
+
+
+def _short(name: str) -> str:
+    """``ns::Class::method`` of a profiled symbol, or "" when it is not a plain identifier."""
+    short = plain_name(name).rsplit("::", 1)[-1]
+    return short if short and short.replace("_", "a").isalnum() else ""
 
 
 def rerank(suspects: list[Suspect], spectrum: Spectrum, test: str) -> list[Suspect]:
