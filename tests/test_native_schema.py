@@ -16,8 +16,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_native_search import GEO_CC, MAKEFILE, _failure, _tree_hashes
-from test_native_tests_e2e import _env
+from test_native_search import GEO_CC, _failure, _tree_hashes, build_make_geo
 
 from pytest_whetstone.candidates.native_mutants import mutants_in
 from pytest_whetstone.candidates.native_schema import ENV, schema_text
@@ -162,21 +161,7 @@ GEO_CC_CONSTEXPR = GEO_CC.replace('#include "geo.h"\n', '#include "geo.h"\n\ncon
 
 @pytest.fixture()
 def geo_constexpr(tmp_path: Path) -> Path:
-    if not (shutil.which("make") and shutil.which("ccwrap++")):
-        pytest.skip("make or ccwrap missing")
-    proj = tmp_path / "geo"
-    from test_native_search import GEO_H, GEO_TEST, MORE_TEST
-
-    for rel, text in {"Makefile": MAKEFILE, "src/geo.h": GEO_H, "src/geo.cc": GEO_CC_CONSTEXPR,
-                      "tests/geo_test.cc": GEO_TEST, "tests/more_test.cc": MORE_TEST}.items():
-        (proj / rel).parent.mkdir(parents=True, exist_ok=True)
-        (proj / rel).write_text(text)
-    build = subprocess.run(["make", "CXX=ccwrap++"], cwd=proj, env=_env(proj / ".whetstone"), capture_output=True,
-                           text=True)
-    if build.returncode != 0 and "gtest" in build.stdout + build.stderr:
-        pytest.skip("GoogleTest (libgtest-dev) not installed")
-    assert build.returncode == 0, build.stdout + build.stderr
-    return proj
+    return build_make_geo(tmp_path / "geo", GEO_CC_CONSTEXPR)
 
 
 def test_the_search_screens_mutants_through_one_schema_and_compiles_the_fix_alone(geo_constexpr: Path) -> None:

@@ -109,12 +109,11 @@ TEST(More, ManhattanIsSymmetric) { EXPECT_EQ(manhattan(3, 4, 0, 0), 7); }
 """
 
 
-@pytest.fixture()
-def make_project(tmp_path: Path) -> Path:
+def build_make_geo(proj: Path, geo_cc: str = GEO_CC) -> Path:
+    """The Makefile project with ``geo_cc`` as src/geo.cc, built through ccwrap (skips without make/gtest)."""
     if not shutil.which("make"):
         pytest.skip("make not installed")
-    proj = tmp_path / "geo"
-    for rel, text in {"Makefile": MAKEFILE, "src/geo.h": GEO_H, "src/geo.cc": GEO_CC,
+    for rel, text in {"Makefile": MAKEFILE, "src/geo.h": GEO_H, "src/geo.cc": geo_cc,
                       "tests/geo_test.cc": GEO_TEST, "tests/more_test.cc": MORE_TEST}.items():
         (proj / rel).parent.mkdir(parents=True, exist_ok=True)
         (proj / rel).write_text(text)
@@ -124,6 +123,11 @@ def make_project(tmp_path: Path) -> Path:
         pytest.skip("GoogleTest (libgtest-dev) not installed")
     assert build.returncode == 0, build.stdout + build.stderr
     return proj
+
+
+@pytest.fixture()
+def make_project(tmp_path: Path) -> Path:
+    return build_make_geo(tmp_path / "geo")
 
 
 # --------------------------------------------------------------------------- whetstone run --search
