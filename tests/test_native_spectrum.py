@@ -291,3 +291,10 @@ def test_tape_gets_no_js_spectrum_it_cannot_split(tmp_path: Path) -> None:
 
     runs, names, why = profile_js(Trial(), 10.0)  # type: ignore[arg-type]
     assert (runs, names) == ([], {}) and "cannot be run alone" in why
+
+
+def test_a_function_in_an_anonymous_namespace_keeps_its_name() -> None:
+    # how gcc's demangler prints it, and how the function index names it
+    assert plain_name("jsonnet::internal::(anonymous namespace)::op_is_binary(jsonnet::internal::BinaryOp)") == \
+        "jsonnet::internal::(anonymous)::op_is_binary"
+    assert plain_name("(anonymous namespace)::helper<int>(int)") == "(anonymous)::helper"

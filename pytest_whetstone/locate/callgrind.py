@@ -110,7 +110,9 @@ def read_file(path: Path) -> Executed:
 
 def plain_name(demangled: str) -> str:
     """``ns::Cls<int>::meth(int) const`` -> ``ns::Cls::meth``: the qualified name without
-    parameters or template arguments (how the function index names definitions)."""
+    parameters or template arguments (how the function index names definitions; an anonymous
+    namespace is ``(anonymous)`` there)."""
+    demangled = demangled.replace("(anonymous namespace)", "(anonymous)")
     depth = 0
     cut = len(demangled)
     for i, ch in enumerate(demangled):
@@ -118,7 +120,7 @@ def plain_name(demangled: str) -> str:
             depth += 1
         elif ch == ">":
             depth -= 1
-        elif ch == "(" and depth == 0 and i > 0:
+        elif ch == "(" and depth == 0 and i > 0 and not demangled.startswith("(anonymous)", i):
             cut = i
             break
     name = demangled[:cut]
