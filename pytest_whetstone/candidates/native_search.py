@@ -47,6 +47,7 @@ MAX_SCREENED = 600  # mutants screened through schemata per search
 NEIGHBOURS = 40  # with schemata, other functions of the suspects' files (those the failing test ran) join the plan
 TRIAL_TIMEOUT_S = 20.0
 WORKERS = max(1, min(2, os.cpu_count() or 1))  # trials at once: compiles and test runs use a core each
+SURE_AFTER = 6  # mutants of a suspect before "none changed the failure" counts in full
 CONCENTRATE = 1.0  # how far mutant evidence moves a suspect's remaining mutants
 PARTIAL_GRACE = 8  # trials spent looking for a fix of every failing test after one that fixes some
 SPECTRUM_SHARE = 0.35  # of the search's time, at most, for the execution spectrum before the mutants
@@ -300,7 +301,24 @@ class _Search:
             mut = ev.score() if ev is not None and ev.tried else NEUTRAL
             static = failure.suspects[p.suspect_index].score / top if p.suspect_index >= 0 else 0.0
             return p.mutant.prior + 0.3 * static + CONCENTRATE * (mut - NEUTRAL)
-        return sorted(rest, key=lambda p: (-weight(p), p.suspect_index, p.rank))
+        screen = self.screen
+        if screen is None:
+            return sorted(rest, key=lambda p: (-weight(p), p.suspect_index, p.rank))
+
+        def turn(p: _Plan) -> tuple[bool, float, float]:
+            """Screened mutants take turns by function, so one huge function cannot use up the budget
+            before a small one is tried: a function's k-th mutant comes at k / its share, the share set
+            by its place among the suspects and what its mutants did.  A mutant no schema covers costs
+            a compile: after all that do, by weight."""
+            if not screen.covers(p.mutant):
+                return (True, -weight(p), 0.0)
+            ev = self.evidence.get((p.rel, p.qualname))
+            mut = ev.score() if ev is not None and ev.tried else NEUTRAL
+            if ev is not None and not ev.fixed and ev.tried < SURE_AFTER:
+                mut = NEUTRAL + (mut - NEUTRAL) * ev.tried / SURE_AFTER
+            share = (1 / (1 + 0.25 * p.suspect_index) if p.suspect_index >= 0 else 0.5) * (0.25 + 3 * mut)
+            return (False, p.rank / share, -p.mutant.prior)
+        return sorted(rest, key=turn)
 
     # ----------------------------------------------------------------- run
 
@@ -429,12 +447,15 @@ class _Search:
             if any(outcome.failing.get(fid) != sig for fid, sig in base.items() if fid in outcome.failing):
                 ev.changed += 1
             return None
-        ev.fixed += 1
         self.stats.fixed += 1
         wider = trial.run_wider(plan.rel, text)
         if not wider.ok:
+            # it trades the failing test for another: the failure depends on the code, no more (a big
+            # dispatcher's mutants do this all the time), so it counts as a change, not a fix
+            ev.changed += 1
             self.stats.wider_rejected += 1
             return None
+        ev.fixed += 1
         self.stats.validated += 1
         if self.stats.first_validated_s is None:
             self.stats.first_validated_s = round(time.monotonic() - self.started, 3)
