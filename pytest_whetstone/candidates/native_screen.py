@@ -39,6 +39,7 @@ class SchemaTrial(Protocol):
 @dataclass
 class _FileState:
     mutants: list[Mutant] = field(default_factory=list)
+    keys: set[Key] = field(default_factory=set)  # of those mutants: each once, whichever failure planned it
     schema: Schema | None = None
     ready: bool = False  # built and checked on one trial (or given up: schema None)
     dropped: int = 0  # mutants left out because their line did not compile
@@ -60,7 +61,8 @@ class Screen:
         """Mutants the search may ask for; a file's schema holds those known when it is first asked for."""
         for mutant in mutants:
             state = self.files.setdefault(mutant.edit.file_path, _FileState())
-            if not state.ready:
+            if not state.ready and mutant.key not in state.keys:
+                state.keys.add(mutant.key)
                 state.mutants.append(mutant)
 
     def outcome(self, mutant: Mutant, trial: SchemaTrial) -> TrialOutcome | None:

@@ -200,6 +200,7 @@ class CxxTrial:
         objdir = self.scratch / f"m{self._count}"
         objdir.mkdir()
         replaced: dict[str, str] = {}
+        self.error_lines, self.error_points = set(), set()  # a link that fails names no line of rel
         for command in commands:
             if not command.output:
                 return f"the recorded command for {rel} names no object"
