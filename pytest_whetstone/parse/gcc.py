@@ -16,12 +16,12 @@ from typing import Any
 
 from ..records import BuildErrorRecord, Note
 from .base import LineParser, ParseContext, ParseResult, RunError, SummaryGate
+from .gcc_driver import assembler_line, bare_line, tool_line
 from .gcc_text import (
     _ASM_MESSAGES,
     _CARET,
     _COLON_MEMO,
     _COMMAND,
-    _DRIVER_MISSING,
     _FIXIT,
     _GCC_ECHO,
     _GENERATED,
@@ -34,21 +34,15 @@ from .gcc_text import (
     _K_DIAG,
     _K_SCOPE,
     _K_TOOL,
-    _SEVERITY,
     _SOURCE_EXT,
-    CHILD_FAILED,
     SourceLines,
     _colon_facts,
     _DiagFacts,
-    assembler_record,
     command_compiler,
-    command_failed,
     find_symbol,
     looks_foreign,
-    split_flag,
 )
 from .notes import make_note, note_at
-from .pipframe import explained, pip_summary
 from .tally import Tallies
 
 # GccParser._diagnostic builds its records positionally: gcc_text pins the field order at import.
@@ -134,13 +128,13 @@ class GccParser(LineParser):
         if kind == _K_SCOPE:
             return self._scope(facts)
         if kind == _K_TOOL:
-            return self._tool(facts, line)
+            return tool_line(self, facts, line)
         if kind == _K_CONTEXT:
             return self._context(facts, line)
         if kind == _K_BARE:
-            return self._bare(facts, line)
+            return bare_line(self, facts, line)
         if kind == _K_ASM:
-            return self._assembler_line(facts, line)
+            return assembler_line(self, facts, line)
         self._decide("gcc")  # _K_TREATED: "cc1: all warnings being treated as errors"
         return True
 
@@ -404,89 +398,6 @@ class GccParser(LineParser):
         self._add_raw(text)
         self.in_note = True
         self.expect = "source"
-
-    def _tool(self, m: re.Match[str], line: str) -> bool:
-        prog = m.group("prog").rsplit("/", 1)[-1]
-        sev = _SEVERITY[m.group("sev")]
-        msg = m.group("msg")
-        flavor = "clang" if "clang" in prog else "gcc"
-        if prog.startswith("collect2") or (flavor == "clang" and msg.startswith("linker command failed")):
-            self._finish()
-            self._decide(flavor)
-            if not self.link_gate.explained(self.result):
-                # The link failed but the linker's own message is missing: say so once.
-                self._emit_now(BuildErrorRecord(tool="linker", severity="error", message=msg, raw=line))
-            return True
-        if sev == "note":
-            if self.rec is not None:
-                self._note(line.strip())
-                return True
-            if self._late_note(make_note(line.strip(), self.ctx), line.strip()):
-                return True  # "cc1: note: ... may have been intended to silence earlier diagnostics"
-        if prog.startswith("lto-wrapper") and sev == "error" and CHILD_FAILED.match(msg):
-            self._finish()  # "gcc returned 1 exit status": lto1 said why above (as collect2 after ld)
-            if not self.lto_gate.explained(self.result):
-                self._emit_now(BuildErrorRecord(tool="gcc", severity="error", message=msg, raw=line))
-            return True
-        self._finish()
-        message, code = split_flag(msg)
-        rec = BuildErrorRecord(tool=flavor, severity=sev, error_code=code, message=message, raw=line)
-        missing = _DRIVER_MISSING.search(message)
-        if missing and sev == "error":
-            # An input file the command line names does not exist: the build's inputs are wrong.
-            rec.error_type = "missing_dependency"
-            rec.symbol = missing.group("a") or missing.group(2) or ""
-        self._open(rec, "")
-        self.rec_flavor = flavor
-        self.tallied = False  # the driver's own line: no translation unit's tally counts it
-        self._decide(flavor)
-        return True
-
-    def _bare(self, m: re.Match[str], line: str) -> bool:
-        # clang's cc1 speaks without a location ("error: invalid value 'c99x' in '-std=c99x'").
-        sev = _SEVERITY[m.group("sev")]
-        msg = m.group("msg")
-        if sev == "note":
-            if self.rec is not None:
-                self._note(line.strip())
-                return True
-            if self._late_note(make_note(line.strip(), self.ctx), line.strip()):
-                return True
-        if msg.startswith("too many errors emitted"):
-            self._finish()
-            return True  # clang's -ferror-limit summary
-        tool = command_failed(msg)
-        if tool:  # setuptools' summary: a record only when no error explains it
-            self._finish()
-            if not self.command_gate.explained(self.result):
-                self._emit_now(BuildErrorRecord(tool=tool, severity="error", message=msg, raw=line))
-            return True
-        if pip_summary(line):  # pip's: "error: subprocess-exited-with-error"
-            self._finish()
-            if not explained(self.result, line):
-                self._emit_now(BuildErrorRecord(tool="unknown", severity="error", message=msg, raw=line))
-            return True
-        message, code = split_flag(msg)
-        if sev == "warning" and not code:
-            # a compiler speaks without a location only with its flag ("[-Wunknown-warning-option]");
-            # setuptools' "warning: no previously-included files matching ..." is no diagnostic
-            return False
-        self._finish()
-        rec = BuildErrorRecord(tool="clang", severity=sev, error_code=code, message=message, raw=line)
-        self._open(rec, "")
-        self.rec_flavor = "clang" if (code or self.flavor == "clang" or self.ctx.tool_hint == "clang") else ""
-        self.tallied = True  # cc1 speaking without a location: its unit's tally counts it
-        return True
-
-    def _assembler_line(self, m: re.Match[str], line: str) -> bool:
-        if not self.assembler:
-            return False  # no "Assembler messages:" before it: not known to be the assembler's
-        self._finish()
-        self._open(assembler_record(m, line, self.ctx), m.group("file"))
-        self.expect = ""
-        self.rec_flavor = "gcc"
-        self.tallied = False
-        return True
 
     def _scope(self, facts: tuple[str, str, str]) -> bool:
         self._finish()

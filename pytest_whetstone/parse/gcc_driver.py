@@ -1,0 +1,106 @@
+"""Lines a C/C++ build prints without a source location, for :class:`.gcc.GccParser`.
+
+The driver and its helpers (``collect2``, ``lto-wrapper``, ``cc1``: "cc1: error: unrecognized
+command-line option"), clang's cc1 speaking bare ("error: invalid value ..."), the summaries of
+setuptools and pip that a compiler's errors may already explain, and the assembler gcc ran.  One
+state machine still owns the records: these functions take the parser and use its own steps.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from ..records import BuildErrorRecord
+from .gcc_text import _DRIVER_MISSING, _SEVERITY, CHILD_FAILED, assembler_record, command_failed, split_flag
+from .notes import make_note
+from .pipframe import explained, pip_summary
+
+if TYPE_CHECKING:
+    from .gcc import GccParser
+
+
+def tool_line(self: GccParser, m: re.Match[str], line: str) -> bool:
+    """The driver or one of its helpers (collect2, lto-wrapper, cc1, lto1) speaking without a location."""
+    prog = m.group("prog").rsplit("/", 1)[-1]
+    sev = _SEVERITY[m.group("sev")]
+    msg = m.group("msg")
+    flavor = "clang" if "clang" in prog else "gcc"
+    if prog.startswith("collect2") or (flavor == "clang" and msg.startswith("linker command failed")):
+        self._finish()
+        self._decide(flavor)
+        if not self.link_gate.explained(self.result):
+            # The link failed but the linker's own message is missing: say so once.
+            self._emit_now(BuildErrorRecord(tool="linker", severity="error", message=msg, raw=line))
+        return True
+    if sev == "note":
+        if self.rec is not None:
+            self._note(line.strip())
+            return True
+        if self._late_note(make_note(line.strip(), self.ctx), line.strip()):
+            return True  # "cc1: note: ... may have been intended to silence earlier diagnostics"
+    if prog.startswith("lto-wrapper") and sev == "error" and CHILD_FAILED.match(msg):
+        self._finish()  # "gcc returned 1 exit status": lto1 said why above (as collect2 after ld)
+        if not self.lto_gate.explained(self.result):
+            self._emit_now(BuildErrorRecord(tool="gcc", severity="error", message=msg, raw=line))
+        return True
+    self._finish()
+    message, code = split_flag(msg)
+    rec = BuildErrorRecord(tool=flavor, severity=sev, error_code=code, message=message, raw=line)
+    missing = _DRIVER_MISSING.search(message)
+    if missing and sev == "error":
+        # An input file the command line names does not exist: the build's inputs are wrong.
+        rec.error_type = "missing_dependency"
+        rec.symbol = missing.group("a") or missing.group(2) or ""
+    self._open(rec, "")
+    self.rec_flavor = flavor
+    self.tallied = False  # the driver's own line: no translation unit's tally counts it
+    self._decide(flavor)
+    return True
+
+def bare_line(self: GccParser, m: re.Match[str], line: str) -> bool:
+    # clang's cc1 speaks without a location ("error: invalid value 'c99x' in '-std=c99x'").
+    sev = _SEVERITY[m.group("sev")]
+    msg = m.group("msg")
+    if sev == "note":
+        if self.rec is not None:
+            self._note(line.strip())
+            return True
+        if self._late_note(make_note(line.strip(), self.ctx), line.strip()):
+            return True
+    if msg.startswith("too many errors emitted"):
+        self._finish()
+        return True  # clang's -ferror-limit summary
+    tool = command_failed(msg)
+    if tool:  # setuptools' summary: a record only when no error explains it
+        self._finish()
+        if not self.command_gate.explained(self.result):
+            self._emit_now(BuildErrorRecord(tool=tool, severity="error", message=msg, raw=line))
+        return True
+    if pip_summary(line):  # pip's: "error: subprocess-exited-with-error"
+        self._finish()
+        if not explained(self.result, line):
+            self._emit_now(BuildErrorRecord(tool="unknown", severity="error", message=msg, raw=line))
+        return True
+    message, code = split_flag(msg)
+    if sev == "warning" and not code:
+        # a compiler speaks without a location only with its flag ("[-Wunknown-warning-option]");
+        # setuptools' "warning: no previously-included files matching ..." is no diagnostic
+        return False
+    self._finish()
+    rec = BuildErrorRecord(tool="clang", severity=sev, error_code=code, message=message, raw=line)
+    self._open(rec, "")
+    self.rec_flavor = "clang" if (code or self.flavor == "clang" or self.ctx.tool_hint == "clang") else ""
+    self.tallied = True  # cc1 speaking without a location: its unit's tally counts it
+    return True
+
+def assembler_line(self: GccParser, m: re.Match[str], line: str) -> bool:
+    """The assembler gcc ran, after its "x.c: Assembler messages:" line."""
+    if not self.assembler:
+        return False  # no "Assembler messages:" before it: not known to be the assembler's
+    self._finish()
+    self._open(assembler_record(m, line, self.ctx), m.group("file"))
+    self.expect = ""
+    self.rec_flavor = "gcc"
+    self.tallied = False
+    return True
