@@ -296,9 +296,12 @@ class _Search:
         suspect's mutants did (none changed the failure: down; they changed it: a little up)."""
         top = max((s.score for s in failure.suspects[:self.top_suspects()]), default=0.0) or 1.0
 
-        def weight(p: _Plan) -> float:
+        def evidence(p: _Plan) -> tuple[MutantEvidence | None, float]:
             ev = self.evidence.get((p.rel, p.qualname))
-            mut = ev.score() if ev is not None and ev.tried else NEUTRAL
+            return ev, (ev.score() if ev is not None and ev.tried else NEUTRAL)
+
+        def weight(p: _Plan) -> float:
+            _ev, mut = evidence(p)
             static = failure.suspects[p.suspect_index].score / top if p.suspect_index >= 0 else 0.0
             return p.mutant.prior + 0.3 * static + CONCENTRATE * (mut - NEUTRAL)
         screen = self.screen
@@ -312,8 +315,7 @@ class _Search:
             a compile: after all that do, by weight."""
             if not screen.covers(p.mutant):
                 return (True, -weight(p), 0.0)
-            ev = self.evidence.get((p.rel, p.qualname))
-            mut = ev.score() if ev is not None and ev.tried else NEUTRAL
+            ev, mut = evidence(p)
             if ev is not None and not ev.fixed and ev.tried < SURE_AFTER:
                 mut = NEUTRAL + (mut - NEUTRAL) * ev.tried / SURE_AFTER
             share = (1 / (1 + 0.25 * p.suspect_index) if p.suspect_index >= 0 else 0.5) * (0.25 + 3 * mut)
