@@ -47,7 +47,8 @@ class Toy:
     runs: list[str] = field(default_factory=list)
     hook: Callable[[PhaseSpec], None] | None = None
 
-    def __call__(self, phase: PhaseSpec, session: Session, timeout: float | None, cwd: Path) -> PhaseOutcome:
+    def __call__(self, phase: PhaseSpec, session: Session, timeout: float | None, cwd: Path, *,
+                 wall_left_s: float | None = None) -> PhaseOutcome:
         self.runs.append(phase.name)
         if self.hook is not None:
             self.hook(phase)

@@ -166,7 +166,7 @@ def test_worsening_edits_are_reverted_and_escalate(tmp_path: Path) -> None:
     store = find_store(ws)
     sid = start_loop(store, build="make CC=gcc", test="make test", cwd=ws).session_id
 
-    def bad_generator(phase, session, timeout, cwd):  # type: ignore[no-untyped-def]
+    def bad_generator(phase, session, timeout, cwd, **_kw):  # type: ignore[no-untyped-def]
         out = run_phase(phase, session, timeout, cwd)
         errors = session.state().failing_errors()
         if errors:
@@ -192,7 +192,7 @@ def test_the_per_file_gate_refuses_harmful_edits_without_a_build(tmp_path: Path)
     sid = start_loop(store, build=f"make CC={CC}", test="make test", cwd=ws).session_id
     builds = []
 
-    def bad_then_good(phase, session, timeout, cwd):  # type: ignore[no-untyped-def]
+    def bad_then_good(phase, session, timeout, cwd, **_kw):  # type: ignore[no-untyped-def]
         builds.append(phase.name)
         out = run_phase(phase, session, timeout, cwd)
         errors = session.state().failing_errors()

@@ -259,7 +259,7 @@ def test_loop_breaker_same_fingerprint_after_two_edits_to_one_place(tmp_path: Pa
     sid = start_loop(store, build="echo b", cwd=ws, config=Config()).session_id
     from pytest_whetstone.records import FixCandidate, Position, TextEdit
 
-    def runner(phase, session, timeout, cwd):  # type: ignore[no-untyped-def]
+    def runner(phase, session, timeout, cwd, **_kw):  # type: ignore[no-untyped-def]
         out = toy(phase, session, timeout, cwd)
         state = session.state()
         target = state.failing_errors()[0].error_id
@@ -360,3 +360,39 @@ def test_undo_through_engine_restores_bytes(tmp_path: Path) -> None:
     orch.step(sid)
     assert (ws / "prog.txt").read_bytes() == before
     assert orch.state(sid).attempts[0].status == "reverted"
+
+
+def test_the_loop_search_budget_follows_the_wall_time_left() -> None:
+    from pytest_whetstone.orchestrate.phases import loop_search_budget
+
+    assert loop_search_budget(20.0, None) == 20.0  # outside a loop: the configured budget
+    assert loop_search_budget(20.0, 100.0) == 50.0  # half of what is left
+    assert loop_search_budget(20.0, 10_000.0) == 120.0  # at most six times the configured budget
+    assert loop_search_budget(20.0, 30.0) == 20.0  # never below the configured budget while the wall allows it
+    assert loop_search_budget(20.0, 5.0) == 4.0  # but within what the wall has left
+    assert loop_search_budget(0.0, 100.0) == 0.0  # a search turned off stays off
+
+
+def test_a_test_phase_hands_its_search_the_loop_budget(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import pytest_whetstone.runner as runner_mod
+    from pytest_whetstone.orchestrate.phases import run_phase
+    from pytest_whetstone.orchestrate.state import PhaseSpec
+
+    seen: list[tuple[bool, float]] = []
+    real = runner_mod.run_command
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append((kwargs["search"], kwargs["config"].budgets.search_budget_s))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(runner_mod, "run_command", spy)
+    ws = tmp_path / "w"
+    ws.mkdir()
+    store = find_store(ws)
+    sid = start_loop(store, test="true", cwd=ws, config=Config()).session_id
+    from pytest_whetstone.store.sessions import open_session
+
+    session = open_session(store, sid)
+    run_phase(PhaseSpec("tests", "true", "test"), session, 10.0, ws, wall_left_s=200.0)
+    run_phase(PhaseSpec("build", "true", "build"), session, 10.0, ws, wall_left_s=200.0)
+    assert seen == [(True, 100.0), (False, 20.0)]

@@ -311,7 +311,8 @@ class FeedbackLoopOrchestrator:
             self.report("phase_start", {"phase": phase.name, "command": phase.command, "step": step_index})
             t0 = time.monotonic()
             mark = len(session.events())
-            outcome = self.runner(phase, session, timeout, cwd)
+            wall_left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            outcome = self.runner(phase, session, timeout, cwd, wall_left_s=wall_left)
             if outcome.interrupted:
                 raise KeyboardInterrupt
             failed = outcome.exit_code != 0 or outcome.verdict.failure not in (None, "nondeterminism")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -31,23 +31,56 @@ class PhaseOutcome:
 
 
 class PhaseRunner(Protocol):
-    def __call__(self, phase: PhaseSpec, session: Session, timeout: float | None, cwd: Path) -> PhaseOutcome: ...
+    def __call__(self, phase: PhaseSpec, session: Session, timeout: float | None, cwd: Path, *,
+                 wall_left_s: float | None = None) -> PhaseOutcome: ...
 
 
-def run_phase(phase: PhaseSpec, session: Session, timeout: float | None, cwd: Path) -> PhaseOutcome:
+# The loop's own search: a test phase that finds no validated fix leaves the loop nothing to apply, so
+# the search may use the wall time the user gave the loop, not only the single run's budget.
+LOOP_SEARCH_WALL_SHARE = 0.5  # of the wall time left when the test phase starts
+LOOP_SEARCH_MAX_FACTOR = 6.0  # at most this many times budgets.search_budget_s
+
+
+def loop_search_budget(configured_s: float, wall_left_s: float | None) -> float:
+    """Seconds for the C/C++/JS search of a loop's test phase: half the wall time left, at least the
+    configured budget (when the wall allows it), at most ``LOOP_SEARCH_MAX_FACTOR`` times it."""
+    if configured_s <= 0:
+        return 0.0
+    if wall_left_s is None:
+        return configured_s
+    floor = min(configured_s, 0.8 * max(0.0, wall_left_s))
+    return max(floor, min(LOOP_SEARCH_MAX_FACTOR * configured_s, LOOP_SEARCH_WALL_SHARE * wall_left_s))
+
+
+def run_phase(phase: PhaseSpec, session: Session, timeout: float | None, cwd: Path, *,
+              wall_left_s: float | None = None) -> PhaseOutcome:
     """Run one phase with the runner: recorded into the session, quiet, no verdict block of its own."""
     from ..runner import run_command
 
+    search = phase.kind == "test"  # the loop wants validated fixes for C/C++/JS test failures
+    config = _phase_config(cwd)
+    if search and config is not None:
+        budgets = replace(config.budgets, search_budget_s=loop_search_budget(config.budgets.search_budget_s,
+                                                                             wall_left_s))
+        config = replace(config, budgets=budgets)
     out = run_command(
         phase.command, phase=phase.name, timeout=timeout, cwd=cwd, store=session.store,
-        session_id=session.session_id, shell=True, echo=False, emit_verdict=False,
-        search=phase.kind == "test",  # the loop wants validated fixes for C/C++/JS test failures
+        session_id=session.session_id, shell=True, echo=False, emit_verdict=False, config=config,
+        search=search,
     )
     # a signal stopped the phase (Ctrl-C, SIGTERM): run_command judged it; the loop stops there
     interrupted = bool(out.facts.interrupted)
     result = out.result
     count = result.error_count + len([t for t in result.test_failures if not t.flaky])
     return PhaseOutcome(out.exit_code, out.verdict, out.timed_out, interrupted, count)
+
+
+def _phase_config(cwd: Path) -> Config | None:
+    """The workspace's whetstone.json5 (None when unreadable: the runner then warns once and uses defaults)."""
+    try:
+        return load_config(start=cwd)
+    except ConfigError:
+        return None
 
 
 # --------------------------------------------------------------------------- starting
