@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from pytest_whetstone.locate.budget import (
+    ALLOWANCE,
     RESERVE_S,
     cheap_pass_budget,
     default_search_budget,
@@ -63,14 +66,14 @@ def test_rerank_raises_what_mutants_fix_and_sinks_what_they_leave_alone() -> Non
 
 def test_default_budget_is_a_share_of_the_run() -> None:
     assert default_search_budget(2.0, 0.1, 20.0) == 0.0  # too short a run: no search at all
-    assert default_search_budget(40.0, 2.0, 20.0) == pytest.approx(0.3 * 40 - RESERVE_S - 2.0)
+    assert default_search_budget(40.0, 2.0, 20.0) == pytest.approx(ALLOWANCE * 40 - RESERVE_S - 2.0)
     assert default_search_budget(400.0, 0.0, 20.0) == 20.0  # never above the configured budget
 
 
 def test_default_run_shares_one_allowance() -> None:
-    assert cheap_pass_budget(1.0, 0.0) == pytest.approx(0.3 - RESERVE_S)  # what is left of 30%
-    assert cheap_pass_budget(1.0, 0.2) == 0.0  # re-runs took it: no pass at all
-    assert cheap_pass_budget(1.0, 0.2, explicit=True) == 0.25  # asked for: the roomier rule
+    assert cheap_pass_budget(2.0, 0.0) == pytest.approx(2 * ALLOWANCE - RESERVE_S)  # what is left of the allowance
+    assert cheap_pass_budget(2.0, 0.3) == 0.0  # re-runs took it: no pass at all
+    assert cheap_pass_budget(2.0, 0.3, explicit=True) == 0.25  # asked for: the roomier rule
     assert rerun_allowed(0.0, 0.5, rerun_cost(0.01, True))  # a fast first failure of a short run
     assert not rerun_allowed(0.0, 0.5, rerun_cost(1.0, True))  # a slow one is not re-run by default
     assert rerun_allowed(0.0, 30.0, rerun_cost(1.0, True))  # ... unless the run is long
@@ -125,3 +128,15 @@ def test_default_run_reranks_by_an_in_process_mutant_pass(pytester: pytest.Pytes
     evidence = next(e["data"] for e in _events(pytester.path) if e["event"] == "mutant_evidence")
     notes = {ev["qualname"]: ev["note"] for ev in evidence["in_process"][failure.failure_id]}
     assert "made a failing test pass" in notes["_evens"]
+
+
+def test_the_plain_run_starts_with_the_process() -> None:
+    """The interpreter's and pytest's start count in the run the user compares against; a process far
+    older than any start-up (pytest driven in-process by a longer program) counts nothing."""
+    from pytest_whetstone.locate.budget import STARTUP_MAX_S, process_startup_s
+
+    age = process_startup_s()
+    assert age == 0.0 or 0.0 < age <= STARTUP_MAX_S
+    code = "import time; time.sleep(0.3); from pytest_whetstone.locate.budget import process_startup_s as f; print(f())"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert 0.25 <= float(out) <= STARTUP_MAX_S  # a fresh process: its own age

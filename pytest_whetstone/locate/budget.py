@@ -8,6 +8,10 @@ per test from its own duration), re-running passing tests of a value fault's mod
 (:mod:`.pyspectra`; a share of the run), the in-process mutant pass (:mod:`.pymutants`) and the
 validated search.  The plain run is estimated as the session's wall time less what the plugin itself spent.
 ``--whetstone-search=1`` and ``whetstone fix`` skip these rules: they ask for the work.
+
+The plain run the user compares against is the whole process: the interpreter's and pytest's start and
+the imports of every plugin (often half a second or more) come before the plugin is configured, and
+count (:func:`process_startup_s`); so do the plugin's own option reading and set-up.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import os
 
 from .pycoverage import LINE_TRACE_SLOWDOWN
 
-ALLOWANCE = 0.3  # of the plain run: the default run's whole extra cost
+ALLOWANCE = 0.25  # of the plain run (the whole process): the default run's extra cost, fixed costs aside
 RESERVE_S = 0.12  # the session's writing, the default candidates and their lazy imports
 
 RERUN_SHARE = 0.06  # of the projected run: re-running the failing tests
@@ -36,7 +40,27 @@ CHEAP_MAX_S = 3.0
 CANDIDATES_SHARE = 0.05  # of the plain run: the default (unvalidated) candidates of all its failures
 CANDIDATES_MIN_S = 0.1
 
+STARTUP_MAX_S = 5.0  # a process older than this when pytest configured us was not started for this run
+
 FLOOR_S = 3.0  # a search worker's start alone takes about 1 s (docs/fixes.md): below this nothing gets tried
+
+
+def process_startup_s() -> float:
+    """Seconds this process ran before now (call it when the plugin is configured: the interpreter's
+    start, pytest's and its plugins' imports), from Linux's /proc; 0.0 when unknown, or when the process
+    is too old to have been started for this run (pytest driven in-process by a longer program)."""
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            stat = fh.read()
+        with open("/proc/uptime", "rb") as fh:
+            uptime = float(fh.read().split()[0])
+        ticks = os.sysconf("SC_CLK_TCK")
+        # the command name (field 2) may hold spaces and parentheses: count fields after its last ')'
+        start_ticks = int(stat[stat.rindex(b")") + 2:].split()[19])
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    age = uptime - start_ticks / ticks
+    return age if 0.0 < age <= STARTUP_MAX_S else 0.0
 
 
 def left(run_s: float, spent_s: float) -> float:

@@ -26,6 +26,11 @@ class WhetstoneCollector:
     def __init__(self, config: pytest.Config) -> None:
         import time
 
+        from ..locate.budget import process_startup_s
+
+        began = time.time()
+        # the plain run the user compares against starts with the process (locate/budget.py)
+        self.startup_s = process_startup_s()
         self.config = config
         self.workspace = str(config.rootpath)
         self.is_worker = hasattr(config, "workerinput")
@@ -54,6 +59,7 @@ class WhetstoneCollector:
         self.session_path: str | None = None
         self.exitstatus = 0
         self.started = time.time()
+        self._setup_s = self.started - began  # reading options and whetstone.json5: ours, not the run's
         self._cmp: Any = None
         self._item_caps: list[Any] = []
         self._in_call = False
@@ -199,7 +205,7 @@ class WhetstoneCollector:
         # test's own duration, so a suite where many tests fail stays near the cost of a plain run.
         elapsed = time.time() - self.started
         total = len(getattr(item.session, "items", None) or ()) or self._done
-        projected = elapsed * max(1.0, total / max(1, self._done))
+        projected = self.startup_s + elapsed * max(1.0, total / max(1, self._done))
         duration = sum(c.record.duration_ms for c in caps) / 1000.0
         contexts = self._coverage_contexts() if self.locate != "sbfl" else None
         traced = contexts is not None and contexts.line_traced(duration)
@@ -207,7 +213,8 @@ class WhetstoneCollector:
         expected = rerun_cost(duration, first, line_traced=traced)
         if self._reruns:  # what re-runs really took here (fixtures, coverage's start and stop): no less
             expected = max(expected, self._rerun_spent / self._reruns)
-        if not rerun_allowed(self._spent(), projected, expected, explicit=self.search_explicit):
+        # the re-runs' own share: the plugin's set-up is not theirs to pay for
+        if not rerun_allowed(self._spent() - self._setup_s, projected, expected, explicit=self.search_explicit):
             self.rerun_skipped += 1
             return
         t0 = time.time()
@@ -235,9 +242,15 @@ class WhetstoneCollector:
             cap.record.flaky = passed
 
     def _spent(self) -> float:
-        """Seconds the plugin added to the run so far: re-runs, capture and analysis, the mutant pass."""
-        return (self._rerun_spent + self._cheap_spent + self._spectra_spent
+        """Seconds the plugin added to the run so far: set-up, re-runs, capture and analysis, the passes."""
+        return (self._setup_s + self._rerun_spent + self._cheap_spent + self._spectra_spent
                 + sum(c.elapsed_ms for c in self.captured) / 1000.0)
+
+    def plain_run_s(self) -> float:
+        """The run without the plugin, as estimated now: the process so far less what the plugin spent."""
+        import time
+
+        return max(0.0, self.startup_s + time.time() - self.started + self._setup_s - self._spent())
 
     def pytest_warning_recorded(self, warning_message: Any, when: str, nodeid: str, location: Any) -> None:
         if nodeid and not self._rerunning:
@@ -486,7 +499,7 @@ class WhetstoneCollector:
         if not self.search_explicit:  # a default run: its own share of time (locate/budget.py)
             from ..locate.budget import candidates_budget
 
-            deadline = time.monotonic() + candidates_budget(time.time() - self.started - self._spent())
+            deadline = time.monotonic() + candidates_budget(self.plain_run_s())
         t0 = time.perf_counter()
         try:
             result = generate([], failures, Path(self.workspace), search_budget_s=budget, search_stats=stats,
@@ -502,12 +515,11 @@ class WhetstoneCollector:
     def _default_search_budget(self, budget: float) -> float:
         """A default run searches only within a share of its own time, so a failing run stays near the
         cost of a plain one; ``--whetstone-search=1`` (and ``whetstone fix``) search in full."""
-        import time
 
         from ..locate.budget import default_search_budget
 
         spent = self._spent()
-        share = default_search_budget(time.time() - self.started - spent, spent, budget)
+        share = default_search_budget(self.plain_run_s(), spent, budget)
         if share <= 0:
             self.search_skipped = "the run is too short for it by default"
         return share

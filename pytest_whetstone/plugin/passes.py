@@ -24,7 +24,7 @@ def spectra_pass(collector: WhetstoneCollector) -> dict[str, Any]:
     if not caps:
         return {}
     spent = collector._spent()
-    budget = spectra_budget(time.time() - collector.started - spent, spent, explicit=collector.search_explicit)
+    budget = spectra_budget(collector.plain_run_s(), spent, explicit=collector.search_explicit)
     if budget <= 0 or not pymutants.usable():
         collector.spectra_stats = {"stopped": "no budget" if budget <= 0 else "no fork (or another thread runs)"}
         return {}
@@ -57,7 +57,7 @@ def cheap_mutant_pass(collector: WhetstoneCollector) -> None:
     if not pymutants.usable():
         return
     spent = collector._spent()
-    budget = cheap_pass_budget(time.time() - collector.started - spent, spent, explicit=collector.search_explicit)
+    budget = cheap_pass_budget(collector.plain_run_s(), spent, explicit=collector.search_explicit)
     if budget <= 0:
         return
     t0 = time.monotonic()
