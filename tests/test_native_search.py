@@ -217,6 +217,49 @@ def test_a_mutant_that_does_not_compile_or_loops_costs_one_bounded_trial(make_pr
     assert (make_project / "src/geo.cc").read_text() == GEO_CC
 
 
+ONE_STEP_MAKEFILE = """\
+CXX ?= g++
+CXXFLAGS = -std=c++17 -O0 -Isrc
+LIBS = -lgtest -lgtest_main -pthread
+all: geo_test more_test
+src/geo.o: src/geo.cc src/geo.h
+\t$(CXX) $(CXXFLAGS) -c src/geo.cc -o src/geo.o
+libgeo.a: src/geo.o
+\tar rcs libgeo.a src/geo.o
+geo_test: tests/geo_test.cc libgeo.a
+\t$(CXX) $(CXXFLAGS) tests/geo_test.cc libgeo.a $(LIBS) -o geo_test
+more_test: tests/more_test.cc libgeo.a
+\t$(CXX) $(CXXFLAGS) tests/more_test.cc libgeo.a $(LIBS) -o more_test
+check: all
+\t./geo_test && ./more_test
+.PHONY: all check
+"""
+
+
+def test_a_test_binary_compiled_and_linked_in_one_step_compiles_its_test_file_once(make_project: Path) -> None:
+    """`g++ tests/x_test.cc libgeo.a -lgtest -o x_test`: each relink would compile the test file again
+    (seconds with gtest); it is compiled once per trial with the recorded flags and then only linked."""
+    (make_project / "Makefile").write_text(ONE_STEP_MAKEFILE)
+    env = _env(make_project / ".whetstone")
+    for built in ("geo_test", "more_test", "src/geo.o"):
+        (make_project / built).unlink(missing_ok=True)
+    build = subprocess.run(["make", "CXX=ccwrap++"], cwd=make_project, env=env, capture_output=True, text=True)
+    assert build.returncode == 0, build.stdout + build.stderr
+    failure = _failure(make_project, "InsideExcludesFarEdge", Suspect("src/geo.cc", "inside", 9, 11, 1.0))
+    trial, why = cxx_trial([failure], make_project, make_project / ".whetstone", timeout_s=10.0)
+    assert trial is not None, why
+    try:
+        assert trial.run_failing("src/geo.cc", GEO_CC.replace("x >= 0", "x > 0")).failing
+        assert trial.run_failing("src/geo.cc", GEO_CC.replace("y <= h", "y < h")).passed == {failure.failure_id}
+        assert trial.run_wider("src/geo.cc", GEO_CC.replace("y <= h", "y < h")).ok
+        compiled = trial._link_objects  # (binary, test file) -> its scratch object
+        assert sorted(Path(src).name for _binary, src in compiled) == ["geo_test.cc", "more_test.cc"]
+        assert all(obj and Path(obj).exists() for obj in compiled.values())
+    finally:
+        trial.close()
+    assert (make_project / "src/geo.cc").read_text() == GEO_CC
+
+
 def test_the_wider_check_runs_the_other_test_binaries_that_link_the_code(make_project: Path) -> None:
     failure = _failure(make_project, "InsideExcludesFarEdge", Suspect("src/geo.cc", "inside", 9, 11, 1.0))
     trial, why = cxx_trial([failure], make_project, make_project / ".whetstone", timeout_s=10.0)
