@@ -255,6 +255,14 @@ def test_a_test_binary_compiled_and_linked_in_one_step_compiles_its_test_file_on
         compiled = trial._link_objects  # (binary, test file) -> its scratch object
         assert sorted(Path(src).name for _binary, src in compiled) == ["geo_test.cc", "more_test.cc"]
         assert all(obj and Path(obj).exists() for obj in compiled.values())
+        other, why = cxx_trial([failure], make_project, make_project / ".whetstone", timeout_s=10.0)
+        assert other is not None, why
+        try:
+            other.share_with(trial)  # the search's second worker links the same objects
+            fixed = other.run_failing("src/geo.cc", GEO_CC.replace("y <= h", "y < h"))
+            assert fixed.passed == {failure.failure_id} and other._link_objects is compiled and len(compiled) == 2
+        finally:
+            other.close()
     finally:
         trial.close()
     assert (make_project / "src/geo.cc").read_text() == GEO_CC

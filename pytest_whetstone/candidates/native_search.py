@@ -124,6 +124,9 @@ def native_search_candidates(
                 trial, why = _trial(family, group, workspace, store, command, min(TRIAL_TIMEOUT_S, budget_s))
                 if trial is None:
                     break
+                share = getattr(trial, "share_with", None)
+                if share is not None and trials:
+                    share(trials[0])  # what the first trial compiles once, the others reuse
                 trials.append(trial)
             if not trials:
                 stats.notes.append(why)

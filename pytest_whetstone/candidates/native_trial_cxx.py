@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,6 +81,7 @@ class CxxTrial:
         self._shared_links: dict[str, list[Command]] = {}  # real object -> the build's own .so links of it
         self._schemata: dict[tuple[str, str], _Build | str] = {}  # (rel, schema text) -> its one build
         self._link_objects: dict[tuple[str, str], str | None] = {}  # (binary, real source) -> its object
+        self._link_lock = threading.Lock()  # the objects are shared with the search's other trials
         self.error_lines: set[int] = set()  # lines of the mutated file the last failed compile named
         self.error_points: set[tuple[int, int]] = set()  # (line, byte column) of its errors there
 
@@ -151,6 +153,11 @@ class CxxTrial:
         from .native_spectra_cxx import profile_tests
 
         return profile_tests(self.binaries, self.scratch, budget_s)
+
+    def share_with(self, first: CxxTrial) -> None:
+        """Use the test files ``first`` compiled for one-step links (:meth:`_link_sources`) instead of
+        compiling them again; the search closes its trials together."""
+        self._link_objects, self._link_lock = first._link_objects, first._link_lock
 
     def close(self) -> None:
         self.gate.close()
@@ -254,14 +261,16 @@ class CxxTrial:
             if real == build.source:
                 continue
             key = (binary.path, real)
-            if key not in self._link_objects:
-                obj = self.scratch / "link-objects" / f"{len(self._link_objects)}-{Path(real).stem}.o"
-                obj.parent.mkdir(exist_ok=True)
-                code, _output = _quiet(syntax_only_args(link, real, None, self.workspace, object_out=obj),
-                                       link.directory, max(60.0, self.timeout_s))
-                self._link_objects[key] = str(obj) if code == 0 else None  # None: compiled in the link, as recorded
-            if self._link_objects[key]:
-                out[real] = self._link_objects[key] or ""
+            with self._link_lock:  # another trial may be compiling it: wait for its object
+                if key not in self._link_objects:
+                    obj = self.scratch / "link-objects" / f"{len(self._link_objects)}-{Path(real).stem}.o"
+                    obj.parent.mkdir(exist_ok=True)
+                    code, _output = _quiet(syntax_only_args(link, real, None, self.workspace, object_out=obj),
+                                           link.directory, max(60.0, self.timeout_s))
+                    self._link_objects[key] = str(obj) if code == 0 else None  # None: compiled in the link
+                compiled = self._link_objects[key]
+            if compiled:
+                out[real] = compiled
         return out
 
     def _inputs(self, link: Command) -> list[str]:
