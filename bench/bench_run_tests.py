@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -121,10 +123,33 @@ def _prepare_jest(root: Path) -> Prepared | None:
     return Prepared(JEST, proj, env, "the fixture's own two faults")
 
 
-def _time(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
-    start = time.perf_counter()
+def _cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _time(cmd: list[str], cwd: Path, env: dict[str, str], cpu: list[float] | None = None) -> float:
+    """Wall seconds of the command; its CPU seconds (with every process it waited for) appended to ``cpu``."""
+    start, used = time.perf_counter(), _cpu()
     subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    if cpu is not None:
+        cpu.append(_cpu() - used)
     return time.perf_counter() - start
+
+
+def _stamped(cmd: list[str], stamps: Path) -> list[str]:
+    """The command between two clock readings written to ``stamps`` (when it started, when it ended)."""
+    quoted = " ".join(shlex.quote(a) for a in cmd)
+    return ["sh", "-c", f"date +%s.%N > {stamps}; {quoted}; rc=$?; date +%s.%N >> {stamps}; exit $rc"]
+
+
+def _split(cmd: list[str], cwd: Path, env: dict[str, str], stamps: Path) -> tuple[float, float]:
+    """`whetstone run` of the stamped command: (seconds before the command started, seconds after it ended)."""
+    start = time.time()
+    subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    end = time.time()
+    began, ended = (float(x) for x in stamps.read_text().split())
+    return began - start, end - ended
 
 
 def _tree_env(env: dict[str, str], tree: Path) -> dict[str, str]:
@@ -139,11 +164,19 @@ def measure(prep: Prepared, trees: dict[str, Path], runs: int) -> dict[str, list
     envs = {t: _tree_env(prep.env, tree) for t, tree in trees.items()}
     for t in trees:  # warm-up: bytecode written, the store and the build's caches filled
         _time(wrapped, prep.proj, envs[t])
-    times: dict[str, list[float]] = {"plain": []} | {t: [] for t in trees}
+    times: dict[str, list[float]] = {"plain": [], "plain cpu": []} | {t: [] for t in trees} | {f"{t} cpu": [] for t in trees}
     for _ in range(runs):
-        times["plain"].append(_time(cmd, prep.proj, prep.env))
+        times["plain"].append(_time(cmd, prep.proj, prep.env, times["plain cpu"]))
         for t in trees:
-            times[t].append(_time(wrapped, prep.proj, envs[t]))
+            times[t].append(_time(wrapped, prep.proj, envs[t], times[f"{t} cpu"]))
+    stamps = Path(tempfile.mkdtemp(prefix="whetstone-stamps-")) / "t"
+    stamped = [sys.executable, "-m", "pytest_whetstone", "run", "--", *_stamped(cmd, stamps)]
+    for _ in range(runs):
+        for t in trees:
+            before, after = _split(stamped, prep.proj, envs[t], stamps)
+            times.setdefault(f"{t} before", []).append(before)
+            times.setdefault(f"{t} after", []).append(after)
+    shutil.rmtree(stamps.parent, ignore_errors=True)
     return times
 
 
@@ -159,7 +192,8 @@ def main() -> int:
     root.mkdir(parents=True, exist_ok=True)
     trees = {"this tree": REPO} | ({"compared tree": args.compare_tree} if args.compare_tree else {})
     head = ("| project | failing command | plain | " + " | ".join(f"`whetstone run`, {t}" for t in trees)
-            + " | ratio to plain | added |" + (" compared tree: ratio to plain | added |" if args.compare_tree else ""))
+            + " | ratio to plain | added |" + (" compared tree: ratio to plain | added |" if args.compare_tree else "")
+            + "".join(f" {t}: before the command / after it | {t}: added CPU |" for t in trees))
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     print("\n".join(lines), flush=True)
     faults_seeded: list[str] = []
@@ -177,6 +211,10 @@ def main() -> int:
                 ratio = statistics.median(a / b for a, b in zip(times[t], times["plain"], strict=True))
                 added = statistics.median(a - b for a, b in zip(times[t], times["plain"], strict=True))
                 row += f" {ratio:.2f}x | {added:+.3f} s |"
+            for t in trees:
+                row += f" {statistics.median(times[t + ' before']):.3f} / {statistics.median(times[t + ' after']):.3f} s |"
+                cpu = statistics.median(a - b for a, b in zip(times[f"{t} cpu"], times["plain cpu"], strict=True))
+                row += f" {cpu:+.3f} s |"
             lines.append(row)
             print(row, flush=True)
     finally:
@@ -188,7 +226,11 @@ def main() -> int:
             command += " --compare-tree <checkout>"
         text = ["# `whetstone run` of a failing test command against the plain command", "",
                 f"`{command}`: 2 cores shared with other work; medians of {args.runs} interleaved whole-process "
-                "runs after one warm-up each; ratio and added time are medians of the per-round pairs.", "",
+                "runs after one warm-up each; ratio and added time are medians of the per-round pairs. Before / after: "
+                "the same runs again with the command between two clock readings, `whetstone run`'s own time before the "
+                "command started and after it ended (medians). Added CPU: user + system seconds of `whetstone run` and "
+                "everything it waited for, less the plain command's, median of the per-round pairs (what load does "
+                "not blur).", "",
                 *lines, "", "Seeded faults: " + "; ".join(faults_seeded) + ".", "",
                 f"Load average at the end: {os.getloadavg()[0]:.1f}."]
         args.out.write_text("\n".join(text) + "\n")
