@@ -16,8 +16,9 @@ import importlib
 import threading
 
 # In the order a run needs them: every run parses its output and folds in ccwrap's captures; a failing
-# one locates its records and generates candidates (C/C++ and JS test failures first, then build errors).
-# Python's locators are left out: a pytest run reports through the plugin, not through these.
+# test command locates its failures and generates their candidates.  Left out (imported when needed):
+# Python's locators (a pytest run reports through the plugin) and the build-error generators (a failing
+# build runs for seconds; importing them meanwhile would only take CPU from a test command's tests).
 STEPS = (
     "pytest_whetstone.parse:load_parsers",
     "pytest_whetstone.store.spool",
@@ -28,8 +29,6 @@ STEPS = (
     "pytest_whetstone.candidates",
     "pytest_whetstone.candidates.validate",
     "pytest_whetstone.candidates.native_tests",
-    "pytest_whetstone.candidates.build",
-    "pytest_whetstone.candidates.lint",
 )
 
 
