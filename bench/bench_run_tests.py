@@ -6,7 +6,10 @@ tests/fixtures/native_projects/jest_cart, each laid out in a scratch directory, 
 through ccwrap and given one seeded fault (the first of the project's sample, seed 7, that its tests
 detect), then timed: the plain test command and ``python -m pytest_whetstone run -- <command>``,
 interleaved run by run, bytecode cached first.  Prints medians, the median of the per-pair ratios and
-the added seconds; ``--compare-tree`` times another checkout the same way, in the same rounds.
+the added seconds; then, from the same number of runs with the command between two clock stamps,
+`whetstone run`'s own time before the command started and after it ended, and the added CPU seconds
+(user + system of everything waited for, less the plain command's).  ``--compare-tree`` times another
+checkout the same way, in the same rounds.
 
     python bench/bench_run_tests.py [--runs 7] [--projects exprcalc,textkit,...] [--compare-tree DIR]
         [--keep DIR] [--out bench/results/run_tests.md]
