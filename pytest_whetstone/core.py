@@ -19,13 +19,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .config import Config
-from .parse import ParseResult, normalize_paths, parse_text
 from .records import BuildErrorRecord, FixCandidate, TestFailureRecord
 from .runner import RunOutcome, generate_candidates, locate_records, run_command
 
-# report/ and edits.py are imported by the calls that need them: `whetstone run` stays light.
+if TYPE_CHECKING:
+    from .parse import ParseResult
+
+# parse/, report/ and edits.py are imported by the calls that need them: `whetstone run` starts the command
+# first and loads the parsers while it runs.
 
 __all__ = [
     "RunOutcome",
@@ -47,6 +51,8 @@ locate = locate_records
 
 def parse(text: str, tool: str = "auto", *, workspace: Path | None = None, config: Config | None = None) -> ParseResult:
     """Records of one log; paths made relative to the workspace when given."""
+    from .parse import normalize_paths, parse_text
+
     result = parse_text(text, tool, cwd=str(workspace or ""), config=config)
     if workspace is not None:
         normalize_paths(result, str(workspace), str(workspace))

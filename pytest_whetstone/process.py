@@ -71,8 +71,10 @@ def execute(
     echo: bool,
     timeout: float | None,
     log_path: Path,
+    on_start: Callable[[], object] | None = None,
 ) -> RunFacts:
-    """Run the command in its own process group; tee its output; say how it ended."""
+    """Run the command in its own process group; tee its output; say how it ended.  ``on_start`` is
+    called once the child is running (work that can overlap it)."""
     args: Any = cmd if not shell else command_text(cmd)
     try:
         proc = subprocess.Popen(
@@ -98,6 +100,8 @@ def execute(
         _write_err(message, log_path)
         return RunFacts(exit_code=2, launch_error=message.strip())
     deadline = time.monotonic() + timeout if timeout else None
+    if on_start is not None:
+        on_start()
     with open(log_path, "ab") as log:
         try:
             timed_out = _pump(proc, log, echo, deadline)

@@ -17,12 +17,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from . import verdict as verdict_mod
 from .config import Config, load_config
-from .parse import ParseResult, normalize_paths, parse_file
 from .paths import display_path
+from .prefetch import Prefetch
 from .process import Interrupted, command_text, execute, signals_interrupt
 from .records import (
     AttemptRecord,
@@ -40,6 +40,12 @@ from .store.events import RunWriter
 from .store.sessions import ENV_DIR, ENV_SESSION, Session, find_store, now_iso, open_session, warn_line
 from .verdict import Evidence, RunFacts
 
+if TYPE_CHECKING:
+    from .parse import ParseResult
+
+# The parsers, locators and generators are imported while the command runs (.prefetch), or on first
+# use: the command starts after only what opening the session and judging the run need.
+
 _BUILD_TOOLS = {"gcc", "clang", "clang_tidy", "cmake", "linker", "make", "unknown"}
 _RAW_KEEP = 64 * 1024  # bytes of raw output kept in the observation (head and tail)
 _AGENT_TAIL_LINES = 40  # output an agent sees when nothing in it could be read as a record
@@ -50,7 +56,7 @@ class RunOutcome:
     exit_code: int
     verdict: Verdict
     session: Session | None
-    result: ParseResult = field(default_factory=ParseResult)
+    result: ParseResult = field(default_factory=lambda: _parse_result())
     candidates: list[FixCandidate] = field(default_factory=list)
     timed_out: bool = False
     attempt_id: str = ""
@@ -159,8 +165,13 @@ def _run_and_record(
                                    "command": command_text(cmd)})
     with tempfile.NamedTemporaryFile(prefix="whetstone-run-", suffix=".log", delete=False) as log:
         log_path = Path(log.name)
+    prefetch = Prefetch()
     try:
-        facts = execute(cmd, cwd, child_env(session), shell, echo and not agent, timeout, log_path)
+        try:
+            facts = execute(cmd, cwd, child_env(session), shell, echo and not agent, timeout, log_path,
+                            on_start=prefetch.start)
+        finally:
+            prefetch.stop()
         result = _analyse(log_path, cwd, session, config)
         raw_text, truncated = _raw_excerpt(log_path)
     finally:
@@ -219,13 +230,21 @@ def _run_and_record(
                       facts)
 
 
+def _parse_result() -> ParseResult:
+    from .parse import ParseResult
+
+    return ParseResult()
+
+
 def _analyse(log_path: Path, cwd: Path, session: Session, config: Config) -> ParseResult:
+    from .parse import normalize_paths, parse_file
+
     try:
         result = parse_file(str(log_path), "auto", cwd=str(cwd), config=config)
         normalize_paths(result, str(cwd), str(session.workspace))
     except Exception as exc:  # noqa: BLE001 - analysis must never break the run
         warn_line(f"could not parse the output: {exc}")
-        return ParseResult()
+        return _parse_result()
     _ingest_ccwrap(session)
     _locate(result, session)
     return result
@@ -258,7 +277,6 @@ def locate_records(
         return  # nothing to place: a passing run never loads the locators
     from .locate.cfamily import locate_build_errors
     from .locate.native_tests import locate_native_failures
-    from .locate.python import locate_python_failure
 
     try:
         locate_build_errors(build_errors, workspace)
@@ -271,6 +289,8 @@ def locate_records(
     for failure in test_failures:
         if failure.suspects or not failure.impl_file.endswith(".py"):
             continue
+        from .locate.python import locate_python_failure  # only for a Python failure left unplaced
+
         try:
             locate_python_failure(failure, workspace)
         except Exception as exc:  # noqa: BLE001
@@ -320,18 +340,21 @@ def generate_candidates(
     if not errors and not failures:
         return []
     from .candidates import generate
-    from .candidates.native_search import NativeSearchStats
     from .candidates.validate import ValidationStats
 
     try:
         stats = ValidationStats()
-        native = NativeSearchStats()
+        native = None
+        if search_budget_s > 0:  # the search's machinery (threads, trials, schemata) loads only when it runs
+            from .candidates.native_search import NativeSearchStats
+
+            native = NativeSearchStats()
         out = list(generate(errors, failures, workspace, config, build_stats=stats, search_budget_s=search_budget_s,
                             native_stats=native, store=session.store if session is not None else None,
                             command=command))
         if stats.errors and session is not None:
             session.append("build_validation", stats.to_dict())  # what the gate checked, for the record
-        if native.stopped and native.stopped != "disabled" and session is not None:
+        if native is not None and native.stopped and native.stopped != "disabled" and session is not None:
             _record_native_search(session, native)
         return out
     except Exception as exc:  # noqa: BLE001

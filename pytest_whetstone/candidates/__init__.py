@@ -61,14 +61,15 @@ def generate(
 
                 out.extend(native_search_candidates(native, workspace, search_budget_s, store=store, command=command,
                                                     stats=native_stats))
-        from ..verdict import is_source_load_error
-        from .pysource_errors import source_error_candidates
-        from .python_tests import generate_test_candidates
+        if test_failures:  # the Python generators load only for failures left to them
+            from ..verdict import is_source_load_error
+            from .pysource_errors import source_error_candidates
+            from .python_tests import generate_test_candidates
 
-        for failure in [t for t in test_failures if is_source_load_error(t)]:
-            out.extend(source_error_candidates(failure, workspace))  # the code under test does not load
-        test_failures = [t for t in test_failures if not is_source_load_error(t)]
-        out.extend(generate_test_candidates(test_failures, workspace, config, deadline=deadline))
+            for failure in [t for t in test_failures if is_source_load_error(t)]:
+                out.extend(source_error_candidates(failure, workspace))  # the code under test does not load
+            test_failures = [t for t in test_failures if not is_source_load_error(t)]
+            out.extend(generate_test_candidates(test_failures, workspace, config, deadline=deadline))
         if search_budget_s > 0:
             from .search import search_candidates
 

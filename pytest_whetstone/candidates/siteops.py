@@ -445,13 +445,17 @@ def unknown_callee(ctx: _Ctx, record: BuildErrorRecord) -> list[FixCandidate]:
     if not lines or not (0 < record.line <= len(lines)):
         return []
     line_text = lines[record.line - 1]
-    known = ctx.index.names()
     text = "\n".join(lines)
     out: list[FixCandidate] = []
     rel = ctx.rel(record.file_path)
+    known: set[str] | None = None  # the workspace's functions: read only when a call is left to check
     for match in re.finditer(r"\b([A-Za-z_]\w*)\s*\(", line_text):
         name = match.group(1)
-        if name in known or name in _KEYWORDS or len(re.findall(r"\b" + re.escape(name) + r"\b", text)) > 1:
+        if name in _KEYWORDS or len(re.findall(r"\b" + re.escape(name) + r"\b", text)) > 1:
+            continue
+        if known is None:
+            known = ctx.index.names()
+        if name in known:
             continue
         limit = 1 if len(name) < 6 else 2
         near = sorted((levenshtein(name, other, limit), other) for other in known if abs(len(other) - len(name)) <= limit)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from .. import __version__
@@ -15,6 +15,22 @@ USAGE_ERROR = 2
 
 class UsageError(Exception):
     """Bad invocation: one clear line on stderr, exit status 2."""
+
+
+class _ToolNames:
+    """``--tool``'s choices, read from the parsers only when `whetstone parse` checks or shows them (every
+    other command, `run` first, starts without importing the parsers)."""
+
+    def _names(self) -> list[str]:
+        from ..parse import TOOLS
+
+        return sorted(TOOLS)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -40,9 +56,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("cmd", nargs=argparse.REMAINDER, help="-- CMD [ARGS...]")
 
     parse = sub.add_parser("parse", help="parse a saved log; JSON records on stdout")
-    from ..parse import TOOLS
-
-    parse.add_argument("--tool", default="auto", choices=sorted(TOOLS), help="the log's format (default: auto)")
+    parse.add_argument("--tool", default="auto", choices=_ToolNames(), metavar="TOOL",
+                       help="the log's format: %(choices)s (default: auto)")
     parse.add_argument("--cwd", default="", help="directory the logged command ran in (resolves relative paths)")
     parse.add_argument(
         "--format",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -76,6 +76,9 @@ class ParsedFile:
     lines: list[str]  # decoded lines without their newline
     tree: Any
     language: str
+    # rel -> the functions defined here: one walk of the tree per version of the file, however many
+    # failures, locators and indexes ask (see functions_in)
+    functions: dict[str, list[FunctionDef]] = field(default_factory=dict, repr=False, compare=False)
 
 
 def _parse_path(path: Path, source: bytes) -> ParsedFile:
@@ -343,6 +346,13 @@ def iter_sources(workspace: Path, limit: int = MAX_INDEX_FILES) -> list[Path]:
 
 
 def functions_in(pf: ParsedFile, rel: str) -> list[FunctionDef]:
+    """The functions defined in the file, in order (read from its tree once; a new list each call)."""
+    if rel not in pf.functions:
+        pf.functions[rel] = _read_functions(pf, rel)
+    return list(pf.functions[rel])
+
+
+def _read_functions(pf: ParsedFile, rel: str) -> list[FunctionDef]:
     found: list[FunctionDef] = []
     stack = [pf.tree.root_node]
     while stack:

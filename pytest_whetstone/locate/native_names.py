@@ -6,6 +6,7 @@ Shared by the locator (:mod:`.native_tests`) and the search's runners, with no d
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path
 
 from . import cfamily, jsfamily
@@ -22,7 +23,6 @@ _STOP = {"test", "tests", "should", "it", "the", "a", "an", "of", "to", "and", "
          "spec", "fixture", "that", "correctly", "properly", "not", "no", "if", "get", "set"}
 
 
-
 def _stem(word: str) -> str:
     for suffix in ("ing", "ers", "er", "es", "ed", "s", "e"):
         if len(word) > len(suffix) + 2 and word.endswith(suffix):
@@ -32,14 +32,22 @@ def _stem(word: str) -> str:
 
 def name_tokens(text: str) -> set[str]:
     """camelCase / snake_case / PascalCase / "plain words" -> stemmed lowercase tokens."""
+    return set(_tokens(text))
+
+
+# The same few names are asked about for every failure a run reports (each function of the related
+# files is scored against each failing test): these answers depend on the string alone.
+@lru_cache(maxsize=8192)
+def _tokens(text: str) -> frozenset[str]:
     out: set[str] = set()
     for word in _WORD.findall(text):
         low = word.lower()
         if low not in _STOP and not low.isdigit() and len(low) > 1:
             out.add(_stem(low))
-    return out
+    return frozenset(out)
 
 
+@lru_cache(maxsize=8192)
 def impl_stem(test_name: str) -> str | None:
     """``foo_test.cc`` / ``test_foo.cpp`` / ``foo.test.js`` / ``FooTest.cpp`` -> ``foo``; None if not a test name."""
     stem = Path(test_name).name
@@ -55,6 +63,7 @@ def impl_stem(test_name: str) -> str | None:
     return m.group("a") or m.group("b") or m.group("c")
 
 
+@lru_cache(maxsize=8192)
 def is_test_file(rel: str) -> bool:
     parts = Path(rel).parts
     return impl_stem(parts[-1]) is not None or any(p.lower() in _TEST_DIRS for p in parts[:-1])

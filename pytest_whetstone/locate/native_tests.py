@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -71,6 +72,7 @@ class Workspace:
         self.root = Path(root).resolve()
         self._files: list[str] | None = None
         self._by_name: dict[str, list[str]] = {}
+        self._by_stem: dict[str, list[str]] | None = None
         self._js_funcs: dict[str, list[Func]] | None = None
         self._c_index: cfamily.FunctionIndex | None = None
 
@@ -130,11 +132,12 @@ class Workspace:
         return None
 
     def by_stem(self, stem: str, exts: set[str]) -> list[str]:
-        low = stem.lower()
-        return [
-            r for r in self.files
-            if Path(r).stem.lower() == low and Path(r).suffix.lower() in exts and not is_test_file(r)
-        ]
+        if self._by_stem is None:  # every failure asks: the non-test files by lower-case stem, listed once
+            self._by_stem = {}
+            for r in self.files:
+                if not is_test_file(r):
+                    self._by_stem.setdefault(Path(r).stem.lower(), []).append(r)
+        return [r for r in self._by_stem.get(stem.lower(), []) if Path(r).suffix.lower() in exts]
 
     def c_index(self) -> cfamily.FunctionIndex:
         if self._c_index is None:
@@ -185,23 +188,39 @@ def family_of(rel: str) -> str | None:
     return None
 
 
+# (root, rel) -> (the parse the list was read from, the list): a file's functions are read from its tree
+# once per version of the file (the parse caches hand back the same object while the file is unchanged),
+# not once per failure that looks at it.
+_FUNCS: dict[tuple[Path, str], tuple[object, list[Func]]] = {}
+
+
 def functions_of_file(root: Path, rel: str) -> list[Func]:
     fam = family_of(rel)
     if fam == "c":
         pf = cfamily.parse_file(root / rel)
         if pf is None:
             return []
-        return [
+        return _memo(root, rel, pf, lambda: [
             Func(f.file_path, f.qualname, f.line_start, f.line_end, f.short)
             for f in cfamily.functions_in(pf, rel)
             if f.short not in GTEST_MACROS
-        ]
+        ])
     if fam == "js":
         pj = jsfamily.parse_file(root / rel)
         if pj is None:
             return []
-        return [Func(f.file_path, f.qualname, f.line_start, f.line_end, f.name) for f in jsfamily.functions_in(pj, rel)]
+        return _memo(root, rel, pj, lambda: [Func(f.file_path, f.qualname, f.line_start, f.line_end, f.name)
+                                              for f in jsfamily.functions_in(pj, rel)])
     return []
+
+
+def _memo(root: Path, rel: str, parsed: object, read: Callable[[], list[Func]]) -> list[Func]:
+    hit = _FUNCS.get((root, rel))
+    if hit is None or hit[0] is not parsed:
+        if len(_FUNCS) > 512:
+            _FUNCS.clear()  # bounded, as the parse caches are
+        hit = _FUNCS[(root, rel)] = (parsed, read())
+    return list(hit[1])
 
 
 @dataclass

@@ -51,6 +51,7 @@ __all__ = [
     "TOOLS",
     "decode",
     "normalize_paths",
+    "load_parsers",
 ]
 
 # Modules holding parsers; each defines LINE_PARSERS and/or DOC_PARSERS.
@@ -117,6 +118,11 @@ def _registry() -> tuple[list[type[LineParser]], list[type[DocumentParser]]]:
     if _REGISTRY is None:
         _REGISTRY = _load()
     return _REGISTRY
+
+
+def load_parsers() -> None:
+    """Import every parser module now (their patterns compile at import), not at the first line parsed."""
+    _registry()
 
 
 def decode(data: bytes | str) -> str:
