@@ -70,7 +70,8 @@ def bare_line(self: GccParser, m: re.Match[str], line: str) -> bool:
             return True
     if msg.startswith("too many errors emitted"):
         self._finish()
-        return True  # clang's -ferror-limit summary
+        self.tallies.stopped()  # clang's -ferror-limit stop: no record, one error of its count
+        return True
     tool = command_failed(msg)
     if tool:  # setuptools' summary: a record only when no error explains it
         self._finish()
