@@ -281,9 +281,6 @@ def run_job(job: Job, scratch: Path) -> Outcome | None:
             (root / job.fault[1]).write_bytes(original)
     out = Outcome(job, truth, seconds=time.monotonic() - start, text=text)
     out.problems = compare(ours(text), truth, str(root))
-    if job.compiler == "clang" and len(job.units) > 1:
-        # make -j2 runs lines of two units into each other: what that garbles is told apart
-        out.problems = [p if p.startswith(("error count", "warning count")) else f"make -j2 {p}" for p in out.problems]
     if job.compiler == "clang":
         out.tally = clang_tally(text)
         # the tallies count what the diagnostics files hold, and sometimes the bare lines they miss
@@ -293,6 +290,9 @@ def run_job(job: Job, scratch: Path) -> Outcome | None:
         if not quiet and not (filed["error"] <= out.tally[0] <= every["error"] and filed["warning"] <= out.tally[1] <= every["warning"]):
             out.problems.append(f"clang tally: says {out.tally[0]} errors, {out.tally[1]} warnings; "
                                 f"its diagnostics {every['error']}, {every['warning']}")
+    if job.compiler == "clang" and len(job.units) > 1:
+        # make -j2 runs lines of two units into each other: what that garbles is told apart
+        out.problems = [p if p.startswith(("error count", "warning count")) else f"make -j2 {p}" for p in out.problems]
     return out
 
 
