@@ -70,7 +70,9 @@ def bare_line(self: GccParser, m: re.Match[str], line: str) -> bool:
             return True
     if msg.startswith("too many errors emitted"):
         self._finish()
-        return True  # clang's -ferror-limit summary
+        self.tallies.stopped()  # clang's -ferror-limit stop: no record, one error of its count
+        self._decide("clang")  # only clang says it: the records before it are clang's
+        return True
     tool = command_failed(msg)
     if tool:  # setuptools' summary: a record only when no error explains it
         self._finish()

@@ -42,6 +42,13 @@ class Tallies:
         if self.credit[0] or self.credit[1]:
             self.credit = [0, 0]  # a compiler's record after the tally: the tally was the compiler's
 
+    def stopped(self) -> None:
+        """clang's "fatal error: too many errors emitted, stopping now": an error clang counts
+        (its unit's tally, when one comes, says so) though it is no record; with
+        -fno-caret-diagnostics clang prints no tally at all, and it still counts."""
+        self.untallied[0] += 1
+        self.result.uncounted_errors += 1
+
     def said(self, line: str) -> None:
         """One tally line."""
         ctx = self.ctx
