@@ -24,6 +24,9 @@ with flags drawn from ``-Wall -Wextra``, ``-fdiagnostics-color=always``, ``-Werr
 and the warning-heavy sets.  The sample is deterministic (``--seed``); ``--max-compiles`` and
 ``--max-minutes`` bound it.
 
+The compilers run in the C.UTF-8 locale (typographic quotes); ``CROSSCHECK_LOCALE=C`` runs them in the
+plain C locale, where gcc quotes in ASCII.
+
 Usage: python bench/parse_crosscheck.py [--max-compiles 600] [--max-minutes 12] [--projects a,b]
                                         [--keep DIR] [--write bench/results/parse_crosscheck.md]
 """
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import re
 import shutil
@@ -49,7 +53,8 @@ from crosscheck_truth import Diag, clang_bare_truth, compare, gcc_json_truth, ou
 HERE = Path(__file__).resolve().parent
 WORK = HERE / "_work"
 SCRATCH = Path("/tmp/whetstone-crosscheck")
-ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8", "HOME": "/tmp", "TERM": "dumb"}
+LOCALE = os.environ.get("CROSSCHECK_LOCALE", "C.UTF-8")  # C: gcc quotes in ASCII
+ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": LOCALE, "LANG": LOCALE, "HOME": "/tmp", "TERM": "dumb"}
 
 
 @dataclass
