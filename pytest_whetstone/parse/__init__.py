@@ -40,18 +40,8 @@ from .sarif import cut_long_line as _cut
 from .stream import ParseStream, Record
 
 __all__ = [
-    "parse_text",
-    "parse_lines",
-    "parse_file",
-    "iter_parse_file",
-    "iter_parse_text",
-    "ParseStream",
-    "ParseResult",
-    "ParseContext",
-    "TOOLS",
-    "decode",
-    "normalize_paths",
-    "load_parsers",
+    "parse_text", "parse_lines", "parse_file", "iter_parse_file", "iter_parse_text", "ParseStream", "ParseResult",
+    "ParseContext", "TOOLS", "decode", "normalize_paths", "load_parsers",
 ]
 
 # Modules holding parsers; each defines LINE_PARSERS and/or DOC_PARSERS.
