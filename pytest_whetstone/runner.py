@@ -90,7 +90,7 @@ def run_command(
     started = time.monotonic()
     with signals_interrupt():
         try:
-            config = config if config is not None else _load_config_quietly(cwd)
+            config = config if config is not None else load_config_quietly(cwd)
             store = store or find_store(cwd)
             session = open_session(store, session_id, meta={"command": command_text(cmd), "cwd": str(cwd)})
             outcome = _run_and_record(cmd, phase, timeout, cwd, session, shell, echo, config, started, agent, out,
@@ -111,7 +111,8 @@ def run_command(
                 verdict_mod.emit(outcome.verdict, out)
 
 
-def _load_config_quietly(cwd: Path) -> Config:
+def load_config_quietly(cwd: Path) -> Config:
+    """The workspace's whetstone.json5, or the defaults after one warning line when it cannot be read."""
     from .config import ConfigError
 
     try:

@@ -55,11 +55,11 @@ def loop_search_budget(configured_s: float, wall_left_s: float | None) -> float:
 def run_phase(phase: PhaseSpec, session: Session, timeout: float | None, cwd: Path, *,
               wall_left_s: float | None = None) -> PhaseOutcome:
     """Run one phase with the runner: recorded into the session, quiet, no verdict block of its own."""
-    from ..runner import run_command
+    from ..runner import load_config_quietly, run_command
 
     search = phase.kind == "test"  # the loop wants validated fixes for C/C++/JS test failures
-    config = _phase_config(cwd)
-    if search and config is not None:
+    config = load_config_quietly(cwd)
+    if search:
         budgets = replace(config.budgets, search_budget_s=loop_search_budget(config.budgets.search_budget_s,
                                                                              wall_left_s))
         config = replace(config, budgets=budgets)
@@ -73,14 +73,6 @@ def run_phase(phase: PhaseSpec, session: Session, timeout: float | None, cwd: Pa
     result = out.result
     count = result.error_count + len([t for t in result.test_failures if not t.flaky])
     return PhaseOutcome(out.exit_code, out.verdict, out.timed_out, interrupted, count)
-
-
-def _phase_config(cwd: Path) -> Config | None:
-    """The workspace's whetstone.json5 (None when unreadable: the runner then warns once and uses defaults)."""
-    try:
-        return load_config(start=cwd)
-    except ConfigError:
-        return None
 
 
 # --------------------------------------------------------------------------- starting

@@ -250,7 +250,8 @@ class WhetstoneCollector:
         """The run without the plugin, as estimated now: the process so far less what the plugin spent."""
         import time
 
-        return max(0.0, self.startup_s + time.time() - self.started + self._setup_s - self._spent())
+        began = self.started - self._setup_s  # when the plugin was configured: its set-up is in _spent
+        return max(0.0, self.startup_s + time.time() - began - self._spent())
 
     def pytest_warning_recorded(self, warning_message: Any, when: str, nodeid: str, location: Any) -> None:
         if nodeid and not self._rerunning:
