@@ -1,6 +1,6 @@
 """Development bench: C/C++ and JS test failures located and fixed by the native mutant search (by hand).
 
-    python bench/bench_native_fix.py [--project exprcalc|textkit|jsonnet|hiredis|all] [--faults N] [--seed S]
+    python bench/bench_native_fix.py [--project exprcalc|textkit|jsonnet|hiredis|leveldb|all] [--faults N] [--seed S]
         [--fault-list FILE] [--max-minutes M] [--out FILE]
 
 The projects (bench/native_fix_projects.py), each laid out in a scratch directory:

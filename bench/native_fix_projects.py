@@ -14,6 +14,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from debian_source import fetch_debian_source
 from sdist_suite import fetch_sdist
 
 HERE = Path(__file__).resolve().parent
@@ -32,6 +33,7 @@ class Project:
     sdist: str = ""  # NAME==VERSION on PyPI when the sources are downloaded
     about: str = ""  # one line for the report
     skip: tuple[str, ...] = ()  # functions of the library files that are not the library (a self-test harness)
+    debian: str = ""  # PACKAGE=DIRNAME when the sources are Debian's upstream tarball (bench/debian_source.py)
 
 
 PROJECTS = {
@@ -57,6 +59,17 @@ PROJECTS = {
         about="the hiredis C library vendored in the PyPI sdist hiredis 3.5.0 (C: its sources as a static library, "
         "faults in sds.c, read.c, hiredis.c; our gtest tests of its public API in bench/native_dev/hiredis, three "
         "binaries run by `make check`; a plain Makefile with the library's own flags, CC=ccwrap CXX=ccwrap++)"),
+    "leveldb": Project(
+        "leveldb", ["util/coding.cc", "util/logging.cc", "util/hash.cc", "util/bloom.cc", "util/cache.cc",
+                    "util/arena.cc", "util/status.cc", "db/dbformat.cc", "db/filename.cc", "db/version_edit.cc",
+                    "db/write_batch.cc", "table/block.cc", "table/block_builder.cc", "table/filter_block.cc",
+                    "table/format.cc"],
+        ["cmake", "--build", "build"], CTEST,
+        ["cmake", "-S", ".", "-B", "build", "-G", "Ninja", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccwrap"],
+        compiler_env=False, debian="leveldb=leveldb-1.23",
+        about="leveldb 1.23, Debian bookworm's upstream tarball (C++: the whole library as a static library; its own "
+        "GoogleTest files under util/, db/ and table/ on the system GoogleTest and gmock, one binary each, "
+        "gtest_discover_tests; CMake + Ninja, ccwrap as the compiler launcher, ctest; needs libgmock-dev)"),
 }
 
 JSONNET_CMAKE = """\
@@ -79,8 +92,12 @@ endforeach()
 
 def materialize(project: Project, dest: Path) -> None:
     """The project's source tree at ``dest`` (a directory that does not exist yet)."""
-    if not project.sdist:
+    if not project.sdist and not project.debian:
         shutil.copytree(HERE / "native_dev" / project.name, dest)
+        return
+    if project.debian:
+        package, dirname = project.debian.split("=")
+        _leveldb(fetch_debian_source(package, dirname, WORK), dest)
         return
     name, version = project.sdist.split("==")
     root = fetch_sdist(project.sdist, f"{name}-{version}", WORK)
@@ -107,3 +124,49 @@ def _hiredis(root: Path, dest: Path) -> None:
         if src.suffix == ".h" or src.name in {"sds.c", "read.c", "hiredis.c", "alloc.c", "net.c",
                                                    "async.c", "dict.c", "sockcompat.c"}:
             shutil.copy2(src, dest / src.name)
+
+
+LEVELDB_TESTS = ["util/arena", "util/bloom", "util/cache", "util/coding", "util/crc32c", "util/hash", "util/logging",
+                 "util/status", "db/dbformat", "db/filename", "db/log", "db/version_edit",
+                 "db/write_batch", "table/filter_block", "table/table"]
+LEVELDB_CMAKE = """\
+cmake_minimum_required(VERSION 3.16)
+project(leveldb_bench CXX)
+set(CMAKE_CXX_STANDARD 17)
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+find_package(GTest REQUIRED)
+find_package(Threads REQUIRED)
+enable_testing()
+file(GLOB LIB_SOURCES db/*.cc table/*.cc util/*.cc helpers/memenv/*.cc)
+list(FILTER LIB_SOURCES EXCLUDE REGEX "(_test|_bench|testutil|env_windows|_main)\\\\.cc$")
+add_library(leveldb STATIC ${LIB_SOURCES})
+target_include_directories(leveldb PUBLIC . include)
+target_compile_definitions(leveldb PUBLIC LEVELDB_PLATFORM_POSIX=1 LEVELDB_IS_BIG_ENDIAN=0)
+target_link_libraries(leveldb PUBLIC Threads::Threads)
+add_library(leveldb_testutil STATIC util/testutil.cc)
+target_link_libraries(leveldb_testutil PUBLIC leveldb GTest::gtest GTest::gmock)
+include(GoogleTest)
+foreach(t @TESTS@)
+  get_filename_component(name ${t} NAME)
+  add_executable(${name}_test ${t}_test.cc)
+  target_link_libraries(${name}_test PRIVATE leveldb_testutil GTest::gtest GTest::gmock)
+  gtest_discover_tests(${name}_test)
+endforeach()
+"""
+PORT_CONFIG = """\
+#ifndef STORAGE_LEVELDB_PORT_PORT_CONFIG_H_
+#define STORAGE_LEVELDB_PORT_PORT_CONFIG_H_
+#define HAVE_FDATASYNC 1
+#define HAVE_FULLFSYNC 0
+#define HAVE_O_CLOEXEC 1
+#define HAVE_CRC32C 0
+#define HAVE_SNAPPY 0
+#endif
+"""
+
+
+def _leveldb(root: Path, dest: Path) -> None:
+    for part in ("db", "table", "util", "include", "port", "helpers"):
+        shutil.copytree(root / part, dest / part)
+    (dest / "port" / "port_config.h").write_text(PORT_CONFIG)
+    (dest / "CMakeLists.txt").write_text(LEVELDB_CMAKE.replace("@TESTS@", " ".join(LEVELDB_TESTS)))
