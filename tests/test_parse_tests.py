@@ -157,6 +157,13 @@ def test_ctest_embedded_gtest_not_double_counted() -> None:
     assert result.fail_count == len(result.test_failures) == 9
 
 
+def test_ctest_result_line_gives_a_test_its_duration() -> None:
+    """What ctest said a test took, for a test whose own output names none (the search picks cheap tests by it)."""
+    result = parse_text((FIXTURES / "ctest" / "default.log").read_bytes(), "ctest")
+    took = {r.test_name: r.duration_ms for r in result.test_failures}
+    assert took["sleeper"] == 1000 and took["make_db"] == 20 and took["basic"] == 0
+
+
 def test_ctest_summary_list_adds_only_unseen_tests() -> None:
     tail = "\n50% tests passed, 2 tests failed out of 4\n\nThe following tests FAILED:\n\t  3 - a (Failed)\n\t  4 - b (Timeout)\n"
     result = parse_text("Test project /x\n" + tail, "ctest")

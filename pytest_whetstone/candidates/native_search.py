@@ -52,6 +52,8 @@ CONCENTRATE = 1.0  # how far mutant evidence moves a suspect's remaining mutants
 PARTIAL_GRACE = 8  # trials spent looking for a fix of every failing test after one that fixes some
 SPECTRUM_SHARE = 0.35  # of the search's time, at most, for the execution spectrum before the mutants
 SPECTRUM_MAX_S = 8.0
+PROBE_FLOOR_MS = 250  # failing tests this cheap are always run by the search's trials
+PROBE_MAX = 8  # failing tests a mutant's first run covers, at most
 
 
 @dataclass
@@ -132,8 +134,14 @@ def native_search_candidates(
                 stats.notes.append(why)
                 stats.stopped = stats.stopped or "no-trial"
                 continue
+            probe = probe_tests(group)
+            if probe is not None and all(hasattr(t, "focus") for t in trials):
+                for trial in trials:
+                    trial.focus({f.failure_id for f in probe})  # type: ignore[attr-defined]
+                stats.notes.append(f"probe: {len(probe)} of {len(group)} failing tests, the cheapest, run per mutant")
             try:
-                found += _Search(trials, group, workspace, deadline, stats).run(max_validated - len(found))
+                found += _Search(trials, group, workspace, deadline, stats,
+                                 probe=probe).run(max_validated - len(found))
             finally:
                 for trial in trials:
                     trial.close()
@@ -142,6 +150,25 @@ def native_search_candidates(
     finally:
         stats.elapsed_s = round(time.monotonic() - started, 3)
     return rank_candidates(found)
+
+
+def probe_tests(failures: list[TestFailureRecord]) -> list[TestFailureRecord] | None:
+    """The failing tests each mutant runs first, when the run said how long they took and some cost far
+    more than others (None: all of them).  A mutant's screen costs one run of them, so one slow
+    randomized test among fast ones would set the price of every mutant; a crashed test, which may
+    take its whole binary down with it, comes last.  A mutant that makes them pass is then checked on
+    every test (:meth:`_Search.judge`)."""
+    if len(failures) < 2 or not any(f.duration_ms for f in failures):
+        return None
+
+    def cost(f: TestFailureRecord) -> float:
+        return float("inf") if f.exception_type == "crash" or "abort" in f.message[:80] else f.duration_ms
+    ordered = sorted(failures, key=cost)
+    limit = max(PROBE_FLOOR_MS, 2 * cost(ordered[0]))
+    chosen = {id(f) for f in ordered[:PROBE_MAX] if cost(f) <= limit} or {id(ordered[0])}
+    if len(chosen) == len(failures):
+        return None
+    return [f for f in failures if id(f) in chosen]  # in the run's order: the first failure leads
 
 
 def _spectrum_cap() -> float:
@@ -174,10 +201,11 @@ def _trial(
 
 class _Search:
     def __init__(self, trials: list[Trial], failures: list[TestFailureRecord], workspace: Path, deadline: float,
-                 stats: NativeSearchStats) -> None:
+                 stats: NativeSearchStats, *, probe: list[TestFailureRecord] | None = None) -> None:
         self.trials = trials
         self.trial = trials[0]
         self.failures = failures
+        self.probe = probe if probe is not None else failures  # the failing tests a mutant's first run covers
         self.workspace = workspace
         self.deadline = deadline
         self.stats = stats
@@ -335,7 +363,7 @@ class _Search:
             self.stats.notes.append(f"baseline: {self.base.error}")
             self.stats.stopped = "baseline-error"
             return []
-        live = [f for f in self.failures if f.failure_id in self.base.failing]
+        live = [f for f in self.probe if f.failure_id in self.base.failing]
         if not live:
             self.stats.stopped = "baseline-passes"
             self.stats.notes.append("the failing tests pass when re-run alone: not searched")
@@ -380,7 +408,7 @@ class _Search:
                 complete = False
                 for plan, text, outcome, trial in self.run_batch(batch):
                     after_partial -= after_partial > 0
-                    cand = self.judge(plan, text, outcome, trial, len(live))
+                    cand = self.judge(plan, text, outcome, trial, len(live) + len(self.failures) - len(self.probe))
                     if cand is None:
                         continue
                     found.append(cand)
@@ -464,9 +492,11 @@ class _Search:
         self.stats.validated += 1
         if self.stats.first_validated_s is None:
             self.stats.first_validated_s = round(time.monotonic() - self.started, 3)
-        # complete: every failing test passes or fails exactly as before (another fault's failure)
+        # complete: every failing test passes or fails exactly as before (another fault's failure); one
+        # outside the probe has no baseline to compare with, so it must pass
         unchanged = [fid for fid, sig in base.items() if outcome.failing.get(fid) == sig]
-        complete = len(fixes) + len(unchanged) >= len(base)
+        complete = len(fixes) + len(unchanged) >= len(base) and all(wider.others.values())
+        fixes += [fid for fid, passes in wider.others.items() if passes]
         covered = ", ".join(wider.covered[:4]) or "the failing tests"
         mutant = plan.mutant
         share = f"{len(fixes)} of {failing} failing tests" if len(fixes) < failing else f"all {failing} failing test(s)"

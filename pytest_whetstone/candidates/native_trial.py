@@ -36,6 +36,8 @@ class SuiteOutcome:
     covered: list[str] = field(default_factory=list)  # what ran: binaries / test files, for the candidate
     failed: list[str] = field(default_factory=list)  # names of tests that failed (at most a few)
     error: str = ""
+    # failing tests outside the trial's focus (see ``focus``): failure id -> whether it passes now
+    others: dict[str, bool] = field(default_factory=dict)
 
 
 class Trial(Protocol):
@@ -52,6 +54,10 @@ class Trial(Protocol):
     def run_wider(self, rel: str, text: str) -> SuiteOutcome:
         """The rest: the whole test binary (C/C++) or the whole suite (JS), with the same change."""
         ...
+
+    # Optional: ``focus(failure_ids)`` makes baseline / run_failing / the schemata run only those failing
+    # tests (the cheap ones); run_wider still knows every failing test and reports the others in
+    # ``SuiteOutcome.others``.
 
     def close(self) -> None:
         """Remove every scratch file; the user's tree was never written."""

@@ -47,8 +47,9 @@ class _Binary:
 
     path: str
     link: Command
-    tests: dict[str, str] = field(default_factory=dict)  # failure id -> gtest name (Suite.Name)
+    tests: dict[str, str] = field(default_factory=dict)  # failure id -> gtest name (Suite.Name) run by the trial
     gtest: bool = True
+    failing: dict[str, str] = field(default_factory=dict)  # every failing test of the binary, focused or not
 
 
 @dataclass
@@ -87,11 +88,18 @@ class CxxTrial:
 
     # ----------------------------------------------------------------- protocol
 
+    def focus(self, failure_ids: set[str]) -> None:
+        """Run only these failing tests from now on (the search's cheap ones); :meth:`run_wider` still
+        knows the others and says in ``others`` whether each passes."""
+        for binary in self.binaries:
+            binary.tests = {fid: name for fid, name in binary.failing.items() if fid in failure_ids}
+
     def baseline(self) -> TrialOutcome:
         started = time.monotonic()
         out = TrialOutcome()
         for binary in self.binaries:
-            self._run_tests(binary, binary.path, out)
+            if binary.tests:  # the others are there for the wider check: unfiltered, they would run whole
+                self._run_tests(binary, binary.path, out)
         out.seconds = time.monotonic() - started
         return out
 
@@ -113,17 +121,21 @@ class CxxTrial:
             return SuiteOutcome(False, error=built)
         covered: list[str] = []
         failed: list[str] = []
+        others: dict[str, bool] = {}
         for binary, path in built:
             covered.append(os.path.relpath(binary.path, self.workspace))
             code, _output, results = self._execute(binary, path, None)
             if code is None:
                 return SuiteOutcome(False, covered, error=f"{Path(binary.path).name} timed out")
-            known = set(binary.tests.values())  # failing before the change: judged by run_failing
+            known = set(binary.failing.values())  # failing before the change: not a breakage
             new = [name for name, sig in results.items() if sig is not None and name not in known]
             failed += new[:5]
             if code != 0 and not new and not (known and (results or not binary.gtest)):
                 failed.append(f"{Path(binary.path).name} (exit {code})")
-        return SuiteOutcome(not failed, covered, failed)
+            for fid, name in binary.failing.items():
+                if fid not in binary.tests:
+                    others[fid] = results.get(name, "") is None if binary.gtest else code == 0
+        return SuiteOutcome(not failed, covered, failed, others=others)
 
     # ----------------------------------------------------------------- schemata (:mod:`.native_schema`)
 
@@ -485,7 +497,8 @@ def cxx_trial(
         if binary is None:
             missing.append(failure.test_name or name)
             continue
-        binaries.setdefault(binary.path, binary).tests[failure.failure_id] = name
+        binary = binaries.setdefault(binary.path, binary)
+        binary.tests[failure.failure_id] = binary.failing[failure.failure_id] = name
     if not binaries:
         return None, f"no recorded link command builds the test binary of {', '.join(missing[:3]) or 'the failures'}"
     for other in _other_test_binaries(db, workspace, set(binaries)):

@@ -56,6 +56,7 @@ class _Test:
     status: str = ""
     output: list[str] = field(default_factory=list)
     done: bool = False
+    seconds: float | None = None  # what ctest's result line said the test took
 
 
 class CtestParser(LineParser):
@@ -82,7 +83,7 @@ class CtestParser(LineParser):
             match, text = self.partial
             if m:
                 self.partial = None
-                self._result(match, (text + "\n" + m.group(1)).strip())
+                self._result(match, (text + "\n" + m.group(1)).strip(), m.group(2))
                 return True
             self.partial = (match, text + "\n" + line)
             return True
@@ -104,7 +105,7 @@ class CtestParser(LineParser):
             tail = m.group(5) or ""
             s = _SEC.match(tail)
             if s:
-                self._result(m, s.group(1))
+                self._result(m, s.group(1), s.group(2))
             else:
                 self.partial = (m, tail)
             return True
@@ -149,10 +150,11 @@ class CtestParser(LineParser):
             self.pre.append(line)
         return True
 
-    def _result(self, m: re.Match[str], status: str) -> None:
+    def _result(self, m: re.Match[str], status: str, seconds: str | None = None) -> None:
         number, name = int(m.group(3)), m.group(4).strip()
         test = self.tests.setdefault(number, _Test(number, name))
         test.name, test.status = name, status.strip()
+        test.seconds = _float(seconds)
         passed = test.status.startswith("Passed")
         if passed:
             self.passed += 1
@@ -187,6 +189,8 @@ class CtestParser(LineParser):
         if not records:
             records = [self._own_record(test)]
         for record in records:
+            if not record.duration_ms and test.seconds:  # gtest's own "(N ms)" is finer when it printed one
+                record.duration_ms = round(test.seconds * 1000)
             self.result.test_failures.append(record)
             self.result.fail_count += 1
 
@@ -251,6 +255,13 @@ class CtestParser(LineParser):
         self.summary = None
         self.passed = 0
         self.listing = False
+
+
+def _float(text: str | None) -> float | None:
+    try:
+        return float(text) if text else None
+    except ValueError:
+        return None
 
 
 LINE_PARSERS = [CtestParser]

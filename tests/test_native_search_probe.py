@@ -1,0 +1,113 @@
+"""What a C/C++ mutant search runs per mutant: only the cheap failing tests, and never the other binaries.
+
+A fault often fails a fast unit test and a slow randomized one at once; each mutant's first run then
+covers the fast one (the probe), and a mutant that fixes it is checked on every test, the slow one too.
+The baseline runs the failing tests only, not the other test binaries the wider check keeps for later.
+Real g++, GoogleTest and make, through ccwrap.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from test_native_search import GEO_CC, build_make_geo
+from test_native_tests_e2e import whetstone
+
+from pytest_whetstone.candidates.native_search import probe_tests
+from pytest_whetstone.candidates.native_trial_cxx import cxx_trial
+from pytest_whetstone.records import Suspect, TestFailureRecord
+from pytest_whetstone.store.sessions import load_session
+
+pytestmark = pytest.mark.skipif(
+    not (shutil.which("ccwrap") and shutil.which("ccwrap++") and shutil.which("g++")), reason="ccwrap or g++ missing"
+)
+
+SLOW_GEO_TEST = """\
+#include <gtest/gtest.h>
+#include <chrono>
+#include <thread>
+#include "geo.h"
+
+TEST(Geo, Manhattan) { EXPECT_EQ(manhattan(0, 0, 3, 4), 7); }
+TEST(Geo, InsideExcludesFarEdge) {
+  EXPECT_TRUE(inside(0, 0, 4, 4));
+  EXPECT_FALSE(inside(1, 4, 4, 4));
+}
+TEST(Geo, InsideSweep) {  // a slow, thorough test of the same function
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  for (int y = 0; y < 10; ++y) EXPECT_EQ(inside(1, y, 4, 4), y < 4) << y;
+}
+"""
+MARKED_MORE_TEST = """\
+#include <gtest/gtest.h>
+#include <fstream>
+#include "geo.h"
+
+TEST(More, ManhattanIsSymmetric) {
+  std::ofstream("more_ran.txt", std::ios::app) << "ran\\n";  // in the binary's own directory
+  EXPECT_EQ(manhattan(3, 4, 0, 0), 7);
+}
+"""
+
+
+def _record(name: str, ms: int, *, crash: bool = False) -> TestFailureRecord:
+    return TestFailureRecord(failure_id=f"F{name}", runner="gtest", test_suite="Geo", test_name=name, duration_ms=ms,
+                             exception_type="crash" if crash else "", file_path="tests/geo_test.cc")
+
+
+def test_the_probe_is_the_cheap_failing_tests_in_the_run_order() -> None:
+    fast, slow, faster, crashed = _record("A", 50), _record("B", 3000), _record("C", 40), _record("D", 10, crash=True)
+    assert probe_tests([fast, slow, faster, crashed]) == [fast, faster]
+    assert probe_tests([slow, crashed]) == [slow]  # a crash may take its binary down: last
+    assert probe_tests([fast, faster]) is None  # all cheap: all of them
+    assert probe_tests([slow]) is None
+    assert probe_tests([_record("A", 0), _record("B", 0)]) is None  # no durations: nothing to choose by
+
+
+def _rebuild_with_our_tests(proj: Path) -> Path:
+    import subprocess
+
+    from test_native_tests_e2e import _env
+
+    (proj / "tests/geo_test.cc").write_text(SLOW_GEO_TEST)
+    (proj / "tests/more_test.cc").write_text(MARKED_MORE_TEST)
+    done = subprocess.run(["make", "CXX=ccwrap++"], cwd=proj, env=_env(proj / ".whetstone"), capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return proj
+
+
+@pytest.fixture()
+def slow_geo(tmp_path: Path) -> Path:
+    return _rebuild_with_our_tests(build_make_geo(tmp_path / "geo"))
+
+
+def test_the_baseline_runs_only_the_failing_tests_not_the_other_binaries(slow_geo: Path) -> None:
+    failure = TestFailureRecord(failure_id="Finside", runner="gtest", test_suite="Geo", test_name="InsideExcludesFarEdge",
+                                file_path="tests/geo_test.cc", failure_type="assertion",
+                                suspects=[Suspect("src/geo.cc", "inside", 9, 11, 1.0)])
+    trial, why = cxx_trial([failure], slow_geo, slow_geo / ".whetstone", timeout_s=10.0)
+    assert trial is not None, why
+    try:
+        base = trial.baseline()
+        assert set(base.failing) == {"Finside"} and not (slow_geo / "more_ran.txt").exists()
+        assert trial.run_wider("src/geo.cc", GEO_CC.replace("y <= h", "y < h")).ok
+        assert (slow_geo / "more_ran.txt").exists()  # the wider check does run the other binary
+    finally:
+        trial.close()
+
+
+def test_a_search_runs_the_fast_failing_test_per_mutant_and_validates_on_the_slow_one(slow_geo: Path) -> None:
+    verdict, out = whetstone(["run", "--search", "--", "./geo_test"], slow_geo, slow_geo / ".whetstone")
+    assert verdict["failure"] == "test-failure", out
+    report = json.loads((slow_geo / ".whetstone" / "reports" / Path(verdict["report"]).name).read_text())
+    session = load_session(slow_geo / ".whetstone", report["session_id"])
+    search = next(e["data"] for e in session.events() if e.get("event") == "search")
+    assert "probe: 1 of 2 failing tests, the cheapest, run per mutant" in search["notes"], search
+    validated = [c for c in session.state().current_candidates() if c.validated and c.source == "search"]
+    fix = next(c for c in validated if c.edits[0].new_text == "<")
+    assert fix.mutation["complete"] and len(fix.mutation["fixes"]) == 2, fix.mutation  # the slow test passes too
+    assert (slow_geo / "src/geo.cc").read_text() == GEO_CC
