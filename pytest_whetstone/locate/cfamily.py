@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -366,6 +367,17 @@ def _read_functions(pf: ParsedFile, rel: str) -> list[FunctionDef]:
             continue  # nested definitions (lambdas aside) do not exist in C/C++
         stack.extend(reversed(node.named_children))
     return sorted(found, key=lambda f: (f.line_start, f.qualname))
+
+
+def file_scope_functions(root: Any) -> Iterator[Any]:
+    """Function definitions at file scope and inside namespaces (``namespace leveldb { TEST(...) }``)."""
+    for node in root.named_children:
+        if node.type == "function_definition":
+            yield node
+        elif node.type in ("namespace_definition", "linkage_specification"):
+            body = node.child_by_field_name("body")
+            if body is not None:
+                yield from file_scope_functions(body)
 
 
 class FunctionIndex:

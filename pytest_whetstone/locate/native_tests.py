@@ -35,6 +35,7 @@ from .. import paths
 from ..records import Suspect, TestFailureRecord, is_python_failure
 from . import callgraph, cfamily, jsfamily
 from .callgraph import c_calls
+from .native_helpers import calls_through_helpers
 from .native_names import C_EXTS, gtest_names, impl_stem, is_test_file, name_tokens
 
 NATIVE_RUNNERS = {"gtest", "ctest", "jest", "tap", "junit"}
@@ -48,6 +49,7 @@ W_FRAME = 0.6
 FRAME_DECAY = 0.5
 W_CALLED = 0.3
 W_CALLED_ON_LINE = 0.25
+W_HELPER_CALLED = 0.2  # called from a helper of the test's own files (a fixture method, a harness's Test())
 W_NAME = 0.25
 W_CLASS = 0.1
 W_RELATED = 0.05
@@ -232,15 +234,14 @@ class TestSite:
     line_start: int = 0
     line_end: int = 0
     calls: list[tuple[str, str, int]] = field(default_factory=list)  # (short, callee text, line)
+    helper_calls: dict[str, list[tuple[str, str, int]]] = field(default_factory=dict)  # by short: through helpers
 
 
 def _gtest_site(ws: Workspace, rel: str, suite: str, name: str, line: int) -> TestSite | None:
     pf = cfamily.parse_file(ws.root / rel)
     if pf is None:
         return None
-    for node in pf.tree.root_node.named_children:
-        if node.type != "function_definition":
-            continue
+    for node in cfamily.file_scope_functions(pf.tree.root_node):
         decl = node.child_by_field_name("declarator")
         if decl is None or decl.type != "function_declarator":
             continue
@@ -384,9 +385,10 @@ def _score(
             break
     if site is not None:
         hits = [c for c in site.calls if _callee_matches(fn, c[0], c[1])]
-        if hits:
-            score += W_CALLED
-            if fail_line and any(c[2] == fail_line for c in hits):
+        through = [] if hits else [c for c in site.helper_calls.get(fn.short, []) if _callee_matches(fn, c[0], c[1])]
+        if hits or through:
+            score += W_CALLED if hits else W_HELPER_CALLED
+            if fail_line and any(c[2] == fail_line for c in hits or through):
                 score += W_CALLED_ON_LINE
     fn_tokens = name_tokens(fn.short)
     if tokens and fn_tokens:
@@ -426,7 +428,8 @@ def _add_callees(
     ws: Workspace, family: str, site: TestSite, pool: dict[tuple[str, str, int], Func]
 ) -> dict[tuple[str, int], int]:
     """Functions reached from what the test calls, added to the pool: {(file, line): depth}."""
-    direct = [fn for fn in pool.values() if any(_callee_matches(fn, c[0], c[1]) for c in site.calls)]
+    direct = [fn for fn in pool.values()
+              if any(_callee_matches(fn, c[0], c[1]) for c in [*site.calls, *site.helper_calls.get(fn.short, [])])]
     if not direct:
         return {}
     if family == "c":
@@ -501,7 +504,12 @@ def locate_failure(
     for rel in related:
         for fn in functions_of_file(ws.root, rel):
             pool[(fn.file_path, fn.qualname, fn.line_start)] = fn
-    called = {c[0] for c in site.calls} if site else set()
+    if site is not None and family == "c":
+        test_files = [site.file_path, *(r for r in related if is_test_file(r))]  # the index holds no test files
+        for call in calls_through_helpers(ws.root, site.file_path, site.calls,
+                                          (fn for rel in test_files for fn in functions_of_file(ws.root, rel))):
+            site.helper_calls.setdefault(call[0], []).append(call)
+    called = {c[0] for c in site.calls} | set(site.helper_calls) if site else set()
     if family == "c":
         for short in sorted(called):
             for cf in ws.c_index().functions:
