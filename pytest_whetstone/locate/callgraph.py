@@ -76,8 +76,13 @@ def body_calls(root: Path, fn: FunctionLike, family: str) -> list[Call]:
     """The calls a function's body makes (its own nested functions included)."""
     if family == "c":
         pf = cfamily.parse_file(root / fn.file_path)
-        node = _function_node(pf.tree.root_node, fn.line_start, fn.line_end, _C_FUNCTIONS) if pf else None
-        return c_calls(node) if node is not None else []
+        if pf is None:
+            return []
+        span = (fn.line_start, fn.line_end)
+        if span not in pf.calls:  # read once per version of the file, however many failures ask
+            node = _function_node(pf.tree.root_node, fn.line_start, fn.line_end, _C_FUNCTIONS)
+            pf.calls[span] = c_calls(node) if node is not None else []
+        return pf.calls[span]
     pj = jsfamily.parse_file(root / fn.file_path)
     node = _function_node(pj.tree.root_node, fn.line_start, fn.line_end, _JS_FUNCTIONS) if pj else None
     return jsfamily.calls_in(node) if node is not None else []

@@ -80,6 +80,8 @@ class ParsedFile:
     # rel -> the functions defined here: one walk of the tree per version of the file, however many
     # failures, locators and indexes ask (see functions_in)
     functions: dict[str, list[FunctionDef]] = field(default_factory=dict, repr=False, compare=False)
+    # (first, last line) -> the calls in that function's body (see locate.callgraph.body_calls)
+    calls: dict[tuple[int, int], list[tuple[str, str, int]]] = field(default_factory=dict, repr=False, compare=False)
 
 
 def _parse_path(path: Path, source: bytes) -> ParsedFile:
@@ -335,15 +337,38 @@ class FunctionDef:
 
 
 def iter_sources(workspace: Path, limit: int = MAX_INDEX_FILES) -> list[Path]:
+    """The C/C++ sources a workspace scan reads for definitions (generated data left out)."""
     out: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(workspace):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
         for name in sorted(filenames):
             if Path(name).suffix in SOURCE_EXTS or Path(name).suffix.lower() in CPP_EXTS:
+                if looks_generated(Path(dirpath) / name):
+                    continue
                 out.append(Path(dirpath) / name)
                 if len(out) >= limit:
                     return out
     return out
+
+
+GENERATED_MIN_BYTES = 64 * 1024
+GENERATED_LINE_BYTES = 300  # no hand-written source averages lines this long
+MAX_SOURCE_BYTES = 8 * 1024 * 1024
+
+
+def looks_generated(path: Path) -> bool:
+    """A big file of data rather than code (an embedded resource as one line of byte values, a minified
+    or amalgamated blob): it defines nothing a test calls, and tree-sitter can take seconds on it."""
+    try:
+        size = path.stat().st_size
+        if size < GENERATED_MIN_BYTES:
+            return False
+        if size > MAX_SOURCE_BYTES:
+            return True
+        data = path.read_bytes()
+    except OSError:
+        return False
+    return size / (data.count(b"\n") + 1) > GENERATED_LINE_BYTES
 
 
 def functions_in(pf: ParsedFile, rel: str) -> list[FunctionDef]:

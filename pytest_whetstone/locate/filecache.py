@@ -1,4 +1,5 @@
-"""Parse a source file once per version: a small cache keyed on path, mtime and size."""
+"""Parse a source file once per version: a small cache keyed on path, mtime, ctime and size (a write
+changes the ctime even when a tool puts the old mtime back)."""
 
 from __future__ import annotations
 
@@ -16,14 +17,14 @@ class ParseCache(Generic[T]):
         self._parse = parse
         self._max_bytes = max_bytes
         self._max_entries = max_entries
-        self._entries: dict[Path, tuple[tuple[int, int], T]] = {}
+        self._entries: dict[Path, tuple[tuple[int, int, int], T]] = {}
 
     def get(self, path: Path) -> T | None:
         try:
             st = path.stat()
             if not path.is_file() or st.st_size > self._max_bytes:
                 return None
-            key = (st.st_mtime_ns, st.st_size)
+            key = (st.st_mtime_ns, st.st_ctime_ns, st.st_size)
             hit = self._entries.get(path)
             if hit and hit[0] == key:
                 return hit[1]

@@ -25,23 +25,19 @@ for a crash with a stack trace, ``impl_file``/``impl_line`` are filled in place.
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import paths
 from ..records import Suspect, TestFailureRecord, is_python_failure
 from . import callgraph, cfamily, jsfamily
 from .callgraph import c_calls
 from .native_helpers import calls_through_helpers
 from .native_names import C_EXTS, gtest_names, impl_stem, is_test_file, name_tokens
+from .native_workspace import GTEST_MACROS, Func, Workspace, family_of, functions_of_file
 
 NATIVE_RUNNERS = {"gtest", "ctest", "jest", "tap", "junit"}
 HEADER_EXTS = {".h", ".hh", ".hpp", ".hxx", ".inl", ".ipp", ".tpp"}
-SKIP_DIRS = paths.SKIP_DIRS
-MAX_FILES = 6000
 MAX_SUSPECTS = 10  # the search screens eight; the report lists them all
 
 # Signal weights (tuned on bench/bench_native_localize.py; see bench/results/native_localize.md).
@@ -57,173 +53,11 @@ W_CALLEE = 0.2  # reached through a call from a function the test calls (x CALLE
 CALLEE_DECAY = 0.5
 FALLBACK_SCORE = 0.05
 
-GTEST_MACROS = {"TEST", "TEST_F", "TEST_P", "TYPED_TEST", "TYPED_TEST_P", "GTEST_TEST", "FRIEND_TEST"}
 # "#3 0x55d in ns::f(int) /src/x.cc:12:5" (ASan/UBSan/LSan), gdb "#0 0x.. in f (..) at x.cc:12".
 _SAN_FRAME = re.compile(r"^\s*#\d+\s+0x[0-9a-fA-F]+\s+in\s+(?P<func>.+?)\s+(?P<file>/?[^\s()]+):(?P<line>\d+)(?::\d+)?\s*$")
 _GDB_FRAME = re.compile(r"^\s*#\d+\s+(?:0x[0-9a-fA-F]+\s+in\s+)?(?P<func>[\w:~<>]+)\s*\(.*\)\s+at\s+(?P<file>\S+):(?P<line>\d+)\s*$")
 _RUNTIME_ERR = re.compile(r"^(?P<file>[^\s:]+\.\w+):(?P<line>\d+):\d+: runtime error:")
 _JS_FRAME = re.compile(r"(?:^|\s)(?:at\s+)?(?:(?P<func>[^\s()]+)\s+)?\(?(?P<file>(?:[A-Za-z]:)?[^\s():]+\.[cm]?[jt]sx?):(?P<line>\d+):\d+\)?\s*$")
-
-# --------------------------------------------------------------------------- workspace
-
-
-class Workspace:
-    """The files of one workspace, listed once, and lookups by name and trailing path."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = Path(root).resolve()
-        self._files: list[str] | None = None
-        self._by_name: dict[str, list[str]] = {}
-        self._by_stem: dict[str, list[str]] | None = None
-        self._js_funcs: dict[str, list[Func]] | None = None
-        self._c_index: cfamily.FunctionIndex | None = None
-
-    @property
-    def files(self) -> list[str]:
-        if self._files is None:
-            out: list[str] = []
-            for dirpath, dirnames, filenames in os.walk(self.root):
-                if "CMakeCache.txt" in filenames:  # a build tree: generated files only
-                    dirnames[:] = []
-                    continue
-                dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
-                rel_dir = os.path.relpath(dirpath, self.root)
-                for name in sorted(filenames):
-                    suffix = Path(name).suffix
-                    if suffix in C_EXTS or suffix.lower() in jsfamily.SOURCE_EXTS:
-                        out.append(name if rel_dir == "." else f"{rel_dir}/{name}".replace(os.sep, "/"))
-                if len(out) >= MAX_FILES:
-                    break
-            self._files = out
-            for rel in out:
-                self._by_name.setdefault(Path(rel).name, []).append(rel)
-        return self._files
-
-    def rel(self, path: Path) -> str:
-        return paths.relative_posix(path, self.root)
-
-    def find(self, printed: str) -> str | None:
-        """A path as a tool printed it -> workspace-relative path of that file, if it is here."""
-        if not printed:
-            return None
-        p = Path(printed)
-        full = p if p.is_absolute() else self.root / p
-        try:
-            if full.is_file():
-                rel = full.resolve().relative_to(self.root).as_posix()
-                return rel
-        except (OSError, ValueError):
-            pass
-        # Another checkout's path (CI log, build dir): match trailing components.
-        self.files  # noqa: B018 - fills _by_name
-        same = self._by_name.get(p.name, [])
-        if not same:
-            return None
-        parts = p.parts
-
-        def common(rel: str) -> int:
-            rp = Path(rel).parts
-            n = 0
-            while n < min(len(rp), len(parts)) and rp[-1 - n] == parts[-1 - n]:
-                n += 1
-            return n
-
-        ranked = sorted(same, key=lambda r: (-common(r), r))
-        if len(ranked) == 1 or common(ranked[0]) > common(ranked[1]):
-            return ranked[0]
-        return None
-
-    def by_stem(self, stem: str, exts: set[str]) -> list[str]:
-        if self._by_stem is None:  # every failure asks: the non-test files by lower-case stem, listed once
-            self._by_stem = {}
-            for r in self.files:
-                if not is_test_file(r):
-                    self._by_stem.setdefault(Path(r).stem.lower(), []).append(r)
-        return [r for r in self._by_stem.get(stem.lower(), []) if Path(r).suffix.lower() in exts]
-
-    def c_index(self) -> cfamily.FunctionIndex:
-        if self._c_index is None:
-            index = cfamily.FunctionIndex.__new__(cfamily.FunctionIndex)
-            index.workspace = self.root
-            index.functions = []
-            for rel in self.files:
-                if Path(rel).suffix in C_EXTS and not is_test_file(rel):
-                    pf = cfamily.parse_file(self.root / rel)
-                    if pf is not None:
-                        index.functions.extend(cfamily.functions_in(pf, rel))
-            self._c_index = index
-        return self._c_index
-
-    def js_functions(self) -> dict[str, list[Func]]:
-        """Functions of every non-test JS/TS file, by short name."""
-        if self._js_funcs is None:
-            table: dict[str, list[Func]] = {}
-            for rel in self.files:
-                if Path(rel).suffix.lower() in jsfamily.SOURCE_EXTS and not is_test_file(rel):
-                    for fn in functions_of_file(self.root, rel):
-                        table.setdefault(fn.short, []).append(fn)
-            self._js_funcs = table
-        return self._js_funcs
-
-
-# --------------------------------------------------------------------------- per-file facts
-
-
-@dataclass
-class Func:
-    file_path: str
-    qualname: str
-    line_start: int
-    line_end: int
-    short: str
-
-    def contains(self, rel: str, line: int) -> bool:
-        return rel == self.file_path and self.line_start <= line <= self.line_end
-
-
-def family_of(rel: str) -> str | None:
-    suffix = Path(rel).suffix
-    if suffix in C_EXTS or suffix.lower() in {e.lower() for e in cfamily.CPP_EXTS}:
-        return "c"
-    if suffix.lower() in jsfamily.SOURCE_EXTS:
-        return "js"
-    return None
-
-
-# (root, rel) -> (the parse the list was read from, the list): a file's functions are read from its tree
-# once per version of the file (the parse caches hand back the same object while the file is unchanged),
-# not once per failure that looks at it.
-_FUNCS: dict[tuple[Path, str], tuple[object, list[Func]]] = {}
-
-
-def functions_of_file(root: Path, rel: str) -> list[Func]:
-    fam = family_of(rel)
-    if fam == "c":
-        pf = cfamily.parse_file(root / rel)
-        if pf is None:
-            return []
-        return _memo(root, rel, pf, lambda: [
-            Func(f.file_path, f.qualname, f.line_start, f.line_end, f.short)
-            for f in cfamily.functions_in(pf, rel)
-            if f.short not in GTEST_MACROS
-        ])
-    if fam == "js":
-        pj = jsfamily.parse_file(root / rel)
-        if pj is None:
-            return []
-        return _memo(root, rel, pj, lambda: [Func(f.file_path, f.qualname, f.line_start, f.line_end, f.name)
-                                              for f in jsfamily.functions_in(pj, rel)])
-    return []
-
-
-def _memo(root: Path, rel: str, parsed: object, read: Callable[[], list[Func]]) -> list[Func]:
-    hit = _FUNCS.get((root, rel))
-    if hit is None or hit[0] is not parsed:
-        if len(_FUNCS) > 512:
-            _FUNCS.clear()  # bounded, as the parse caches are
-        hit = _FUNCS[(root, rel)] = (parsed, read())
-    return list(hit[1])
-
 
 @dataclass
 class TestSite:
@@ -433,11 +267,11 @@ def _add_callees(
     if not direct:
         return {}
     if family == "c":
-        index = ws.c_index().functions
+        ws.c_index()
 
         def lookup(short: str, text: str) -> list[Func]:
-            return [Func(f.file_path, f.qualname, f.line_start, f.line_end, f.short) for f in index
-                    if f.short == short and _callee_matches(Func("", f.qualname, 0, 0, f.short), short, text)]
+            return [Func(f.file_path, f.qualname, f.line_start, f.line_end, f.short) for f in ws.c_by_short.get(short, [])
+                    if _callee_matches(Func("", f.qualname, 0, 0, f.short), short, text)]
     else:
         table = ws.js_functions()
 
@@ -511,11 +345,11 @@ def locate_failure(
             site.helper_calls.setdefault(call[0], []).append(call)
     called = {c[0] for c in site.calls} | set(site.helper_calls) if site else set()
     if family == "c":
+        ws.c_index()
         for short in sorted(called):
-            for cf in ws.c_index().functions:
-                if cf.short == short:
-                    pool.setdefault((cf.file_path, cf.qualname, cf.line_start),
-                                    Func(cf.file_path, cf.qualname, cf.line_start, cf.line_end, cf.short))
+            for cf in ws.c_by_short.get(short, []):
+                pool.setdefault((cf.file_path, cf.qualname, cf.line_start),
+                                Func(cf.file_path, cf.qualname, cf.line_start, cf.line_end, cf.short))
     elif family == "js":
         table = ws.js_functions()
         for short in sorted(called):
@@ -571,7 +405,7 @@ def locate_native_failures(
     store: Path | None = None,
 ) -> list[TestFailureRecord]:
     """Fill suspects / ast_node_id of every non-pytest failure in place; returns the records."""
-    ws = Workspace(Path(workspace))
+    ws = Workspace(Path(workspace), store)
     sources_for: dict[str, set[str] | None] = {}
     commands = None
     for record in records:
