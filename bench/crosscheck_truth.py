@@ -337,3 +337,52 @@ def compare(result: ParseResult, truth: list[Diag], root: str = "") -> list[str]
     for where, n in (my_notes - true_notes).items():
         problems.append(f"note extra: {where[0]}:{where[1]}:{where[2]} x{n}")
     return problems
+
+
+# --------------------------------------------------------------------------- the linker's own lines
+
+# The linker prints no structured form; its truth is its lines, read by this rule of its own:
+# a line the linker prints (``/usr/bin/ld: ...``, ``ld.lld: ...``, ``mold: ...``, gold's unprefixed
+# ``obj:src:function f: error: ...``) is one diagnostic when it says ``error:`` / ``fatal:`` /
+# ``warning:`` or names an undefined reference or symbol, a multiple or duplicate definition or a
+# missing library (bfd prints those without a severity).  Not diagnostics: ``in function`` context,
+# ``>>>`` lines, bfd's ``NOTE:``, lines that point at the other side of a diagnostic before them
+# (``first defined here``, gold's ``previous definition here``, bfd's ``warning: previous common is
+# here``: ld says ``warning:`` twice for one multiple common), and the summaries (``lto-wrapper
+# failed``, lld's ``too many errors emitted``).
+_LD_PROG = re.compile(r"^(?:\S*/)?(?:[\w.-]+-)?(?:ld(?:\.bfd|\.gold|\.lld|\.mold)?|ld64\.lld|lld|gold|mold)(?:-\d+)?: (.*)$")
+_GOLD_FUNCTION = re.compile(r"^[^\s:]+\.(?:o|a|so)(?:\([^)]*\))?:[^:]*:function .+?: (error|warning): (.*)$")
+_LD_SEVERITY = re.compile(r"(?:^|: )(error|fatal|warning): ")
+_LD_UNSAID_ERROR = re.compile(r"undefined reference to|multiple definition of|cannot find -l|undefined (?:hidden |internal )?symbol"
+                              r"|duplicate symbol|library not found")
+# bfd's lines after its ``in function`` context, unprefixed: ``x.c:(.text+0x15): ...``, with debug
+# info ``/abs/x.c:5: undefined reference to ...`` (no column: a compiler would print one)
+_BFD_LOCATED = re.compile(r"^[^\s:][^:]*:(?P<where>\([^)]*\)|\d+): (.*)$")
+_LD_NOT_A_DIAGNOSTIC = re.compile(r"(?:: in function [`‘'].*[’']:$|^NOTE: |previous definition here$|previous common is here$"
+                                  r"|(?:common|definition) is here$|lto-wrapper failed$|too many errors emitted)")
+
+
+def linker_truth(text: str) -> list[Diag]:
+    out: list[Diag] = []
+    for raw in text.splitlines():
+        line = re.sub(r"\x1b\[[0-9;]*[mK]", "", raw).strip()
+        m = _LD_PROG.match(line)
+        b = None if m else _BFD_LOCATED.match(line)
+        if m:
+            rest = m[1]
+        elif b is not None and ((b[2].startswith("warning: ") and b["where"].startswith("(")) or _LD_UNSAID_ERROR.search(b[2])):
+            rest = b[2]  # a line number without a column and a warning: a compiler's -fno-show-column shape
+        else:
+            g = _GOLD_FUNCTION.match(line)
+            if g is None:
+                continue
+            out.append(Diag(g[1], "", 0, 0, g[2]))
+            continue
+        if _LD_NOT_A_DIAGNOSTIC.search(rest):
+            continue
+        sev = _LD_SEVERITY.search(rest)
+        if sev is not None:
+            out.append(Diag("warning" if sev[1] == "warning" else "error", "", 0, 0, rest))
+        elif _LD_UNSAID_ERROR.search(rest):
+            out.append(Diag("error", "", 0, 0, rest))
+    return out
