@@ -345,7 +345,8 @@ def compare(result: ParseResult, truth: list[Diag], root: str = "") -> list[str]
 # a line the linker prints (``/usr/bin/ld: ...``, ``ld.lld: ...``, ``mold: ...``, gold's unprefixed
 # ``obj:src:function f: error: ...``) is one diagnostic when it says ``error:`` / ``fatal:`` /
 # ``warning:`` or names an undefined reference or symbol, a multiple or duplicate definition or a
-# missing library (bfd prints those without a severity).  Not diagnostics: ``in function`` context,
+# missing library (bfd prints those without a severity; its ``more undefined references to `x'
+# follow`` after five stands for at least one more: one error).  Not diagnostics: ``in function`` context,
 # ``>>>`` lines, bfd's ``NOTE:``, lines that point at the other side of a diagnostic before them
 # (``first defined here``, gold's ``previous definition here``, bfd's ``warning: previous common is
 # here``: ld says ``warning:`` twice for one multiple common), and the summaries (``lto-wrapper
@@ -353,11 +354,11 @@ def compare(result: ParseResult, truth: list[Diag], root: str = "") -> list[str]
 _LD_PROG = re.compile(r"^(?:\S*/)?(?:[\w.-]+-)?(?:ld(?:\.bfd|\.gold|\.lld|\.mold)?|ld64\.lld|lld|gold|mold)(?:-\d+)?: (.*)$")
 _GOLD_FUNCTION = re.compile(r"^[^\s:]+\.(?:o|a|so)(?:\([^)]*\))?:[^:]*:function .+?: (error|warning): (.*)$")
 _LD_SEVERITY = re.compile(r"(?:^|: )(error|fatal|warning): ")
-_LD_UNSAID_ERROR = re.compile(r"undefined reference to|multiple definition of|cannot find -l|undefined (?:hidden |internal )?symbol"
+_LD_UNSAID_ERROR = re.compile(r"undefined references? to|multiple definition of|cannot find -l|undefined (?:hidden |internal )?symbol"
                               r"|duplicate symbol|library not found")
 # bfd's lines after its ``in function`` context, unprefixed: ``x.c:(.text+0x15): ...``, with debug
 # info ``/abs/x.c:5: undefined reference to ...`` (no column: a compiler would print one)
-_BFD_LOCATED = re.compile(r"^[^\s:][^:]*:(?P<where>\([^)]*\)|\d+): (.*)$")
+_BFD_LOCATED = re.compile(r"^(?:[^\s:(][^:]*:)?(?P<where>\([^)]*\)|\d+): (.*)$")
 _LD_NOT_A_DIAGNOSTIC = re.compile(r"(?:: in function [`‘'].*[’']:$|^NOTE: |previous definition here$|previous common is here$"
                                   r"|(?:common|definition) is here$|lto-wrapper failed$|too many errors emitted)")
 

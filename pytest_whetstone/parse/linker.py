@@ -60,7 +60,10 @@ _MISSING_LIB = re.compile(
 )
 _MOLD_DUP = re.compile(r"duplicate symbol: (?P<objs>(?:\S+\.o: )+)(?P<sym>\S.*)$")
 _OBJ_PREFIX = re.compile(r"^(\S+\.o): (?=multiple definition)")
-_OBJ_SEVERITY = re.compile(r"^(\S+\.(?:o|obj|a|so|lo)(?:\([^)]*\))?): (warning|error): ")
+# bfd: "a.o: warning: ...", under -flto "a.o (symbol from plugin): warning: ...", and two objects
+# for --warn-common: "b.o and a.o: warning: multiple common of `x'"
+_OBJ = r"\S+\.(?:o|obj|a|so|lo)(?:\([^)]*\))?(?: \(symbol from plugin\))?"
+_OBJ_SEVERITY = re.compile(rf"^({_OBJ}(?: and {_OBJ})?): (warning|error): ")
 _OBJ_NOTE = re.compile(r"(?P<obj>[^\s:][^:]*?)(?::[^:(]+)?(?::\([^)]*\))?: (?P<msg>.+)$")
 _OBJECT_EXT = (".o", ".obj", ".a", ".so", ".lo", ".dylib")
 
