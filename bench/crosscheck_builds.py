@@ -42,7 +42,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import re
 import shutil
 import subprocess
 import sys
@@ -159,7 +158,7 @@ def cmake_script(job: BuildJob, diag: str) -> tuple[str, str]:
         *([f"target_link_libraries(prog {libs})"] if libs and job.code.main else []), ""])
     flags = f"{proj.std} {job.flags} {proj.defines} {diag}".strip()
     gen = "Ninja" if job.shape == "cmake-ninja" else "Unix Makefiles"
-    keep = "-k 0" if job.shape == "cmake-ninja" else ("-k -j2" if job.variant == "j2" else "-k")
+    keep = "-k 0" if job.shape == "cmake-ninja" else ("-k -j2" if job.variant == "j2" and not diag else "-k")
     cmd = (f"cmake -S xcmake -B {BUILD} -G '{gen}' -DCMAKE_{lang}_COMPILER={job.driver} '-DCMAKE_{lang}_FLAGS={flags}' "
            f"'-DCMAKE_EXE_LINKER_FLAGS={job.link_flags} {diag}' && cmake --build {BUILD} -- {keep}")
     return text, cmd
@@ -211,7 +210,8 @@ def run_build(root: Path, job: BuildJob, diag: str, timeout: float) -> str:
         (root / "xpymod.c").write_text(PYMOD)
         cmd = pip_command(job, diag)
     else:
-        text, cmd = make_script(job, diag, parallel=job.shape == "make-j2")
+        # the truth's run is serial: two gcc writing JSON at once would run their arrays together
+        text, cmd = make_script(job, diag, parallel=job.shape == "make-j2" and not diag)
         (root / "Makefile.crossbuild").write_text(text)
     env = dict(ENV, PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1")
     try:
@@ -423,6 +423,31 @@ def report(outcomes: list[BuildOutcome], elapsed: float) -> str:
     return "\n".join(lines)
 
 
+def save(folder: Path, out: BuildOutcome) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    job = out.job
+    meta = {"key": job.key, "shape": job.shape, "root": str(SCRATCH / job.code.project.name),
+            "truth": [d.as_dict() for d in out.truth], "linker": [d.as_dict() for d in out.linker]}
+    (folder / f"{job.key}.log").write_text(out.text)
+    (folder / f"{job.key}.json").write_text(json.dumps(meta))
+
+
+def rescore(folder: Path) -> str:
+    """The saved builds compared again: the same bytes read by the parser on the path now."""
+    outcomes: list[BuildOutcome] = []
+    for meta_path in sorted(folder.glob("*.json")):
+        meta = json.loads(meta_path.read_text())
+        text = meta_path.with_suffix(".log").read_text()
+        code = Code(Project("saved", Path(meta["root"]), "c", [], []))
+        job = BuildJob(meta["key"], meta["shape"], code, "", [])
+        out = BuildOutcome(job, [Diag.from_dict(d) for d in meta["truth"]], [Diag.from_dict(d) for d in meta["linker"]], text=text)
+        out.problems = compare_build(text, out.truth, out.linker, meta["root"])
+        for p in out.problems:
+            print(f"{job.key} [{job.shape}]: {p}")
+        outcomes.append(out)
+    return report(outcomes, 0.0)
+
+
 ALL_SHAPES = ["link-bfd", "link-gold", "link-lld", "link-mold", "lto", "cmake-ninja", "cmake-make", "make-j2", "pip", "pip-v",
               "setup", "shapes"]
 
@@ -438,7 +463,12 @@ def main() -> int:
     ap.add_argument("--only", default="", help="comma-separated job keys (as printed) to run again")
     ap.add_argument("--keep", type=Path, help="write each disagreeing build's log and truth here")
     ap.add_argument("--write", type=Path, help="write the summary (markdown) here")
+    ap.add_argument("--save", type=Path, help="write every build's log and truth here (for --rescore)")
+    ap.add_argument("--rescore", type=Path, help="compare the builds --save wrote again, with this parser; build nothing")
     args = ap.parse_args()
+    if args.rescore:
+        print(rescore(args.rescore))
+        return 0
     codes = [c for c in code_bases() if not args.projects or c.project.name in args.projects.split(",")]
     shutil.rmtree(SCRATCH, ignore_errors=True)
     jobs = plan(codes, args.shapes.split(","), random.Random(args.seed), args.per_shape)
@@ -458,6 +488,8 @@ def main() -> int:
               f"{' +' + ','.join(job.extra) if job.extra else ''}] {out.seconds:.0f}s {len(out.problems)} problems", flush=True)
         for p in out.problems:
             print(f"    {p}", flush=True)
+        if args.save:
+            save(args.save, out)
         if out.problems and args.keep:
             args.keep.mkdir(parents=True, exist_ok=True)
             (args.keep / f"{job.key}.log").write_text(out.text)

@@ -47,6 +47,11 @@ class Diag:
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Diag:
+        return cls(**{**data, "notes": [tuple(n) for n in data.get("notes", [])],
+                      "also_at": [tuple(n) for n in data.get("also_at", [])]})
+
 
 def _norm(path: str) -> str:
     return os.path.normpath(path) if path else ""

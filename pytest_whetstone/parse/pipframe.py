@@ -22,6 +22,7 @@ _BOX = re.compile(r"( *)╰─> \[\d+ lines? of output\]$")
 _VERBOSE = re.compile(r"( *)Running command ")
 _END = "[end of output]"
 _COMMAND = "full command: "
+_PIP_NOTES = ("note: This error originates from a subprocess", "note: This is an issue with the package mentioned above")
 _COMMAND_LINES = 200  # at most, should "cwd:" never come
 # pip's summaries of a failed build step (bare or upper-case "error:", as pip prints them).
 _PIP_SUMMARY = re.compile(
@@ -55,6 +56,8 @@ class PipFrames:
         return [self.line(line) for line in lines]
 
     def line(self, line: str) -> str:
+        if line.lstrip().startswith(_PIP_NOTES):
+            return ""  # pip's own, inside -v's frame too: no note of the compiler's record before
         if self.command or line.lstrip().startswith(_COMMAND):
             # pip -v echoes the failed step's command, its setuptools shim over ~30 lines
             # (``except ImportError as error:``): none of it is the build's output; it ends
