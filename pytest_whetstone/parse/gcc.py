@@ -41,6 +41,7 @@ from .gcc_text import (
     command_compiler,
     find_symbol,
     looks_foreign,
+    split_flag,
 )
 from .notes import make_note, note_at
 from .tally import Tallies
@@ -78,6 +79,9 @@ class GccParser(LineParser):
         self.tu_of: dict[str, str] = {}  # header -> translation unit (from include chains)
         self.undecided: list[BuildErrorRecord] = []
         self.last: BuildErrorRecord | None = None
+        # -fmessage-length=N: gcc breaks a long message after a space (or " [" before its flag)
+        # and goes on in the next line, 3 spaces in; the piece printed last, while one may follow
+        self.wrap_tail = ""
         self.link_gate = SummaryGate()
         self.command_gate = SummaryGate()
         self.lto_gate = SummaryGate()
@@ -254,6 +258,10 @@ class GccParser(LineParser):
                 return True
         if self.rec is None:
             return bool(_CARET.match(line))
+        if self.wrap_tail and line.startswith("   ") and line[3:4] not in (" ", "\t", "") \
+                and self.wrap_tail.endswith((" ", " [")):
+            return self._wrapped(line)
+        self.wrap_tail = ""
         if _CARET.match(line):
             self._echo_line(line)
             self.rec_flavor = self.rec_flavor or "clang"
@@ -287,6 +295,7 @@ class GccParser(LineParser):
                 self._add_raw(stripped)
                 self.in_note = True
                 self.expect = "source"
+                self.wrap_tail = line  # as printed: "stripped" lost the space a wrap leaves
                 return True
             self._finish()
         ctx = self.ctx
@@ -319,10 +328,26 @@ class GccParser(LineParser):
         )
         self.ice = ice
         self.chain_style = ""
+        self.wrap_tail = line
         self.in_note = False
         self.expect = "source" if echo else ""
         self.rec_flavor = flavor
         self.tallied = True
+        return True
+
+    def _wrapped(self, line: str) -> bool:
+        """The rest of the message (or note) just opened, which -fmessage-length wrapped."""
+        rec = self.rec
+        assert rec is not None
+        piece = line[3:]
+        if self.in_note and rec.notes:
+            rec.notes[-1].message += piece
+        else:
+            rec.message, code = split_flag(rec.message + piece)
+            if code and not rec.error_code:
+                rec.error_code = code
+        self._add_raw(line)
+        self.wrap_tail = piece
         return True
 
     def _open(self, rec: BuildErrorRecord, printed_path: str, symbol: str | None = None) -> None:
