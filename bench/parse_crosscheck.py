@@ -378,6 +378,7 @@ def main() -> int:
     ap.add_argument("--projects", default="", help="comma-separated subset")
     ap.add_argument("--seed", type=int, default=16)
     ap.add_argument("--only", default="", help="comma-separated job keys (as printed) to run again")
+    ap.add_argument("--flag-sets", default="", help="comma-separated flag-set names (as in the report): only those runs")
     ap.add_argument("--keep", type=Path, help="write each disagreeing run's log, truth and Makefile here")
     ap.add_argument("--write", type=Path, help="write the summary (markdown) here")
     ap.add_argument("--save", type=Path, help="write every run's log and truth here (for --rescore)")
@@ -390,6 +391,8 @@ def main() -> int:
     jobs = plan(projs, random.Random(args.seed), args.per_project)
     if args.only:
         jobs = [j for j in jobs if j.key in args.only.split(",")]
+    if args.flag_sets:
+        jobs = [j for j in jobs if j.flags_name in args.flag_sets.split(",")]
     shutil.rmtree(SCRATCH, ignore_errors=True)
     start = time.monotonic()
     outcomes: list[Outcome] = []
