@@ -351,7 +351,9 @@ def compare(result: ParseResult, truth: list[Diag], root: str = "") -> list[str]
 # ``obj:src:function f: error: ...``) is one diagnostic when it says ``error:`` / ``fatal:`` /
 # ``warning:`` or names an undefined reference or symbol, a multiple or duplicate definition or a
 # missing library (bfd prints those without a severity; its ``more undefined references to `x'
-# follow`` after five stands for at least one more: one error).  Not diagnostics: ``in function`` context,
+# follow`` after five stands for at least one more: one error); a line with the linker's name and
+# no severity is an error (bfd labels its warnings: ``hidden symbol `x' isn't defined``, ``final
+# link failed: bad value``, which names a reason of its own, unlike ``lto-wrapper failed``).  Not diagnostics: ``in function`` context,
 # ``>>>`` lines, bfd's ``NOTE:``, lines that point at the other side of a diagnostic before them
 # (``first defined here``, gold's ``previous definition here``, bfd's ``warning: previous common is
 # here``: ld says ``warning:`` twice for one multiple common), and the summaries (``lto-wrapper
@@ -389,6 +391,8 @@ def linker_truth(text: str) -> list[Diag]:
         sev = _LD_SEVERITY.search(rest)
         if sev is not None:
             out.append(Diag("warning" if sev[1] == "warning" else "error", "", 0, 0, rest))
-        elif _LD_UNSAID_ERROR.search(rest):
+        elif m or _LD_UNSAID_ERROR.search(rest):
+            # the linker names it: bfd labels its warnings, its errors it prints bare ("hidden
+            # symbol `x' isn't defined", "final link failed: bad value": a reason of its own)
             out.append(Diag("error", "", 0, 0, rest))
     return out
