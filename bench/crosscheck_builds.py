@@ -118,6 +118,7 @@ class BuildOutcome:
     problems: list[str] = field(default_factory=list)
     seconds: float = 0.0
     text: str = ""
+    truth_log: str = ""  # what the JSON run printed
 
 
 # --------------------------------------------------------------------------- build scripts
@@ -407,7 +408,7 @@ def run_job(job: BuildJob, scratch: Path) -> BuildOutcome | None:
         shutil.rmtree(root / BUILD, ignore_errors=True)
     truth = gcc_json_truth(truth_log)
     linker = linker_truth(text)
-    out = BuildOutcome(job, truth, linker, seconds=time.monotonic() - start, text=text)
+    out = BuildOutcome(job, truth, linker, seconds=time.monotonic() - start, text=text, truth_log=truth_log)
     out.problems = compare_build(text, truth, linker, str(root))
     return out
 
@@ -434,6 +435,7 @@ def save(folder: Path, out: BuildOutcome) -> None:
     meta = {"key": job.key, "shape": job.shape, "root": str(SCRATCH / job.code.project.name),
             "truth": [d.as_dict() for d in out.truth], "linker": [d.as_dict() for d in out.linker]}
     (folder / f"{job.key}.log").write_text(out.text)
+    (folder / f"{job.key}.truth.log").write_text(out.truth_log)
     (folder / f"{job.key}.json").write_text(json.dumps(meta))
 
 
@@ -445,7 +447,10 @@ def rescore(folder: Path) -> str:
         text = meta_path.with_suffix(".log").read_text()
         code = Code(Project("saved", Path(meta["root"]), "c", [], []))
         job = BuildJob(meta["key"], meta["shape"], code, "", [])
-        out = BuildOutcome(job, [Diag.from_dict(d) for d in meta["truth"]], [Diag.from_dict(d) for d in meta["linker"]], text=text)
+        # the truth read again from what the tools printed (the rule may have learnt since)
+        truth_log = meta_path.with_suffix(".truth.log")
+        truth = gcc_json_truth(truth_log.read_text()) if truth_log.exists() else [Diag.from_dict(d) for d in meta["truth"]]
+        out = BuildOutcome(job, truth, linker_truth(text), text=text)
         out.problems = compare_build(text, out.truth, out.linker, meta["root"])
         for p in out.problems:
             print(f"{job.key} [{job.shape}]: {p}")

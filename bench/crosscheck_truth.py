@@ -61,7 +61,7 @@ def _norm(path: str) -> str:
 
 # The driver and the programs it runs print these as text even under -fdiagnostics-format=json.
 _DRIVER = re.compile(r"^(?:[\w./+-]*/)?(?:gcc|g\+\+|cc|c\+\+|cc1|cc1plus|lto1|lto-wrapper|collect2)(?:-\d+)?: "
-                     r"(error|warning|fatal error|sorry, unimplemented): (.*)$")
+                     r"(error|warning|fatal error|sorry, unimplemented|note): (.*)$")
 _SUMMARY = re.compile(r"(?:all|some) warnings being treated as errors|ld returned \d+ exit status|\S+ returned \d+ exit status")
 
 
@@ -108,7 +108,10 @@ def gcc_json_truth(output: str, max_errors: int = 0, byte_columns: bool = False)
                                         str(child.get("message", ""))))
             continue
         m = _DRIVER.match(line)
-        if m and not _SUMMARY.search(m[2]):
+        if m and m[1] == "note":
+            if out:  # "lto-wrapper: note: see the '-flto' option documentation": its warning's
+                out[-1].notes.append(("", 0, 0))
+        elif m and not _SUMMARY.search(m[2]):
             out.append(Diag("warning" if m[1] == "warning" else "error", "", 0, 0, m[2]))
     return out
 
