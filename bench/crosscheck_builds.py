@@ -238,7 +238,7 @@ def plan(codes: list[Code], shapes: list[str], rng: random.Random, per_shape: in
     from fix_build_seed import seeds_in_file
 
     jobs: list[BuildJob] = []
-    for code in codes:
+    for k, code in enumerate(codes):
         proj = code.project
         files = [*proj.units, *proj.headers()]
         corpus = "\n".join((proj.root / f).read_text(errors="replace") for f in files)
@@ -274,7 +274,9 @@ def plan(codes: list[Code], shapes: list[str], rng: random.Random, per_shape: in
                         job.flags = "-O2 -flto=2 -Wall" if i % 2 else "-O2 -flto -Wall"
                         if job.variant == "werror":
                             job.flags += " -Werror"
-                    fault = (LINK_FAULTS + ("lto type",) if shape == "lto" else LINK_FAULTS)[i % (len(LINK_FAULTS) + (shape == "lto"))]
+                    # the faults rotate over code bases too, so a small sample still holds each
+                    kinds = LINK_FAULTS + ("lto type",) if shape == "lto" else LINK_FAULTS
+                    fault = kinds[(i + k + len(shape)) % len(kinds)]
                     if fault == "renamed definition" and renames:
                         job.fault = renames[i % len(renames)]
                     elif fault == "unit twice":
