@@ -38,7 +38,9 @@ _PROG = re.compile(
     r": (?P<rest>.*)"
 )
 _IN_FUNCTION = re.compile(r"(?P<obj>.+?): in function [`‘'](?P<func>.+)['’]:$")
-_SECTION_LOC = re.compile(r"(?:(?P<file>[^\s:(][^:]*?):)?\((?P<sect>\.[^)]*)\): (?P<msg>.+)")
+# a section by its name and offset: ".text+0x15", also one the code named itself
+# (``__attribute__((section("text_env")))``: "mdb.c:(text_env+0x159b)")
+_SECTION_LOC = re.compile(r"(?:(?P<file>[^\s:(][^:]*?):)?\((?P<sect>\.[^)]*|[\w.$]+\+0x[0-9a-fA-F]+)\): (?P<msg>.+)")
 _LINE_LOC = re.compile(r"(?P<file>[^\s:][^:]*?):(?P<line>\d+): (?:(?P<sev>error|warning): )?(?P<msg>.+)")
 _GOLD_FUNC = re.compile(
     r"(?P<obj>[^\s:][^:]*?):(?:(?P<file>[^:]+):)?function (?P<func>.+?): (?P<sev>error|warning): (?P<msg>.+)"
@@ -247,7 +249,8 @@ class LinkerParser(LineParser):
 
     def _section_record(self, sev: str, m: re.Match[str], raw: str) -> None:
         # "in function" context covers code relocations only, not data definitions.
-        in_code = m.group("sect").startswith(".text")
+        sect = m.group("sect")
+        in_code = sect.startswith(".text") or not sect.startswith(".")  # a section the code named holds code
         msg = m.group("msg")
         if msg.startswith("warning: "):
             # bfd's glibc link-time warning: "x.c:(.text+0x15f): warning: the use of `tmpnam' is dangerous"
