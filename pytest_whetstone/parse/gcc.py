@@ -82,6 +82,7 @@ class GccParser(LineParser):
         # -fmessage-length=N: gcc breaks a long message after a space (or " [" before its flag)
         # and goes on in the next line, 3 spaces in; the piece printed last, while one may follow
         self.wrap_tail = ""
+        self.wrap_raw = 0  # len(self.raw) right after that piece: a source echo since ends the message
         self.link_gate = SummaryGate()
         self.command_gate = SummaryGate()
         self.lto_gate = SummaryGate()
@@ -259,7 +260,7 @@ class GccParser(LineParser):
         if self.rec is None:
             return bool(_CARET.match(line))
         if self.wrap_tail and line.startswith("   ") and line[3:4] not in (" ", "\t", "") \
-                and self.wrap_tail.endswith((" ", " [")):
+                and self.wrap_tail.endswith((" ", " [")) and len(self.raw) == self.wrap_raw:
             return self._wrapped(line)
         self.wrap_tail = ""
         if _CARET.match(line):
@@ -296,6 +297,7 @@ class GccParser(LineParser):
                 self.in_note = True
                 self.expect = "source"
                 self.wrap_tail = line  # as printed: "stripped" lost the space a wrap leaves
+                self.wrap_raw = len(self.raw)
                 return True
             self._finish()
         ctx = self.ctx
@@ -329,6 +331,7 @@ class GccParser(LineParser):
         self.ice = ice
         self.chain_style = ""
         self.wrap_tail = line
+        self.wrap_raw = len(self.raw)
         self.in_note = False
         self.expect = "source" if echo else ""
         self.rec_flavor = flavor
@@ -348,6 +351,7 @@ class GccParser(LineParser):
                 rec.error_code = code
         self._add_raw(line)
         self.wrap_tail = piece
+        self.wrap_raw = len(self.raw)
         return True
 
     def _open(self, rec: BuildErrorRecord, printed_path: str, symbol: str | None = None) -> None:
