@@ -27,6 +27,8 @@ Shapes (``--shapes``):
   ``FAILED:``, the echoed command, ``ninja: build stopped``) or Makefiles (``[ 50%]``,
   ``gmake[2]: ***``, sometimes ``-j2``), with a seeded compile fault;
 * ``make-j2``: gcc under ``make -k -j2`` over several units, faults in two of them;
+* ``libtool``: each unit through ``libtool --mode=compile`` (``libtool: compile:  gcc ...``, PIC into
+  ``.libs/`` and again quietly), a ``.la`` linked from them;
 * ``pip`` / ``pip-v`` / ``setup``: a setuptools C extension over the project's units built by
   ``pip wheel .`` (its failure box, 6 spaces in), ``pip wheel -v .`` and ``setup.py build_ext``;
 * ``shapes``: a small project of our own for what the code bases lack: an include chain five deep,
@@ -86,9 +88,9 @@ def code_bases() -> list[Code]:
         units = sorted(p.relative_to(brotli).as_posix() for d in ("c/common", "c/dec", "c/enc") for p in (brotli / d).glob("*.c"))
         out.append(Code(Project("brotli", brotli, "c", units + ["c/tools/brotli.c"], ["c/include"]), "-lm", "c/tools/brotli.c"))
     exprcalc = HERE / "native_dev" / "exprcalc"
-    if (exprcalc / "src" / "main.cc").exists():
+    if exprcalc.exists():  # a library: no link of its own
         units = sorted(p.relative_to(exprcalc).as_posix() for p in (exprcalc / "src").glob("*.cc"))
-        out.append(Code(Project("exprcalc", exprcalc, "cpp", units, ["src"], "", "-std=c++17"), "", "src/main.cc"))
+        out.append(Code(Project("exprcalc", exprcalc, "cpp", units, ["src"], "", "-std=c++17")))
     return out
 
 
@@ -136,6 +138,15 @@ def make_script(job: BuildJob, diag: str, parallel: bool = False) -> tuple[str, 
     objs = " ".join(obj(u) for u in units)
     lines = [f"CC = {job.driver}", f"CFLAGS = {proj.std} {job.flags} {proj.defines} {incs} {diag}".strip(),
              f"LDFLAGS = {job.link_flags} {diag}".strip(), ""]
+    if job.shape == "libtool":
+        # autotools-style: "libtool: compile:  gcc ..." (PIC into .libs/, then again quietly), a .la
+        los = " ".join(obj(u)[:-2] + ".lo" for u in units)
+        tag = "CXX" if proj.lang == "cpp" else "CC"
+        lines += [f"all: {BUILD}/libx.la", "", f"{BUILD}/libx.la: {los}",
+                  f"\tlibtool --mode=link --tag={tag} $(CC) $(CFLAGS) $(LDFLAGS) -o $@ {los} -rpath /usr/local/lib", ""]
+        for u in units:
+            lines += [f"{obj(u)[:-2]}.lo: {u}", f"\t@mkdir -p {BUILD}", f"\tlibtool --mode=compile --tag={tag} $(CC) $(CFLAGS) -c {u} -o $@", ""]
+        return "\n".join(lines), "make -k -f Makefile.crossbuild"
     goal = f"{BUILD}/prog" if job.code.main else objs
     lines += [f"all: {goal}", ""]
     if job.code.main:
@@ -460,8 +471,8 @@ def rescore(folder: Path) -> str:
     return report(outcomes, 0.0)
 
 
-ALL_SHAPES = ["link-bfd", "link-gold", "link-lld", "link-mold", "lto", "cmake-ninja", "cmake-make", "make-j2", "pip", "pip-v",
-              "setup", "shapes"]
+ALL_SHAPES = ["link-bfd", "link-gold", "link-lld", "link-mold", "lto", "cmake-ninja", "cmake-make", "make-j2", "libtool", "pip",
+              "pip-v", "setup", "shapes"]
 
 
 def main() -> int:
