@@ -49,6 +49,8 @@ from .tally import Tallies
 # GccParser._diagnostic builds its records positionally: gcc_text pins the field order at import.
 
 _MAX_NOTES = 64
+# "x.c: In function " / "x.cpp: In member function " as -fmessage-length leaves it, the name on the next line
+_SCOPE_HEAD = re.compile(r"[^:\s][^:]*: In (?:[\w ]*function|constructor|destructor|instantiation of) $")
 _TIDY_STARTS = ("Error while processing ", "Suppressed ", "Use -header-filter=", "Found compiler error")
 _MAX_CONTEXT = 32
 _MAX_RAW_LINES = 200
@@ -83,6 +85,7 @@ class GccParser(LineParser):
         # and goes on in the next line, 3 spaces in; the piece printed last, while one may follow
         self.wrap_tail = ""
         self.wrap_raw = 0  # len(self.raw) right after that piece: a source echo since ends the message
+        self.scope_head = ""  # "x.c: In function " wrapped before the name
         self.link_gate = SummaryGate()
         self.command_gate = SummaryGate()
         self.lto_gate = SummaryGate()
@@ -153,6 +156,11 @@ class GccParser(LineParser):
         if line.endswith(_ASM_MESSAGES):
             self._finish()
             self.assembler = True  # its "x.c:4: Error: ..." lines follow
+            return True
+        if line.endswith(" ") and _SCOPE_HEAD.match(line):
+            # -fmessage-length: "x.c: In function " and the name 3 spaces in on the next line
+            self._finish()
+            self.scope_head = line
             return True
         if self.rec is not None:
             expect = self.expect
@@ -257,6 +265,8 @@ class GccParser(LineParser):
                 self.pending_notes.append(line.strip())
                 self.pending_tu = m.group("file")  # gcc lists the outermost file last
                 return True
+        if self.scope_head:
+            return self._scope_rest(line)
         if self.rec is None:
             return bool(_CARET.match(line))
         if self.wrap_tail and line.startswith("   ") and line[3:4] not in (" ", "\t", "") \
@@ -336,6 +346,19 @@ class GccParser(LineParser):
         self.expect = "source" if echo else ""
         self.rec_flavor = flavor
         self.tallied = True
+        return True
+
+    def _scope_rest(self, line: str) -> bool:
+        """The rest of an "In function" line -fmessage-length wrapped (``   ‘name’:``)."""
+        head, self.scope_head = self.scope_head, ""
+        if not line.startswith("   ") or line[3:4] == " ":
+            return self._indented(line)
+        joined = head + line[3:]
+        kind, facts = _colon_facts(joined)
+        if kind == _K_SCOPE:
+            return self._scope(facts)
+        if joined.endswith(" ") and len(joined) < 4096:
+            self.scope_head = joined  # a long C++ name: wrapped again
         return True
 
     def _wrapped(self, line: str) -> bool:
