@@ -47,6 +47,11 @@ class Diag:
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Diag:
+        return cls(**{**data, "notes": [tuple(n) for n in data.get("notes", [])],
+                      "also_at": [tuple(n) for n in data.get("also_at", [])]})
+
 
 def _norm(path: str) -> str:
     return os.path.normpath(path) if path else ""
@@ -56,7 +61,7 @@ def _norm(path: str) -> str:
 
 # The driver and the programs it runs print these as text even under -fdiagnostics-format=json.
 _DRIVER = re.compile(r"^(?:[\w./+-]*/)?(?:gcc|g\+\+|cc|c\+\+|cc1|cc1plus|lto1|lto-wrapper|collect2)(?:-\d+)?: "
-                     r"(error|warning|fatal error|sorry, unimplemented): (.*)$")
+                     r"(error|warning|fatal error|sorry, unimplemented|note): (.*)$")
 _SUMMARY = re.compile(r"(?:all|some) warnings being treated as errors|ld returned \d+ exit status|\S+ returned \d+ exit status")
 
 
@@ -103,7 +108,10 @@ def gcc_json_truth(output: str, max_errors: int = 0, byte_columns: bool = False)
                                         str(child.get("message", ""))))
             continue
         m = _DRIVER.match(line)
-        if m and not _SUMMARY.search(m[2]):
+        if m and m[1] == "note":
+            if out:  # "lto-wrapper: note: see the '-flto' option documentation": its warning's
+                out[-1].notes.append(("", 0, 0))
+        elif m and not _SUMMARY.search(m[2]):
             out.append(Diag("warning" if m[1] == "warning" else "error", "", 0, 0, m[2]))
     return out
 
@@ -337,3 +345,57 @@ def compare(result: ParseResult, truth: list[Diag], root: str = "") -> list[str]
     for where, n in (my_notes - true_notes).items():
         problems.append(f"note extra: {where[0]}:{where[1]}:{where[2]} x{n}")
     return problems
+
+
+# --------------------------------------------------------------------------- the linker's own lines
+
+# The linker prints no structured form; its truth is its lines, read by this rule of its own:
+# a line the linker prints (``/usr/bin/ld: ...``, ``ld.lld: ...``, ``mold: ...``, gold's unprefixed
+# ``obj:src:function f: error: ...``) is one diagnostic when it says ``error:`` / ``fatal:`` /
+# ``warning:`` or names an undefined reference or symbol, a multiple or duplicate definition or a
+# missing library (bfd prints those without a severity; its ``more undefined references to `x'
+# follow`` after five stands for at least one more: one error); a line with the linker's name and
+# no severity is an error (bfd labels its warnings: ``hidden symbol `x' isn't defined``, ``final
+# link failed: bad value``, which names a reason of its own, unlike ``lto-wrapper failed``).  Not diagnostics: ``in function`` context,
+# ``>>>`` lines, bfd's ``NOTE:``, lines that point at the other side of a diagnostic before them
+# (``first defined here``, gold's ``previous definition here``, bfd's ``warning: previous common is
+# here``: ld says ``warning:`` twice for one multiple common), and the summaries (``lto-wrapper
+# failed``, lld's ``too many errors emitted``).
+_LD_PROG = re.compile(r"^(?:\S*/)?(?:[\w.-]+-)?(?:ld(?:\.bfd|\.gold|\.lld|\.mold)?|ld64\.lld|lld|gold|mold)(?:-\d+)?: (.*)$")
+_GOLD_FUNCTION = re.compile(r"^[^\s:]+\.(?:o|a|so)(?:\([^)]*\))?:[^:]*:function .+?: (error|warning): (.*)$")
+_LD_SEVERITY = re.compile(r"(?:^|: )(error|fatal|warning): ")
+_LD_UNSAID_ERROR = re.compile(r"undefined references? to|multiple definition of|cannot find -l|undefined (?:hidden |internal )?symbol"
+                              r"|duplicate symbol|library not found")
+# bfd's lines after its ``in function`` context, unprefixed: ``x.c:(.text+0x15): ...``, with debug
+# info ``/abs/x.c:5: undefined reference to ...`` (no column: a compiler would print one)
+_BFD_LOCATED = re.compile(r"^(?:[^\s:(][^:]*:)?(?P<where>\([^)]*\)|\d+): (.*)$")
+_LD_NOT_A_DIAGNOSTIC = re.compile(r"(?:: in function [`‘'].*[’']:$|^NOTE: |previous definition here$|previous common is here$"
+                                  r"|(?:common|definition) is here$|lto-wrapper failed$|too many errors emitted)")
+
+
+def linker_truth(text: str) -> list[Diag]:
+    out: list[Diag] = []
+    for raw in text.splitlines():
+        line = re.sub(r"\x1b\[[0-9;]*[mK]", "", raw).strip()
+        m = _LD_PROG.match(line)
+        b = None if m else _BFD_LOCATED.match(line)
+        if m:
+            rest = m[1]
+        elif b is not None and ((b[2].startswith("warning: ") and b["where"].startswith("(")) or _LD_UNSAID_ERROR.search(b[2])):
+            rest = b[2]  # a line number without a column and a warning: a compiler's -fno-show-column shape
+        else:
+            g = _GOLD_FUNCTION.match(line)
+            if g is None:
+                continue
+            out.append(Diag(g[1], "", 0, 0, g[2]))
+            continue
+        if _LD_NOT_A_DIAGNOSTIC.search(rest):
+            continue
+        sev = _LD_SEVERITY.search(rest)
+        if sev is not None:
+            out.append(Diag("warning" if sev[1] == "warning" else "error", "", 0, 0, rest))
+        elif m or _LD_UNSAID_ERROR.search(rest):
+            # the linker names it: bfd labels its warnings, its errors it prints bare ("hidden
+            # symbol `x' isn't defined", "final link failed: bad value": a reason of its own)
+            out.append(Diag("error", "", 0, 0, rest))
+    return out

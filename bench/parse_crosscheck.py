@@ -117,6 +117,16 @@ FAULT_FLAGS = [
     ("as-cxx", "-x c++ -Wall", "-x c++ -Wall"),  # a C unit compiled as C++ (C++ units: as they are)
     ("no-column", "-Wall -fno-diagnostics-show-line-numbers -fno-diagnostics-show-labels -fdiagnostics-column-unit=byte",
      "-Wall -fno-show-column -fdiagnostics-absolute-paths"),
+    # flags that change the text's shape: wrapped messages, no [-Wflag], URLs in the flag
+    # (clang has none: its parseable fix-its instead), no warnings, preprocessed temporaries,
+    # fortified headers, the sanitizer's instrumentation
+    ("message-length", "-Wall -Wextra -fmessage-length=80", "-Wall -Wextra -fmessage-length=80"),
+    ("no-option", "-Wall -Wextra -fno-diagnostics-show-option", "-Wall -Wextra -fno-diagnostics-show-option"),
+    ("urls", "-Wall -Wextra -fdiagnostics-urls=always", "-Wall -Wextra -fdiagnostics-parseable-fixits"),
+    ("w", "-w", "-w"),
+    ("save-temps", "-Wall -save-temps=cwd", "-Wall -save-temps=cwd"),
+    ("fortify-g3", "-g3 -O2 -D_FORTIFY_SOURCE=2 -Wall -Wextra", "-g3 -O2 -D_FORTIFY_SOURCE=2 -Wall -Wextra"),
+    ("asan", "-Wall -fsanitize=address -g", "-Wall -fsanitize=address -g"),
 ]
 HEAVY_C = "-Wall -Wextra -Wshadow -Wconversion -Wsign-conversion -Wcast-qual -Wpedantic -Wformat=2 -Wundef -Wmissing-prototypes -Wstrict-prototypes -Wcast-align -Wswitch-enum -Wredundant-decls"
 HEAVY_CXX = "-Wall -Wextra -Wshadow -Wconversion -Wsign-conversion -Wcast-qual -Wpedantic -Wformat=2 -Wundef -Wold-style-cast -Wuseless-cast -Wzero-as-null-pointer-constant -Wnon-virtual-dtor -Woverloaded-virtual"
@@ -132,7 +142,9 @@ CLEAN_FLAGS = [
     ("template-tree", "{heavy} -fdiagnostics-show-template-tree -fno-elide-type -fno-diagnostics-show-caret",
      "{heavy} -fdiagnostics-show-template-tree -fno-elide-type -fno-caret-diagnostics"),
 ]
-ANALYZER = ("analyzer", "-fanalyzer", "--analyze")  # gcc only (clang's analyzer writes no diagnostics file)
+# gcc only (clang's analyzer writes no diagnostics file); its event paths inline or one note per event
+ANALYZER = ("analyzer", "-fanalyzer")
+ANALYZER_SEPARATE = ("analyzer-separate", "-fanalyzer -fdiagnostics-path-format=separate-events")
 
 
 @dataclass
@@ -195,7 +207,8 @@ def plan(projs: list[Project], rng: random.Random, per_project: int) -> list[Job
                     others = [u for u in proj.units if u != unit]
                     units = sorted([unit, *rng.sample(others, 2)])
                 if compiler == "gcc" and proj.lang == "c" and i % 11 == 3 and len((proj.root / unit).read_bytes()) < 60_000:
-                    fname, gflags = ANALYZER[0], f"-Wall {ANALYZER[1]}"
+                    fname, gflags = ANALYZER if i % 2 else ANALYZER_SEPARATE
+                    gflags = f"-Wall {gflags}"
                 jobs.append(Job(f"{proj.name}-{compiler}-f{i}", proj, compiler, fname, gflags if compiler == "gcc" else cflags,
                                 units, (kind, rel, mutated, what)))
                 n += 1
@@ -289,7 +302,15 @@ def run_job(job: Job, scratch: Path) -> Outcome | None:
         if original is not None:
             (root / job.fault[1]).write_bytes(original)
     out = Outcome(job, truth, seconds=time.monotonic() - start, text=text)
-    out.problems = compare(ours(text), truth, str(root))
+    result = ours(text)
+    out.problems = compare(result, truth, str(root))
+    if job.compiler == "clang" and "-save-temps" in job.flags:
+        # clang -save-temps runs its stages as processes of their own, and the last rewrites the
+        # diagnostics file the compile stage wrote: clang's own tallies are the truth
+        errors, warnings = clang_tally(text)
+        out.problems = [] if (result.reported_error_count, result.warning_count) == (errors, warnings) else [
+            f"clang tally: says {errors} errors, {warnings} warnings; ours {result.reported_error_count}, {result.warning_count}"]
+        return out
     if job.compiler == "clang":
         out.tally = clang_tally(text)
         # the tallies count what the diagnostics files hold, and sometimes the bare lines they miss
@@ -326,6 +347,42 @@ def report(outcomes: list[Outcome], elapsed: float) -> str:
     return "\n".join(lines)
 
 
+def save(folder: Path, out: Outcome) -> None:
+    """One run as --rescore reads it back: the log, the truth, what the report needs."""
+    folder.mkdir(parents=True, exist_ok=True)
+    job = out.job
+    meta = {"key": job.key, "compiler": job.compiler, "flags_name": job.flags_name, "units": job.units,
+            "root": str(SCRATCH / job.project.name), "problems": out.problems,
+            "truth": [d.as_dict() for d in out.truth]}
+    (folder / f"{job.key}.log").write_text(out.text)
+    (folder / f"{job.key}.json").write_text(json.dumps(meta))
+
+
+def rescore(folder: Path) -> str:
+    """The saved runs compared again (counts, records, notes; clang's own tallies are not
+    checked again): the same bytes read by the parser on the path now."""
+    outcomes: list[Outcome] = []
+    for meta_path in sorted(folder.glob("*.json")):
+        meta = json.loads(meta_path.read_text())
+        text = meta_path.with_suffix(".log").read_text()
+        proj = Project("saved", Path(meta["root"]), "c", meta["units"], [])
+        job = Job(meta["key"], proj, meta["compiler"], meta["flags_name"], "", meta["units"])
+        truth = [Diag.from_dict(d) for d in meta["truth"]]
+        out = Outcome(job, truth, text=text)
+        result = ours(text)
+        out.problems = compare(result, truth, meta["root"])
+        if meta["compiler"] == "clang" and meta["flags_name"] == "save-temps":  # see run_job
+            said = clang_tally(text)
+            out.problems = [] if (result.reported_error_count, result.warning_count) == said else [
+                f"clang tally: says {said[0]} errors, {said[1]} warnings"]
+        if meta["compiler"] == "clang" and len(meta["units"]) > 1:
+            out.problems = [p if p.startswith(("error count", "warning count")) else f"make -j2 {p}" for p in out.problems]
+        for p in out.problems:
+            print(f"{job.key} [{job.compiler} {job.flags_name}]: {p}")
+        outcomes.append(out)
+    return report(outcomes, 0.0)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--max-compiles", type=int, default=600)
@@ -334,13 +391,21 @@ def main() -> int:
     ap.add_argument("--projects", default="", help="comma-separated subset")
     ap.add_argument("--seed", type=int, default=16)
     ap.add_argument("--only", default="", help="comma-separated job keys (as printed) to run again")
+    ap.add_argument("--flag-sets", default="", help="comma-separated flag-set names (as in the report): only those runs")
     ap.add_argument("--keep", type=Path, help="write each disagreeing run's log, truth and Makefile here")
     ap.add_argument("--write", type=Path, help="write the summary (markdown) here")
+    ap.add_argument("--save", type=Path, help="write every run's log and truth here (for --rescore)")
+    ap.add_argument("--rescore", type=Path, help="compare the runs --save wrote again, with this parser; run nothing")
     args = ap.parse_args()
+    if args.rescore:
+        print(rescore(args.rescore))
+        return 0
     projs = [p for p in projects() if not args.projects or p.name in args.projects.split(",")]
     jobs = plan(projs, random.Random(args.seed), args.per_project)
     if args.only:
         jobs = [j for j in jobs if j.key in args.only.split(",")]
+    if args.flag_sets:
+        jobs = [j for j in jobs if j.flags_name in args.flag_sets.split(",")]
     shutil.rmtree(SCRATCH, ignore_errors=True)
     start = time.monotonic()
     outcomes: list[Outcome] = []
@@ -357,6 +422,8 @@ def main() -> int:
         for p in out.problems:
             print(f"{job.key} [{job.driver} {job.flags_name} {' '.join(job.units)}"
                   f"{' fault: ' + job.fault[0] + ' in ' + job.fault[1] if job.fault else ''}]: {p}", flush=True)
+        if args.save:
+            save(args.save, out)
         if out.problems and args.keep:
             args.keep.mkdir(parents=True, exist_ok=True)
             (args.keep / f"{job.key}.log").write_text(out.text)

@@ -355,3 +355,14 @@ def test_interleaved_and_truncated_real_logs_never_raise(a: Path, b: Path, seed:
     result = parse_text(data, cwd="/tmp/whetstone-dev")
     assert result.uncounted_errors >= 0 and result.uncounted_warnings >= 0
     assert result.warning_count >= sum(r.severity == "warning" for r in result.build_errors)
+
+
+def test_messages_gcc_wrapped_under_message_length_read_whole() -> None:
+    # gcc -fmessage-length=80: the message, its [-Wflag] (" [" then "   -Wsign-compare]") and the
+    # function of "In function " + "   ‘name’:" each go on 3 spaces in on the next line
+    label, result = _parse("gcc/shape_message_length")
+    first = result.build_errors[0]
+    assert first.message == "comparison of integer expressions of different signedness: ‘long long int’ and ‘long long unsigned int’"
+    assert first.error_code == "-Wsign-compare"
+    assert {r.function for r in result.build_errors} == {"a_function_with_a_rather_long_name_to_make_the_messages_wrap"}
+    assert (result.reported_error_count, result.warning_count) == (label["error_count"], label["warning_count"])

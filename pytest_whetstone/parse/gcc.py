@@ -41,6 +41,7 @@ from .gcc_text import (
     command_compiler,
     find_symbol,
     looks_foreign,
+    split_flag,
 )
 from .notes import make_note, note_at
 from .tally import Tallies
@@ -48,6 +49,8 @@ from .tally import Tallies
 # GccParser._diagnostic builds its records positionally: gcc_text pins the field order at import.
 
 _MAX_NOTES = 64
+# "x.c: In function " / "x.cpp: In member function " as -fmessage-length leaves it, the name on the next line
+_SCOPE_HEAD = re.compile(r"[^:\s][^:]*: In (?:[\w ]*function|constructor|destructor|instantiation of) $")
 _TIDY_STARTS = ("Error while processing ", "Suppressed ", "Use -header-filter=", "Found compiler error")
 _MAX_CONTEXT = 32
 _MAX_RAW_LINES = 200
@@ -78,6 +81,11 @@ class GccParser(LineParser):
         self.tu_of: dict[str, str] = {}  # header -> translation unit (from include chains)
         self.undecided: list[BuildErrorRecord] = []
         self.last: BuildErrorRecord | None = None
+        # -fmessage-length=N: gcc breaks a long message after a space (or " [" before its flag)
+        # and goes on in the next line, 3 spaces in; the piece printed last, while one may follow
+        self.wrap_tail = ""
+        self.wrap_raw = 0  # len(self.raw) right after that piece: a source echo since ends the message
+        self.scope_head = ""  # "x.c: In function " wrapped before the name
         self.link_gate = SummaryGate()
         self.command_gate = SummaryGate()
         self.lto_gate = SummaryGate()
@@ -148,6 +156,11 @@ class GccParser(LineParser):
         if line.endswith(_ASM_MESSAGES):
             self._finish()
             self.assembler = True  # its "x.c:4: Error: ..." lines follow
+            return True
+        if line.endswith(" ") and _SCOPE_HEAD.match(line):
+            # -fmessage-length: "x.c: In function " and the name 3 spaces in on the next line
+            self._finish()
+            self.scope_head = line
             return True
         if self.rec is not None:
             expect = self.expect
@@ -252,8 +265,14 @@ class GccParser(LineParser):
                 self.pending_notes.append(line.strip())
                 self.pending_tu = m.group("file")  # gcc lists the outermost file last
                 return True
+        if self.scope_head:
+            return self._scope_rest(line)
         if self.rec is None:
             return bool(_CARET.match(line))
+        if self.wrap_tail and line.startswith("   ") and line[3:4] not in (" ", "\t", "") \
+                and self.wrap_tail.endswith((" ", " [")) and len(self.raw) == self.wrap_raw:
+            return self._wrapped(line)
+        self.wrap_tail = ""
         if _CARET.match(line):
             self._echo_line(line)
             self.rec_flavor = self.rec_flavor or "clang"
@@ -287,6 +306,8 @@ class GccParser(LineParser):
                 self._add_raw(stripped)
                 self.in_note = True
                 self.expect = "source"
+                self.wrap_tail = line  # as printed: "stripped" lost the space a wrap leaves
+                self.wrap_raw = len(self.raw)
                 return True
             self._finish()
         ctx = self.ctx
@@ -319,10 +340,41 @@ class GccParser(LineParser):
         )
         self.ice = ice
         self.chain_style = ""
+        self.wrap_tail = line
+        self.wrap_raw = len(self.raw)
         self.in_note = False
         self.expect = "source" if echo else ""
         self.rec_flavor = flavor
         self.tallied = True
+        return True
+
+    def _scope_rest(self, line: str) -> bool:
+        """The rest of an "In function" line -fmessage-length wrapped (``   ‘name’:``)."""
+        head, self.scope_head = self.scope_head, ""
+        if not line.startswith("   ") or line[3:4] == " ":
+            return self._indented(line)
+        joined = head + line[3:]
+        kind, facts = _colon_facts(joined)
+        if kind == _K_SCOPE:
+            return self._scope(facts)
+        if joined.endswith(" ") and len(joined) < 4096:
+            self.scope_head = joined  # a long C++ name: wrapped again
+        return True
+
+    def _wrapped(self, line: str) -> bool:
+        """The rest of the message (or note) just opened, which -fmessage-length wrapped."""
+        rec = self.rec
+        assert rec is not None
+        piece = line[3:]
+        if self.in_note and rec.notes:
+            rec.notes[-1].message += piece
+        else:
+            rec.message, code = split_flag(rec.message + piece)
+            if code and not rec.error_code:
+                rec.error_code = code
+        self._add_raw(line)
+        self.wrap_tail = piece
+        self.wrap_raw = len(self.raw)
         return True
 
     def _open(self, rec: BuildErrorRecord, printed_path: str, symbol: str | None = None) -> None:

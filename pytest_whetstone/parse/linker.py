@@ -38,7 +38,9 @@ _PROG = re.compile(
     r": (?P<rest>.*)"
 )
 _IN_FUNCTION = re.compile(r"(?P<obj>.+?): in function [`‘'](?P<func>.+)['’]:$")
-_SECTION_LOC = re.compile(r"(?:(?P<file>[^\s:(][^:]*?):)?\((?P<sect>\.[^)]*)\): (?P<msg>.+)")
+# a section by its name and offset: ".text+0x15", also one the code named itself
+# (``__attribute__((section("text_env")))``: "mdb.c:(text_env+0x159b)")
+_SECTION_LOC = re.compile(r"(?:(?P<file>[^\s:(][^:]*?):)?\((?P<sect>\.[^)]*|[\w.$]+\+0x[0-9a-fA-F]+)\): (?P<msg>.+)")
 _LINE_LOC = re.compile(r"(?P<file>[^\s:][^:]*?):(?P<line>\d+): (?:(?P<sev>error|warning): )?(?P<msg>.+)")
 _GOLD_FUNC = re.compile(
     r"(?P<obj>[^\s:][^:]*?):(?:(?P<file>[^:]+):)?function (?P<func>.+?): (?P<sev>error|warning): (?P<msg>.+)"
@@ -60,7 +62,10 @@ _MISSING_LIB = re.compile(
 )
 _MOLD_DUP = re.compile(r"duplicate symbol: (?P<objs>(?:\S+\.o: )+)(?P<sym>\S.*)$")
 _OBJ_PREFIX = re.compile(r"^(\S+\.o): (?=multiple definition)")
-_OBJ_SEVERITY = re.compile(r"^(\S+\.(?:o|obj|a|so|lo)(?:\([^)]*\))?): (warning|error): ")
+# bfd: "a.o: warning: ...", under -flto "a.o (symbol from plugin): warning: ...", and two objects
+# for --warn-common: "b.o and a.o: warning: multiple common of `x'"
+_OBJ = r"\S+\.(?:o|obj|a|so|lo)(?:\([^)]*\))?(?: \(symbol from plugin\))?"
+_OBJ_SEVERITY = re.compile(rf"^({_OBJ}(?: and {_OBJ})?): (warning|error): ")
 _OBJ_NOTE = re.compile(r"(?P<obj>[^\s:][^:]*?)(?::[^:(]+)?(?::\([^)]*\))?: (?P<msg>.+)$")
 _OBJECT_EXT = (".o", ".obj", ".a", ".so", ".lo", ".dylib")
 
@@ -244,7 +249,8 @@ class LinkerParser(LineParser):
 
     def _section_record(self, sev: str, m: re.Match[str], raw: str) -> None:
         # "in function" context covers code relocations only, not data definitions.
-        in_code = m.group("sect").startswith(".text")
+        sect = m.group("sect")
+        in_code = sect.startswith(".text") or not sect.startswith(".")  # a section the code named holds code
         msg = m.group("msg")
         if msg.startswith("warning: "):
             # bfd's glibc link-time warning: "x.c:(.text+0x15f): warning: the use of `tmpnam' is dangerous"

@@ -96,7 +96,13 @@ class MakeParser(LineParser):
             if m:
                 self._recipe(m, line)
                 return True
-        if rest.startswith(_QUIET) or rest.endswith("is up to date.") or rest.endswith(" not remade because of errors."):
+        if rest.endswith(" not remade because of errors."):
+            # make -k -j: the failed recipe's summary may lie far above (another unit kept
+            # printing); this line says that make failed on it, so the parent's summary next is
+            # the same failure
+            self.last_summary_line = self.ctx.line_no
+            return True
+        if rest.startswith(_QUIET) or rest.endswith("is up to date."):
             self._continue_cascade()
             return True
         m = _NO_RULE.match(rest)

@@ -21,6 +21,9 @@ from .base import ParseResult
 _BOX = re.compile(r"( *)╰─> \[\d+ lines? of output\]$")
 _VERBOSE = re.compile(r"( *)Running command ")
 _END = "[end of output]"
+_COMMAND = "full command: "
+_PIP_NOTES = ("note: This error originates from a subprocess", "note: This is an issue with the package mentioned above")
+_COMMAND_LINES = 200  # at most, should "cwd:" never come
 # pip's summaries of a failed build step (bare or upper-case "error:", as pip prints them).
 _PIP_SUMMARY = re.compile(
     r"(?:error: (?:subprocess-exited-with-error|metadata-generation-failed|legacy-install-failure)"
@@ -31,25 +34,38 @@ _PIP_SUMMARY = re.compile(
 class PipFrames:
     """The unframing state of one log (a frame may run across blocks)."""
 
-    __slots__ = ("indent", "box")
+    __slots__ = ("indent", "box", "command")
 
     def __init__(self) -> None:
         self.indent = 0  # spaces to take off the lines of the frame we are in (0: none)
         self.box = False  # the frame is a failure box (it ends at "[end of output]")
+        self.command = 0  # lines left of a "full command:" pip echoes (0: not in one)
 
     def block(self, text: str, lines: list[str]) -> list[str]:
         """``lines`` (the cleaned lines of ``text``), unframed where pip framed them."""
-        if not self.indent and "lines of output]" not in text and "Running command " not in text:
+        if not self.indent and not self.command and "lines of output]" not in text and "Running command " not in text \
+                and _COMMAND not in text:
             return lines
         return [self.line(line) for line in lines]
 
     def batch(self, lines: list[str]) -> list[str]:
         """As ``block``, for lines that came without their block of text."""
-        if not self.indent and not any("lines of output]" in line or "Running command " in line for line in lines):
+        if not self.indent and not self.command and not any(
+                "lines of output]" in line or "Running command " in line or _COMMAND in line for line in lines):
             return lines
         return [self.line(line) for line in lines]
 
     def line(self, line: str) -> str:
+        if line.lstrip().startswith(_PIP_NOTES):
+            return ""  # pip's own, inside -v's frame too: no note of the compiler's record before
+        if self.command or line.lstrip().startswith(_COMMAND):
+            # pip -v echoes the failed step's command, its setuptools shim over ~30 lines
+            # (``except ImportError as error:``): none of it is the build's output; it ends
+            # with ``cwd: <dir>``
+            self.command = self.command - 1 if self.command else _COMMAND_LINES
+            if line.lstrip().startswith("cwd: "):
+                self.command = 0
+            return ""
         indent = self.indent
         if indent:
             if line[:indent].isspace() and len(line) >= indent:
