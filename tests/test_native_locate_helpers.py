@@ -116,3 +116,13 @@ def test_the_function_a_helper_calls_on_the_failing_line_leads(shelf: tuple[Path
     assert [f.line for f in failures] == [12]  # gtest names the helper's line
     located = locate_native_failures(failures, root)
     assert located[0].suspects[0].qualname == "lib::Shelf::Oldest", located[0].suspects
+
+
+def test_an_assertion_message_is_not_what_the_test_checks() -> None:
+    """``ASSERT_TRUE(ok) << describe(x)``: describe only formats the message; ``EXPECT_EQ(f(1), 2)`` checks f."""
+    from pytest_whetstone.locate import cfamily
+    from pytest_whetstone.locate.callgraph import c_calls
+
+    pf = cfamily.parse_source(b'void t() { ASSERT_TRUE(ok) << "got " << e.toString() << describe(x);\n'
+                              b'  EXPECT_EQ(f(1), 2) << note();\n  int bits = mask << shift(); }', "cpp")
+    assert [c[0] for c in c_calls(pf.tree.root_node)] == ["f", "shift"]

@@ -40,6 +40,10 @@ def c_calls(node: Any) -> list[Call]:
     stack = [node]
     while stack:
         cur = stack.pop()
+        checked = _assertion_of_message(cur)
+        if checked is not None:
+            stack.append(checked)  # ASSERT_TRUE(x) << "..." << e.toString(): the message is not the check
+            continue
         if cur.type == "call_expression":
             callee = cur.child_by_field_name("function")
             if callee is not None:
@@ -56,6 +60,21 @@ def c_calls(node: Any) -> list[Call]:
                     out.append((short, text, cur.start_point[0] + 1))
         stack.extend(reversed(cur.named_children))
     return out
+
+
+def _assertion_of_message(node: Any) -> Any:
+    """The ``ASSERT_*(...)`` call of ``ASSERT_*(...) << message...``, None for anything else."""
+    if node.type != "binary_expression" or cfamily._text(node.child_by_field_name("operator") or node) != "<<":
+        return None
+    left = node
+    while left is not None and left.type == "binary_expression" and \
+            cfamily._text(left.child_by_field_name("operator") or left) == "<<":
+        left = left.child_by_field_name("left")
+    if left is None or left.type != "call_expression":
+        return None
+    callee = left.child_by_field_name("function")
+    name = cfamily._text(callee) if callee is not None else ""
+    return left if name.isupper() and name.startswith(("ASSERT_", "EXPECT_", "CHECK")) else None
 
 
 def _function_node(root: Any, first: int, last: int, types: set[str]) -> Any:
