@@ -188,6 +188,7 @@ class _Search:
         self.spectrum: Any = None  # locate.native_spectrum.Spectrum, when one was taken
         self.spectrum_names: dict[str, str] = {}  # failure id -> its test's name in the spectrum
         self.neighbours: dict[tuple[str, str], Any] = {}  # (file, qualname) -> Func, for the ranking
+        self.later: list[_Plan] = []  # mutants of the suspects past the top ones (see plans)
         self.started = time.monotonic()
 
     def remaining(self) -> float:
@@ -241,19 +242,28 @@ class _Search:
     # ----------------------------------------------------------------- plan
 
     def plans(self, failure: TestFailureRecord) -> list[_Plan]:
-        """The first pass (a few mutants of every top suspect, round-robin), then the rest by prior."""
+        """The first pass (a few mutants of every top suspect, round-robin), then the rest by prior.
+
+        A suspect with no mutant (a one-line getter) takes no place among the top ones.  Without
+        schemata, the suspects past the top ones wait in ``self.later``, round-robin: the search reaches
+        them when the top ones are spent and time is left, rather than stopping there."""
         per_suspect: list[list[_Plan]] = []
-        for index, suspect in enumerate(failure.suspects[:self.top_suspects()]):
+        later: list[list[_Plan]] = []
+        for index, suspect in enumerate(failure.suspects):
+            if len(per_suspect) >= self.top_suspects() and self.screen is not None:
+                break
             text = self.original(suspect.file_path)
             if text is None:
                 continue
             mutants = mutants_in(suspect.file_path, text.encode("utf-8", TEXT_ERRORS), suspect.line_start, suspect.line_end,
                                  expected=failure.expected_value, actual=failure.actual_value,
                                  qualname=suspect.qualname)
-            per_suspect.append([_Plan(failure, suspect.file_path, suspect.qualname, m, index, r)
-                                for r, m in enumerate(mutants)])
+            if mutants:
+                (per_suspect if len(per_suspect) < self.top_suspects() else later).append(
+                    [_Plan(failure, suspect.file_path, suspect.qualname, m, index, r) for r, m in enumerate(mutants)])
         first = [p for rank in range(FIRST_PASS) for plans in per_suspect for p in plans[rank:rank + 1]]
         rest = [p for plans in per_suspect for p in plans[FIRST_PASS:]]
+        self.later = [p for rank in range(max(map(len, later), default=0)) for plans in later for p in plans[rank:rank + 1]]
         if self.screen is not None:
             rest += self.neighbour_plans(failure)
             self.screen.add([p.mutant for p in first + rest])
@@ -366,6 +376,8 @@ class _Search:
                     plan = queue.pop(0)
                     if not queue and not ordered:
                         queue, ordered = self.ordered_rest(failure, rest), True
+                    if not queue and self.later:
+                        queue, self.later = self.later, []
                     if plan.mutant.key not in seen:
                         seen.add(plan.mutant.key)
                         batch.append(plan)
@@ -389,8 +401,10 @@ class _Search:
                         return self.finish(found)
                     if cand.mutation.get("complete"):
                         fixed_ids.update(cand.mutation.get("fixes", []))
-                        complete = True
-                        break
+                        if failure.failure_id in fixed_ids:
+                            complete = True
+                            break
+                        continue  # it fixes another failing test, not this one: keep looking for this one
                     if after_partial < 0:
                         after_partial = PARTIAL_GRACE  # one edit may still fix every failing test: look a little
                 if complete:
@@ -471,6 +485,7 @@ class _Search:
         mutant = plan.mutant
         share = f"{len(fixes)} of {failing} failing tests" if len(fixes) < failing else f"all {failing} failing test(s)"
         confidence = min(0.8 + 0.15 * mutant.prior, 0.97) if complete else 0.7 + 0.1 * mutant.prior
+        confidence -= 0.1 * (len(base) - len(fixes)) / max(len(base), 1)  # one edit fixing them all ranks first
         return record_hashes(
             FixCandidate(
                 target_id=fixes[0],
