@@ -9,11 +9,14 @@ reporter, tape / node-tap the TAP a test file prints (``not ok N desc`` with its
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ..parse.tap import parse_yaml_block
 
 KINDS = ("jest", "vitest", "mocha", "node-test", "tape")
 SIG_MAX = 240
@@ -337,6 +340,7 @@ def read_mocha_json(text: str, root: str) -> RunResult:
 
 _TAP_TEST = re.compile(r"^(not ok|ok)\b(?: \d+)?(?: -)? ?(.*?)(?:\s+#\s*(?:SKIP|TODO)\b.*)?$", re.I)
 _TAP_SKIP = re.compile(r"#\s*(?:SKIP|TODO)\b", re.I)
+_TAP_SAID = ("operator", "expected", "actual", "wanted", "found", "message")
 _TAP_SUMMARY = re.compile(r"^(?:tests|pass|fail|skip|todo|ok|Subtest:)\b", re.I)
 _TAP_PLAN = re.compile(r"^\s*1\.\.\d+")
 # node's report of an uncaught exception that ended the process (the TAP parser's crash record)
@@ -380,18 +384,20 @@ def read_tap(text: str, file: str | list[str], root: str) -> RunResult:
             out.passed.update((f, title) for f in given)
             continue
         header_failed = True
-        yaml: list[str] = []
-        where = ""
-        for follow in lines[i + 1:i + 40]:
+        block: list[str] = []
+        for follow in lines[i + 1:i + 200]:
             if not follow.startswith(" ") or follow.strip() == "...":
                 break
-            s = follow.strip()
-            if s.startswith(("operator:", "expected:", "actual:", "wanted:", "found:", "message:")):
-                yaml.append(s)
-            at = _TAP_AT.match(s)
-            if at and not where:
-                where = at.group("file").removeprefix(prefix)
-        sig = signature(" ".join([m.group(2), *yaml]), root)
+            block.append(follow)
+        data = parse_yaml_block([b for b in block if b.strip() != "---"])
+        at = _TAP_AT.match("at: " + data.get("at", "").strip())
+        where = at.group("file").removeprefix(prefix) if at else ""
+        # the values, block scalars included: a mutant that changes what the test got changes the signature
+        said = [f"{k}: {data[k]}" for k in _TAP_SAID if data.get(k)]
+        sig = signature(" ".join([m.group(2), *said]), root)
+        if said:  # the signature collapses whitespace and is cut short: the exact values' digest keeps both
+            exact = "\n".join(said).replace(prefix, "")
+            sig = f"{sig[:SIG_MAX - 10]} #{hashlib.sha1(exact.encode('utf-8', 'replace')).hexdigest()[:8]}"
         globbed = any(_is_glob(f) for f in given)
         owners = [where] if where and (where in given or globbed) else given
         for owner in owners:

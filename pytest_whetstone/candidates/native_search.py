@@ -52,6 +52,7 @@ CONCENTRATE = 1.0  # how far mutant evidence moves a suspect's remaining mutants
 PARTIAL_GRACE = 8  # trials spent looking for a fix of every failing test after one that fixes some
 SPECTRUM_SHARE = 0.35  # of the search's time, at most, for the execution spectrum before the mutants
 SPECTRUM_MAX_S = 8.0
+W_LINE = 0.6  # how far a mutated line's spectrum score moves its mutant (see line_bonus)
 
 
 @dataclass
@@ -258,6 +259,9 @@ class _Search:
             mutants = mutants_in(suspect.file_path, text.encode("utf-8", TEXT_ERRORS), suspect.line_start, suspect.line_end,
                                  expected=failure.expected_value, actual=failure.actual_value,
                                  qualname=suspect.qualname)
+            if mutants and self.spectrum is not None and self.screen is None:
+                # what the failing tests ran, line by line: a mutant on a line only they ran goes first
+                mutants = sorted(mutants, key=lambda m: -(m.prior + self.line_bonus(suspect.file_path, m.line)))
             if mutants:
                 (per_suspect if len(per_suspect) < self.top_suspects() else later).append(
                     [_Plan(failure, suspect.file_path, suspect.qualname, m, index, r) for r, m in enumerate(mutants)])
@@ -301,6 +305,14 @@ class _Search:
             out += [_Plan(failure, fn.file_path, fn.qualname, m, -1, r) for r, m in enumerate(mutants)]
         return out
 
+    def line_bonus(self, rel: str, line: int) -> float:
+        """How the execution spectrum moves a mutant on ``line``: up when the failing tests ran it more
+        than the passing ones, down when they never ran it (0 without a line spectrum)."""
+        if self.spectrum is None:
+            return 0.0
+        score = self.spectrum.line_score(rel, line)
+        return 0.0 if score is None else W_LINE * (score - 0.5)
+
     def top_suspects(self) -> int:
         return SCREENED_SUSPECTS if self.screen is not None else TOP_SUSPECTS
 
@@ -316,7 +328,7 @@ class _Search:
         def weight(p: _Plan) -> float:
             _ev, mut = evidence(p)
             static = failure.suspects[p.suspect_index].score / top if p.suspect_index >= 0 else 0.0
-            return p.mutant.prior + 0.3 * static + CONCENTRATE * (mut - NEUTRAL)
+            return p.mutant.prior + 0.3 * static + CONCENTRATE * (mut - NEUTRAL) + self.line_bonus(p.rel, p.mutant.line)
         screen = self.screen
         if screen is None:
             return sorted(rest, key=lambda p: (-weight(p), p.suspect_index, p.rank))
@@ -409,6 +421,9 @@ class _Search:
                         after_partial = PARTIAL_GRACE  # one edit may still fix every failing test: look a little
                 if complete:
                     break
+                if ordered and queue and self.screen is None:
+                    # what this batch's mutants did moves the suspects' remaining mutants at once
+                    queue = self.ordered_rest(failure, queue)
         self.stats.stopped = self.stats.stopped or ("found" if found else "exhausted")
         return self.finish(found)
 
