@@ -190,6 +190,8 @@ class _Search:
         self.spectrum_names: dict[str, str] = {}  # failure id -> its test's name in the spectrum
         self.neighbours: dict[tuple[str, str], Any] = {}  # (file, qualname) -> Func, for the ranking
         self.later: list[_Plan] = []  # mutants of the suspects past the top ones (see plans)
+        # mutants take turns by function (see ordered_rest): with schemata, and for JS, where a trial is a test run
+        self.turns = bool(failures and failures[0].suspects and family_of(failures[0].suspects[0].file_path) == "js")
         self.started = time.monotonic()
 
     def remaining(self) -> float:
@@ -330,15 +332,16 @@ class _Search:
             static = failure.suspects[p.suspect_index].score / top if p.suspect_index >= 0 else 0.0
             return p.mutant.prior + 0.3 * static + CONCENTRATE * (mut - NEUTRAL) + self.line_bonus(p.rel, p.mutant.line)
         screen = self.screen
-        if screen is None:
+        if screen is None and not self.turns:
             return sorted(rest, key=lambda p: (-weight(p), p.suspect_index, p.rank))
 
         def turn(p: _Plan) -> tuple[bool, float, float]:
             """Screened mutants take turns by function, so one huge function cannot use up the budget
             before a small one is tried: a function's k-th mutant comes at k / its share, the share set
             by its place among the suspects and what its mutants did.  A mutant no schema covers costs
-            a compile: after all that do, by weight."""
-            if not screen.covers(p.mutant):
+            a compile: after all that do, by weight.  JS takes turns too: every mutant costs a test run
+            there, and the function a crash's stack names first has many mutants that change nothing."""
+            if screen is not None and not screen.covers(p.mutant):
                 return (True, -weight(p), 0.0)
             ev, mut = evidence(p)
             if ev is not None and not ev.fixed and ev.tried < SURE_AFTER:

@@ -89,6 +89,8 @@ def profile_tape(trial: JsTrial, budget_s: float) -> tuple[list[TestRun], dict[s
     error = trial.run_covered(others, [], others_dir, deadline - time.monotonic())
     if error and "did not load" not in error:
         return [], {}, f"the other test files under coverage: {error}"
+    if not trial.last_result.passed:  # helpers, fixtures: what they load says nothing about passing tests
+        return [], {}, "the other test files ran no passing test: no execution spectrum"
     failing = read_dir(failing_dir, trial.root)
     if not failing:
         return [], {}, "V8 reported no coverage of the project's sources"

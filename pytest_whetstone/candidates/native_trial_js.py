@@ -67,6 +67,7 @@ class JsTrial:
         self.filter = True  # select the failing tests by title (baseline turns it off if that hides them)
         self.env = _env()
         self.runs = 0
+        self.last_result = runs.RunResult()  # the last tape run, per test (the spectrum asks what ran)
 
     # ----------------------------------------------------------------- protocol
 
@@ -189,7 +190,9 @@ class JsTrial:
         """Run ``files`` (None: the whole suite) selecting ``targets`` by title; (result, error)."""
         self.runs += 1
         if self.kind == "tape":
-            return self._run_tape(files)
+            result, error = self._run_tape(files)
+            self.last_result = result
+            return result, error
         out = self.work / f"out-{self.runs}"
         argv = self._argv(files, targets, out)
         rc, stdout, timed_out = _execute(argv, self.root, self.env, self.timeout_s, self.work)
