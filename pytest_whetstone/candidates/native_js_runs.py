@@ -56,6 +56,7 @@ class RunResult:
     failed: dict[tuple[str, str], str] = field(default_factory=dict)
     file_errors: dict[str, str] = field(default_factory=dict)  # a test file that did not load
     files: list[str] = field(default_factory=list)  # test files that ran
+    sites: dict[tuple[str, str], set[int]] = field(default_factory=dict)  # TAP: the lines a failure was made at
     ok: bool = False  # the run as a whole passed
     note: str = ""  # why the output could not be read
 
@@ -346,7 +347,7 @@ _TAP_PLAN = re.compile(r"^\s*1\.\.\d+")
 # node's report of an uncaught exception that ended the process (the TAP parser's crash record)
 _TAP_CRASH = re.compile(r"^(?:Uncaught )?(?:[A-Z]\w*(?:Error|Exception)|Error)(?: \[[\w.]+\])?: ")
 # tape's ``at:`` line: where the failing assertion was made (``at: Test.<anonymous> (/p/test/x.js:51:4)``)
-_TAP_AT = re.compile(r"^at:\s+(?:.*?\()?(?:file://)?(?P<file>[^()\s]+?):\d+(?::\d+)?\)?$")
+_TAP_AT = re.compile(r"^at:\s+(?:.*?\()?(?:file://)?(?P<file>[^()\s]+?):(?P<line>\d+)(?::\d+)?\)?$")
 
 
 def read_tap(text: str, file: str | list[str], root: str) -> RunResult:
@@ -396,12 +397,16 @@ def read_tap(text: str, file: str | list[str], root: str) -> RunResult:
         said = [f"{k}: {data[k]}" for k in _TAP_SAID if data.get(k)]
         sig = signature(" ".join([m.group(2), *said]), root)
         if said:  # the signature collapses whitespace and is cut short: the exact values' digest keeps both
-            exact = "\n".join(said).replace(prefix, "")
+            values = [b for b in block[:next((k for k, b in enumerate(block) if b.strip().startswith(("at:", "stack:"))),
+                                             len(block))]]
+            exact = "\n".join(values).replace(prefix, "")
             sig = f"{sig[:SIG_MAX - 10]} #{hashlib.sha1(exact.encode('utf-8', 'replace')).hexdigest()[:8]}"
         globbed = any(_is_glob(f) for f in given)
         owners = [where] if where and (where in given or globbed) else given
         for owner in owners:
             out.failed[(owner, title)] = out.failed.get((owner, title)) or sig
+            if at:
+                out.sites.setdefault((owner, title), set()).add(int(at.group("line")))
     if crash and header:  # an uncaught exception ended the run: the test that was running failed with it
         for f in given:
             out.failed[(f, title_key([header]))] = signature(crash, root)

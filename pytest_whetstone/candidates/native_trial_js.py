@@ -68,11 +68,13 @@ class JsTrial:
         self.env = _env()
         self.runs = 0
         self.last_result = runs.RunResult()  # the last tape run, per test (the spectrum asks what ran)
+        self.base_sites: dict[tuple[str, str], set[int]] = {}  # tape: where the failing assertions failed
 
     # ----------------------------------------------------------------- protocol
 
     def baseline(self) -> TrialOutcome:
         outcome = self.run_failing("", "")
+        self.base_sites = dict(self.last_result.sites)
         if self.filter and "did not run" in outcome.error:
             self.filter = False  # the title filter missed a test: run the whole files from now on
             unfiltered = self.run_failing("", "")
@@ -117,6 +119,8 @@ class JsTrial:
         titles = {title for _file, title in known}
         # a runner fed a glob (tape 'test/**/*.js') keys its failures by that glob, not by the file
         new = [key for key in result.failed if key not in known and not ("*" in key[0] and key[1] in titles)]
+        # tape's descriptions repeat ("should be equal"): a known one failing at another line is another test
+        new += [key for key in result.failed if key in self.base_sites and result.sites.get(key, set()) - self.base_sites[key]]
         failed = [f"{file} {' › '.join(title.split(chr(31)))}" for file, title in new]
         failed += [f"{file} (did not load)" for file in result.file_errors]
         only_known = not result.ok and not failed and bool(result.failed)
@@ -261,6 +265,7 @@ class JsTrial:
                 return total, error
             total.passed |= one.passed
             total.failed.update(one.failed)
+            total.sites.update(one.sites)
             total.file_errors.update(one.file_errors)
             total.files.append(file)
             total.ok = total.ok and one.ok
