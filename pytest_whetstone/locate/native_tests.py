@@ -51,6 +51,7 @@ W_CALLED_ON_LINE = 0.25
 W_NAME = 0.25
 W_CLASS = 0.1
 W_RELATED = 0.05
+W_RELATED_ONLY = 0.01  # in a related file, and nothing else: below every suspect a signal names
 W_CALLEE = 0.2  # reached through a call from a function the test calls (x CALLEE_DECAY per further level)
 CALLEE_DECAY = 0.5
 FALLBACK_SCORE = 0.05
@@ -395,8 +396,8 @@ def _score(
     owners = fn.qualname.replace(".", "::").split("::")[:-1]
     if class_tokens and owners and name_tokens(owners[-1]) & class_tokens:
         score += W_CLASS
-    if score > 0 and fn.file_path in related:
-        score += W_RELATED
+    if fn.file_path in related:  # a function of a file the test imports: a suspect, if nothing else points
+        score += W_RELATED if score > 0 else W_RELATED_ONLY
     return score
 
 
@@ -408,9 +409,10 @@ def _add_module_calls(ws: Workspace, site: TestSite, pool: dict[tuple[str, str, 
         return
     bindings = callgraph.module_bindings(pj)
     for short, text, line in list(site.calls):
-        if short not in bindings or text != short:
+        name = text[: -len(short) - 1] if short in ("call", "apply") and text.endswith("." + short) else text
+        if name not in bindings or (name == text and text != short):  # ``parse(x)``, ``parse.call(ctx, x)``
             continue
-        target = callgraph.resolve_package(bindings[short], ws.root / site.file_path)
+        target = callgraph.resolve_package(bindings[name], ws.root / site.file_path)
         rel = ws.rel(target) if target is not None else ""
         module = jsfamily.parse_file(target) if target is not None and not rel.startswith("/") else None
         if module is None:
