@@ -52,6 +52,7 @@ CONCENTRATE = 1.0  # how far mutant evidence moves a suspect's remaining mutants
 PARTIAL_GRACE = 8  # trials spent looking for a fix of every failing test after one that fixes some
 SPECTRUM_SHARE = 0.35  # of the search's time, at most, for the execution spectrum before the mutants
 SPECTRUM_MAX_S = 8.0
+JS_TIMEOUT_MIN_S = 3.0  # a JS mutant's run is stopped at five times the baseline's, and no sooner than this
 W_LINE = 0.6  # how far a mutated line's spectrum score moves its mutant (see line_bonus)
 
 
@@ -360,6 +361,12 @@ class _Search:
             self.stats.notes.append(f"baseline: {self.base.error}")
             self.stats.stopped = "baseline-error"
             return []
+        if self.turns and self.base.seconds:
+            # a JS trial is a run of the failing test files: a mutant that loops is stopped at a few times
+            # the baseline's run, not at the search's whole time limit
+            for trial in self.trials:
+                if hasattr(trial, "failing_timeout_s"):
+                    trial.failing_timeout_s = max(JS_TIMEOUT_MIN_S, 5 * self.base.seconds + 1.0)
         live = [f for f in self.failures if f.failure_id in self.base.failing]
         if not live:
             self.stats.stopped = "baseline-passes"
