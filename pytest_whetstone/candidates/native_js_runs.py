@@ -16,7 +16,7 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..parse.tap import parse_yaml_block
+from ..parse.tap import parse_yaml_block, test_frame
 
 KINDS = ("jest", "vitest", "mocha", "node-test", "tape")
 SIG_MAX = 240
@@ -393,6 +393,10 @@ def read_tap(text: str, file: str | list[str], root: str) -> RunResult:
         data = parse_yaml_block([b for b in block if b.strip() != "---"])
         at = _TAP_AT.match("at: " + data.get("at", "").strip())
         where = at.group("file").removeprefix(prefix) if at else ""
+        site = int(at.group("line")) if at else 0
+        own = test_frame(data.get("stack", "")) if at else None
+        if own and own[0].removeprefix(prefix) != where:  # made in a helper the test called: the test's file
+            where, site = own[0].removeprefix(prefix), own[1]
         # the values, block scalars included: a mutant that changes what the test got changes the signature
         said = [f"{k}: {data[k]}" for k in _TAP_SAID if data.get(k)]
         sig = signature(" ".join([m.group(2), *said]), root)
@@ -406,7 +410,7 @@ def read_tap(text: str, file: str | list[str], root: str) -> RunResult:
         for owner in owners:
             out.failed[(owner, title)] = out.failed.get((owner, title)) or sig
             if at:
-                out.sites.setdefault((owner, title), set()).add(int(at.group("line")))
+                out.sites.setdefault((owner, title), set()).add(site)
     if crash and header:  # an uncaught exception ended the run: the test that was running failed with it
         for f in given:
             out.failed[(f, title_key([header]))] = signature(crash, root)

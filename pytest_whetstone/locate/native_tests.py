@@ -314,6 +314,17 @@ def _related_js(ws: Workspace, rel: str) -> list[str]:
     stem = impl_stem(Path(rel).name)
     if stem:
         out.extend(ws.by_stem(stem, jsfamily.SOURCE_EXTS))
+    helpers = []
+    for found in _imports_js(ws, rel):
+        out.append(found)
+        if is_test_file(found):  # a test helper (``test/_tape.js``): what it imports is what the test uses
+            helpers += _imports_js(ws, found)
+    return list(dict.fromkeys(r for r in out + helpers if r != rel))
+
+
+def _imports_js(ws: Workspace, rel: str) -> list[str]:
+    """The workspace files a JS file imports or requires."""
+    out: list[str] = []
     pj = jsfamily.parse_file(ws.root / rel)
     if pj is not None:
         for spec in jsfamily.imports_of(pj):
@@ -322,7 +333,7 @@ def _related_js(ws: Workspace, rel: str) -> list[str]:
                 found = ws.rel(target)
                 if not found.startswith("/"):
                     out.append(found)
-    return list(dict.fromkeys(r for r in out if r != rel))
+    return out
 
 
 # --------------------------------------------------------------------------- frames

@@ -104,6 +104,17 @@ _PLAIN_EXC = re.compile(r"^\s+([A-Z]\w*(?:Error|Exception)|Error)(?: \[[\w.]+\])
 _PLAIN_TIMEOUT = re.compile(r"Timeout of \d+ms exceeded\..*\(([^()]+\.[cm]?[jt]sx?)\)$")
 
 
+def test_frame(stack: str) -> tuple[str, int] | None:
+    """The outermost frame of a JS stack in a test directory (not node_modules): the test's own line,
+    when the assertion was made in a helper it called (``test/_tape.js``)."""
+    found = None
+    for line in stack.split("\n"):
+        f = _JS_AT.match(line) or _JS_AT.match("    " + line.strip())
+        if f and "node_modules" not in f.group(1) and _TESTISH.search(f.group(1)):
+            found = (f.group(1), int(f.group(2)))
+    return found
+
+
 class TapParser(LineParser):
     name = "tap"
     priority = 35
@@ -379,6 +390,9 @@ class TapParser(LineParser):
             m = _STACK_FRAME.search(at) if not file_path else None
             if m:
                 file_path, line = m.group(1), m.group(2)
+            own = test_frame(data.get("stack", ""))
+            if own and file_path and own[0] != file_path:  # the assertion was made in a helper the test called
+                file_path, line = own[0], str(own[1])
             if file_path:
                 record.file_path, record.line = file_path, int(line) if str(line).isdigit() else 0
                 if not record.test_suite:  # tape: the file tells apart the same description in two files
