@@ -76,6 +76,14 @@ def test_read_tap_keys_failures_by_their_at_line_and_a_crash_by_the_running_test
     assert ("test/**/*.js", "pads each line") in crash.passed
 
 
+def test_an_assertion_made_in_a_helper_belongs_to_the_test_that_called_it() -> None:
+    [failure] = parse_text((OUTPUT / "helper.tap").read_text()).test_failures
+    assert (failure.file_path, failure.line) == (f"{CAPTURED_ROOT}/test/helper.js", 8)  # not test/lib/check.js
+    got = runs.read_tap((OUTPUT / "helper.tap").read_text(), "test/**/*.js", CAPTURED_ROOT)
+    assert got.failed.keys() == {("test/helper.js", "area of square")}
+    assert got.sites == {("test/helper.js", "area of square"): {8}}
+
+
 # --------------------------------------------------------------------------- real tape
 
 
