@@ -1,6 +1,7 @@
 """Development bench: C/C++ and JS test failures located and fixed by the native mutant search (by hand).
 
-    python bench/bench_native_fix.py [--project exprcalc|textkit|jsonnet|hiredis|leveldb|all] [--faults N] [--seed S]
+    python bench/bench_native_fix.py [--project exprcalc|textkit|jsonnet|hiredis|leveldb|traverse|object-inspect|
+        deep-equal|function-bind|all] [--faults N] [--seed S]
         [--fault-list FILE] [--max-minutes M] [--out FILE]
 
 The projects (bench/native_fix_projects.py), each laid out in a scratch directory:
@@ -14,7 +15,10 @@ The projects (bench/native_fix_projects.py), each laid out in a scratch director
   as the compiler launcher, ctest;
 * hiredis 3.5.0 (C, third-party, vendored in the PyPI sdist): sds, the reply reader and the command
   formatter as a static library built by a plain Makefile, our gtest tests of its public API
-  (bench/native_dev/hiredis), ``make check``.
+  (bench/native_dev/hiredis), ``make check``;
+* traverse 0.6.11, object-inspect 1.12.3, deep-equal 2.2.3, function-bind 1.1.2 (JS, third-party, npm
+  tarballs with their own tape tests, run whole-file by ``tape '<glob>'``): faults in the package's
+  main source file.
 
 Faults are one-token slips seeded inside the library functions: a sample drawn with ``--seed`` from the
 seeding kinds' mutants sorted by position (so the list does not move when the search's priors change);

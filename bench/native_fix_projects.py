@@ -1,16 +1,23 @@
 """The projects of bench/bench_native_fix.py and how each one's source tree is laid out in a scratch directory.
 
-Two kinds:
+Four kinds:
 
 * our own small projects in bench/native_dev/ (exprcalc, textkit), copied as they are;
 * third-party code bases downloaded at bench time as PyPI sdists into bench/_work/native_fix/ (cached,
   never committed): the library's own sources, built by a small build file written here, and tested
-  either by the project's own tests (jsonnet's GoogleTest files) or by ours (bench/native_dev/<name>/).
+  either by the project's own tests (jsonnet's GoogleTest files) or by ours (bench/native_dev/<name>/);
+* Debian's upstream tarballs (``apt-get source`` through a private deb-src list, bench/debian_source.py),
+  built by a build file written here and tested by the project's own tests (leveldb);
+* third-party npm libraries that ship their own tape tests in the registry tarball: ``npm pack`` into
+  bench/_work/npm/ and ``npm install --ignore-scripts`` there once (cached, never committed); the scratch
+  tree is the package's files with ``node_modules`` linked to that install.
 """
 
 from __future__ import annotations
 
 import shutil
+import subprocess
+import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +26,7 @@ from sdist_suite import fetch_sdist
 
 HERE = Path(__file__).resolve().parent
 WORK = HERE / "_work" / "native_fix"
+NPM_WORK = HERE / "_work" / "npm"
 CTEST = ["ctest", "--test-dir", "build", "--output-on-failure"]
 
 
@@ -31,6 +39,7 @@ class Project:
     configure: list[str] | None = None
     compiler_env: bool = True  # CC=ccwrap CXX=ccwrap++; False when the build names ccwrap as its launcher
     sdist: str = ""  # NAME==VERSION on PyPI when the sources are downloaded
+    npm: str = ""  # NAME@VERSION on npm when the package's tarball is the project
     about: str = ""  # one line for the report
     skip: tuple[str, ...] = ()  # functions of the library files that are not the library (a self-test harness)
     debian: str = ""  # PACKAGE=DIRNAME when the sources are Debian's upstream tarball (bench/debian_source.py)
@@ -70,6 +79,23 @@ PROJECTS = {
         about="leveldb 1.23, Debian bookworm's upstream tarball (C++: the whole library as a static library; its own "
         "GoogleTest files under util/, db/ and table/ on the system GoogleTest and gmock, one binary each, "
         "gtest_discover_tests; CMake + Ninja, ccwrap as the compiler launcher, ctest; needs libgmock-dev)"),
+    "object-inspect": Project(
+        "object-inspect", ["index.js"], None, ["node_modules/.bin/tape", "test/*.js"], npm="object-inspect@1.12.3",
+        about="object-inspect 1.12.3 from its npm tarball (JS: one big index.js of `function` declarations and "
+        "closures; its own 18 tape files, `tape 'test/*.js'`)"),
+    "traverse": Project(
+        "traverse", ["index.js"], None, ["node_modules/.bin/tape", "test/**/*.js"], npm="traverse@0.6.11",
+        about="traverse 0.6.11 from its npm tarball (JS: a walker built of closures and prototype methods "
+        "assigned in a forEach; its own 19 tape files, `tape 'test/**/*.js'`)"),
+    "deep-equal": Project(
+        "deep-equal", ["index.js"], None, ["node_modules/.bin/tape", "test/**/*.js"], npm="deep-equal@2.2.3",
+        about="deep-equal 2.2.3 from its npm tarball (JS: `function` declarations over many helper packages; "
+        "its own tape file test/cmp.js, `tape 'test/**/*.js'`)"),
+    "function-bind": Project(
+        "function-bind", ["implementation.js"], None, ["node_modules/.bin/tape", "test/**/*.js"],
+        npm="function-bind@1.1.2",
+        about="function-bind 1.1.2 from its npm tarball (JS: index.js re-exports implementation.js, "
+        "`var f = function`; its own tape file, `tape 'test/**/*.js'`)"),
 }
 
 JSONNET_CMAKE = """\
@@ -92,6 +118,9 @@ endforeach()
 
 def materialize(project: Project, dest: Path) -> None:
     """The project's source tree at ``dest`` (a directory that does not exist yet)."""
+    if project.npm:
+        _npm(project.npm, dest)
+        return
     if not project.sdist and not project.debian:
         shutil.copytree(HERE / "native_dev" / project.name, dest)
         return
@@ -170,3 +199,31 @@ def _leveldb(root: Path, dest: Path) -> None:
         shutil.copytree(root / part, dest / part)
     (dest / "port" / "port_config.h").write_text(PORT_CONFIG)
     (dest / "CMakeLists.txt").write_text(LEVELDB_CMAKE.replace("@TESTS@", " ".join(LEVELDB_TESTS)))
+
+
+def fetch_npm(spec: str) -> Path:
+    """``bench/_work/npm/NAME-VERSION``: the package's tarball from ``npm pack``, extracted, its dependencies
+    and devDependencies installed without running any install script; done once."""
+    name, version = spec.rsplit("@", 1)
+    root = NPM_WORK / f"{name}-{version}"
+    if (root / "node_modules").is_dir():
+        return root
+    NPM_WORK.mkdir(parents=True, exist_ok=True)
+    tgz = NPM_WORK / f"{name}-{version}.tgz"
+    if not tgz.exists():
+        subprocess.run(["npm", "pack", spec, "--silent"], cwd=NPM_WORK, check=True, capture_output=True)
+    root.mkdir(exist_ok=True)
+    with tarfile.open(tgz) as tar:
+        for member in tar.getmembers():
+            member.name = member.name.split("/", 1)[1] if "/" in member.name else ""
+            if member.name and not member.issym() and not member.islnk():
+                tar.extract(member, root)  # noqa: S202 - a registry tarball we just downloaded
+    subprocess.run(["npm", "install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
+                   cwd=root, check=True, capture_output=True)
+    return root
+
+
+def _npm(spec: str, dest: Path) -> None:
+    root = fetch_npm(spec)
+    shutil.copytree(root, dest, ignore=shutil.ignore_patterns("node_modules", "package-lock.json"))
+    (dest / "node_modules").symlink_to(root / "node_modules", target_is_directory=True)

@@ -279,18 +279,34 @@ def test_a_test_that_crashes_the_binary_does_not_end_the_spectrum(tmp_path: Path
     assert any(plain_name(f) == "thrice" for f in by_name["Num.Thrice"].executed.functions)
 
 
-def test_tape_gets_no_js_spectrum_it_cannot_split(tmp_path: Path) -> None:
-    """tape runs whole files: a 'failing tests alone' run would repeat the file run, so none is made."""
-    from pytest_whetstone.candidates.native_spectra_js import profile_js
+def test_tape_spectrum_sides_are_files(tmp_path: Path) -> None:
+    """tape cannot select a test by title: the failing files are set against the suite's other files,
+    expanded from the command's globs; a failure known only by the glob gets no spectrum."""
+    from types import SimpleNamespace
+
+    from pytest_whetstone.candidates.native_spectra_js import profile_js, suite_files
+
+    for rel in ("test/a.js", "test/b.js", "test/lib/h.js", "test/data.json"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    assert suite_files(tmp_path, ["test/**/*.js"]) == ["test/a.js", "test/b.js", "test/lib/h.js"]
+    assert suite_files(tmp_path, ["test"]) == ["test/a.js", "test/b.js", "test/lib/h.js"]
 
     class Trial:
-        filter, kind = True, "tape"
+        filter, kind, root = True, "tape", tmp_path
+        command = SimpleNamespace(paths=["test/**/*.js"])
+
+        def __init__(self, files: list[str]) -> None:
+            self.targets = [SimpleNamespace(file=f, fid="F") for f in files]
 
         def run_covered(self, *args: object) -> str:
-            raise AssertionError("no run for tape")
+            raise AssertionError("no run")
 
-    runs, names, why = profile_js(Trial(), 10.0)  # type: ignore[arg-type]
-    assert (runs, names) == ([], {}) and "cannot be run alone" in why
+    runs, names, why = profile_js(Trial(["test/**/*.js"]), 10.0)  # type: ignore[arg-type]
+    assert (runs, names) == ([], {}) and "glob" in why
+    Trial.command = SimpleNamespace(paths=["test/a.js"])
+    runs, names, why = profile_js(Trial(["test/a.js"]), 10.0)  # type: ignore[arg-type]
+    assert (runs, names) == ([], {}) and "no other test file" in why
 
 
 def test_a_function_in_an_anonymous_namespace_keeps_its_name() -> None:

@@ -9,11 +9,14 @@ reporter, tape / node-tap the TAP a test file prints (``not ok N desc`` with its
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ..parse.tap import parse_yaml_block, test_frame
 
 KINDS = ("jest", "vitest", "mocha", "node-test", "tape")
 SIG_MAX = 240
@@ -53,6 +56,7 @@ class RunResult:
     failed: dict[tuple[str, str], str] = field(default_factory=dict)
     file_errors: dict[str, str] = field(default_factory=dict)  # a test file that did not load
     files: list[str] = field(default_factory=list)  # test files that ran
+    sites: dict[tuple[str, str], set[int]] = field(default_factory=dict)  # TAP: the lines a failure was made at
     ok: bool = False  # the run as a whole passed
     note: str = ""  # why the output could not be read
 
@@ -337,32 +341,84 @@ def read_mocha_json(text: str, root: str) -> RunResult:
 
 _TAP_TEST = re.compile(r"^(not ok|ok)\b(?: \d+)?(?: -)? ?(.*?)(?:\s+#\s*(?:SKIP|TODO)\b.*)?$", re.I)
 _TAP_SKIP = re.compile(r"#\s*(?:SKIP|TODO)\b", re.I)
+_TAP_SAID = ("operator", "expected", "actual", "wanted", "found", "message")
+_TAP_SUMMARY = re.compile(r"^(?:tests|pass|fail|skip|todo|ok|Subtest:)\b", re.I)
+_TAP_PLAN = re.compile(r"^\s*1\.\.\d+")
+# node's report of an uncaught exception that ended the process (the TAP parser's crash record)
+_TAP_CRASH = re.compile(r"^(?:Uncaught )?(?:[A-Z]\w*(?:Error|Exception)|Error)(?: \[[\w.]+\])?: ")
+# tape's ``at:`` line: where the failing assertion was made (``at: Test.<anonymous> (/p/test/x.js:51:4)``)
+_TAP_AT = re.compile(r"^at:\s+(?:.*?\()?(?:file://)?(?P<file>[^()\s]+?):(?P<line>\d+)(?::\d+)?\)?$")
 
 
-def read_tap(text: str, file: str, root: str) -> RunResult:
-    """One test file's TAP (tape, node-tap, a script): every ``ok``/``not ok`` keyed by its description.
+def read_tap(text: str, file: str | list[str], root: str) -> RunResult:
+    """The TAP of one run (tape, node-tap, a script): every ``ok``/``not ok`` keyed by its description.
 
-    A description that both passed and failed (tape's default "should be equal") is failing."""
-    out = RunResult(files=[file])
+    ``file`` is what the run was given: one test file, a glob, or several files run by one process.
+    A failure is keyed by the test file its ``at:`` line names when that is one of them (or the run was
+    given a glob), so one process may run many files; a passing assertion has no location and counts
+    for each of them.  A description that both passed and failed (tape's default "should be equal")
+    is failing."""
+    given = [file] if isinstance(file, str) else list(file)
+    out = RunResult(files=list(given))
+    prefix = root.rstrip("/") + "/"
     lines = text.splitlines()
+    header, header_failed = "", False  # tape's ``# name`` of the test running, and whether it failed
+    crash = ""
     for i, line in enumerate(lines):
+        if line.startswith("# ") and not _TAP_SUMMARY.match(line[2:]):
+            if header and not header_failed:  # a test that ran to its end: its name passed
+                out.passed.update((f, title_key([header])) for f in given)
+            header, header_failed, crash = line[2:].strip(), False, ""
+            continue
+        if _TAP_PLAN.match(line):
+            crash = ""
+        crashed = _TAP_CRASH.match(line)
+        if crashed:
+            crash = line.strip()
+            continue
         m = _TAP_TEST.match(line)
-        if not m:
+        if not m or _TAP_SKIP.search(line):
             continue
-        key = (file, title_key([m.group(2)]))
-        if _TAP_SKIP.search(line):
-            continue
+        crash = ""
+        title = title_key([m.group(2)])
         if m.group(1).lower() == "ok":
-            out.passed.add(key)
+            out.passed.update((f, title) for f in given)
             continue
-        yaml: list[str] = []
-        for follow in lines[i + 1:i + 40]:
+        header_failed = True
+        block: list[str] = []
+        for follow in lines[i + 1:i + 200]:
             if not follow.startswith(" ") or follow.strip() == "...":
                 break
-            s = follow.strip()
-            if s.startswith(("operator:", "expected:", "actual:", "wanted:", "found:", "message:")):
-                yaml.append(s)
-        sig = signature(" ".join([m.group(2), *yaml]), root)
-        out.failed[key] = out.failed.get(key) or sig
+            block.append(follow)
+        data = parse_yaml_block([b for b in block if b.strip() != "---"])
+        at = _TAP_AT.match("at: " + data.get("at", "").strip())
+        where = at.group("file").removeprefix(prefix) if at else ""
+        site = int(at.group("line")) if at else 0
+        own = test_frame(data.get("stack", "")) if at else None
+        if own and own[0].removeprefix(prefix) != where:  # made in a helper the test called: the test's file
+            where, site = own[0].removeprefix(prefix), own[1]
+        # the values, block scalars included: a mutant that changes what the test got changes the signature
+        said = [f"{k}: {data[k]}" for k in _TAP_SAID if data.get(k)]
+        sig = signature(" ".join([m.group(2), *said]), root)
+        if said:  # the signature collapses whitespace and is cut short: the exact values' digest keeps both
+            values = [b for b in block[:next((k for k, b in enumerate(block) if b.strip().startswith(("at:", "stack:"))),
+                                             len(block))]]
+            exact = "\n".join(values).replace(prefix, "")
+            sig = f"{sig[:SIG_MAX - 10]} #{hashlib.sha1(exact.encode('utf-8', 'replace')).hexdigest()[:8]}"
+        globbed = any(_is_glob(f) for f in given)
+        owners = [where] if where and (where in given or globbed) else given
+        for owner in owners:
+            out.failed[(owner, title)] = out.failed.get((owner, title)) or sig
+            if at:
+                out.sites.setdefault((owner, title), set()).add(site)
+    if crash and header:  # an uncaught exception ended the run: the test that was running failed with it
+        for f in given:
+            out.failed[(f, title_key([header]))] = signature(crash, root)
+    elif header and not header_failed and any(_TAP_PLAN.match(x) for x in lines[-8:]):
+        out.passed.update((f, title_key([header])) for f in given)
     out.passed -= set(out.failed)
     return out
+
+
+def _is_glob(path: str) -> bool:
+    return any(c in path for c in "*?[{")

@@ -173,6 +173,8 @@ def mutants_in(
                     add("negate", f"negate the condition `{_short(inner)}`", src.edit(cond, f"(!{inner})"))
         elif t in ("for_statement", "conditional_expression", "ternary_expression"):
             _negate(src, node.child_by_field_name("condition"), "the condition", add)
+        elif t == "subscript_expression":
+            _add_one(src, node.child_by_field_name("index"), "the index", add)
         elif t == "return_statement":
             if expected:
                 _return_expected(src, node, expected, actual, add)
@@ -181,6 +183,8 @@ def mutants_in(
                         add)
         elif t in _ARG_LISTS:
             args = [c for c in node.named_children if c.type != "comment"]
+            for a in args:  # a dropped `+ 1` / `- 1` of an argument (`Array(n + 1)`)
+                _add_one(src, a, "the argument", add)
             for a, b in zip(args, args[1:], strict=False):
                 ta, tb = _text(a), _text(b)
                 if ta != tb and "\n" not in ta + tb:
@@ -211,7 +215,8 @@ def _binary(src: _Source, node: Any, add: Any) -> None:
     left = node.child_by_field_name("left")
     for new, kind in _CMP.get(sym, []):
         add(kind, f"`{sym}` -> `{new}` in `{whole}`", src.edit(op, new))
-    for new in _ARITH.get(sym, []):
+    concat = sym == "+" and any(side is not None and side.type in _STRINGS for side in (left, right))
+    for new in [] if concat else _ARITH.get(sym, []):  # `'\n' + s` joins strings: `-` or `*` makes NaN
         add("arith", f"`{sym}` -> `{new}` in `{whole}`", src.edit(op, new))
     if sym in _LOGIC:
         add("boolop", f"`{sym}` -> `{_LOGIC[sym]}` in `{whole}`", src.edit(op, _LOGIC[sym]))
@@ -219,11 +224,30 @@ def _binary(src: _Source, node: Any, add: Any) -> None:
             _negate(src, side, "the operand", add)
     if sym in ("+", "-") and right is not None and left is not None and _text(right) == "1":
         add("drop-one", f"drop the `{sym} 1` of `{whole}`", src.edit(node, _text(left)))
-    if sym in _CMP and right is not None and right.type not in _NUMBERS and not re.search(r"[-+]\s*1$", _text(right)):
+    if sym in _CMP and right is not None and right.type not in _NUMBERS | _NOT_NUMERIC \
+            and not re.search(r"[-+]\s*1$", _text(right)):
         # a bound one off: `i < n` -> `i < n - 1` / `i < n + 1`
         for sign in ("-", "+"):
             add("bound", f"`{_short(_text(right))}` -> `{_short(_text(right))} {sign} 1` in `{whole}`",
                 src.edit(right, f"{_text(right)} {sign} 1"))
+
+
+_NOT_NUMERIC = {"string", "string_literal", "template_string", "raw_string_literal", "regex", "null", "undefined",
+                "nullptr", "true", "false", "char_literal", "concatenated_string"}
+ADD_ONE_PRIOR = 0.55  # below the operator slips: any argument or index may take it
+_STRINGS = {"string", "template_string"}  # JS only: C's string_literal never meets a `+` that is not arithmetic
+
+
+def _add_one(src: _Source, node: Any, what: str, add: Any) -> None:
+    """``x`` -> ``x + 1`` / ``x - 1`` for a name or a member used as an argument or index."""
+    if node is None or node.type not in ("identifier", "member_expression", "field_expression"):
+        return
+    text = _text(node)
+    if "\n" in text:
+        return
+    for sign in ("+", "-"):
+        add("bound", f"`{_short(text)}` -> `{_short(text)} {sign} 1` in {what}", src.edit(node, f"{text} {sign} 1"),
+            ADD_ONE_PRIOR)
 
 
 _NEGATE_BARE = {"identifier", "call_expression", "field_expression", "parenthesized_expression", "member_expression",

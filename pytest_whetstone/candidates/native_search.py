@@ -54,6 +54,8 @@ SPECTRUM_SHARE = 0.35  # of the search's time, at most, for the execution spectr
 SPECTRUM_MAX_S = 8.0
 PROBE_FLOOR_MS = 250  # failing tests this cheap are always run by the search's trials
 PROBE_MAX = 8  # failing tests a mutant's first run covers, at most
+JS_TIMEOUT_MIN_S = 3.0  # a JS mutant's run is stopped at five times the baseline's, and no sooner than this
+W_LINE = 0.6  # how far a mutated line's spectrum score moves its mutant (see line_bonus)
 
 
 @dataclass
@@ -216,6 +218,9 @@ class _Search:
         self.spectrum: Any = None  # locate.native_spectrum.Spectrum, when one was taken
         self.spectrum_names: dict[str, str] = {}  # failure id -> its test's name in the spectrum
         self.neighbours: dict[tuple[str, str], Any] = {}  # (file, qualname) -> Func, for the ranking
+        self.later: list[_Plan] = []  # mutants of the suspects past the top ones (see plans)
+        # mutants take turns by function (see ordered_rest): with schemata, and for JS, where a trial is a test run
+        self.turns = bool(failures and failures[0].suspects and family_of(failures[0].suspects[0].file_path) == "js")
         self.started = time.monotonic()
 
     def remaining(self) -> float:
@@ -269,19 +274,31 @@ class _Search:
     # ----------------------------------------------------------------- plan
 
     def plans(self, failure: TestFailureRecord) -> list[_Plan]:
-        """The first pass (a few mutants of every top suspect, round-robin), then the rest by prior."""
+        """The first pass (a few mutants of every top suspect, round-robin), then the rest by prior.
+
+        A suspect with no mutant (a one-line getter) takes no place among the top ones.  Without
+        schemata, the suspects past the top ones wait in ``self.later``, round-robin: the search reaches
+        them when the top ones are spent and time is left, rather than stopping there."""
         per_suspect: list[list[_Plan]] = []
-        for index, suspect in enumerate(failure.suspects[:self.top_suspects()]):
+        later: list[list[_Plan]] = []
+        for index, suspect in enumerate(failure.suspects):
+            if len(per_suspect) >= self.top_suspects() and self.screen is not None:
+                break
             text = self.original(suspect.file_path)
             if text is None:
                 continue
             mutants = mutants_in(suspect.file_path, text.encode("utf-8", TEXT_ERRORS), suspect.line_start, suspect.line_end,
                                  expected=failure.expected_value, actual=failure.actual_value,
                                  qualname=suspect.qualname)
-            per_suspect.append([_Plan(failure, suspect.file_path, suspect.qualname, m, index, r)
-                                for r, m in enumerate(mutants)])
+            if mutants and self.spectrum is not None and self.screen is None:
+                # what the failing tests ran, line by line: a mutant on a line only they ran goes first
+                mutants = sorted(mutants, key=lambda m: -(m.prior + self.line_bonus(suspect.file_path, m.line)))
+            if mutants:
+                (per_suspect if len(per_suspect) < self.top_suspects() else later).append(
+                    [_Plan(failure, suspect.file_path, suspect.qualname, m, index, r) for r, m in enumerate(mutants)])
         first = [p for rank in range(FIRST_PASS) for plans in per_suspect for p in plans[rank:rank + 1]]
         rest = [p for plans in per_suspect for p in plans[FIRST_PASS:]]
+        self.later = [p for rank in range(max(map(len, later), default=0)) for plans in later for p in plans[rank:rank + 1]]
         if self.screen is not None:
             rest += self.neighbour_plans(failure)
             self.screen.add([p.mutant for p in first + rest])
@@ -319,6 +336,14 @@ class _Search:
             out += [_Plan(failure, fn.file_path, fn.qualname, m, -1, r) for r, m in enumerate(mutants)]
         return out
 
+    def line_bonus(self, rel: str, line: int) -> float:
+        """How the execution spectrum moves a mutant on ``line``: up when the failing tests ran it more
+        than the passing ones, down when they never ran it (0 without a line spectrum)."""
+        if self.spectrum is None:
+            return 0.0
+        score = self.spectrum.line_score(rel, line)
+        return 0.0 if score is None else W_LINE * (score - 0.5)
+
     def top_suspects(self) -> int:
         return SCREENED_SUSPECTS if self.screen is not None else TOP_SUSPECTS
 
@@ -334,17 +359,18 @@ class _Search:
         def weight(p: _Plan) -> float:
             _ev, mut = evidence(p)
             static = failure.suspects[p.suspect_index].score / top if p.suspect_index >= 0 else 0.0
-            return p.mutant.prior + 0.3 * static + CONCENTRATE * (mut - NEUTRAL)
+            return p.mutant.prior + 0.3 * static + CONCENTRATE * (mut - NEUTRAL) + self.line_bonus(p.rel, p.mutant.line)
         screen = self.screen
-        if screen is None:
+        if screen is None and not self.turns:
             return sorted(rest, key=lambda p: (-weight(p), p.suspect_index, p.rank))
 
         def turn(p: _Plan) -> tuple[bool, float, float]:
             """Screened mutants take turns by function, so one huge function cannot use up the budget
             before a small one is tried: a function's k-th mutant comes at k / its share, the share set
             by its place among the suspects and what its mutants did.  A mutant no schema covers costs
-            a compile: after all that do, by weight."""
-            if not screen.covers(p.mutant):
+            a compile: after all that do, by weight.  JS takes turns too: every mutant costs a test run
+            there, and the function a crash's stack names first has many mutants that change nothing."""
+            if screen is not None and not screen.covers(p.mutant):
                 return (True, -weight(p), 0.0)
             ev, mut = evidence(p)
             if ev is not None and not ev.fixed and ev.tried < SURE_AFTER:
@@ -363,6 +389,12 @@ class _Search:
             self.stats.notes.append(f"baseline: {self.base.error}")
             self.stats.stopped = "baseline-error"
             return []
+        if self.turns and self.base.seconds:
+            # a JS trial is a run of the failing test files: a mutant that loops is stopped at a few times
+            # the baseline's run, not at the search's whole time limit
+            for trial in self.trials:
+                if hasattr(trial, "failing_timeout_s"):
+                    trial.failing_timeout_s = max(JS_TIMEOUT_MIN_S, 5 * self.base.seconds + 1.0)
         live = [f for f in self.probe if f.failure_id in self.base.failing]
         if not live:
             self.stats.stopped = "baseline-passes"
@@ -394,6 +426,8 @@ class _Search:
                     plan = queue.pop(0)
                     if not queue and not ordered:
                         queue, ordered = self.ordered_rest(failure, rest), True
+                    if not queue and self.later:
+                        queue, self.later = self.later, []
                     if plan.mutant.key not in seen:
                         seen.add(plan.mutant.key)
                         batch.append(plan)
@@ -417,12 +451,17 @@ class _Search:
                         return self.finish(found)
                     if cand.mutation.get("complete"):
                         fixed_ids.update(cand.mutation.get("fixes", []))
-                        complete = True
-                        break
+                        if failure.failure_id in fixed_ids:
+                            complete = True
+                            break
+                        continue  # it fixes another failing test, not this one: keep looking for this one
                     if after_partial < 0:
                         after_partial = PARTIAL_GRACE  # one edit may still fix every failing test: look a little
                 if complete:
                     break
+                if ordered and queue and self.screen is None:
+                    # what this batch's mutants did moves the suspects' remaining mutants at once
+                    queue = self.ordered_rest(failure, queue)
         self.stats.stopped = self.stats.stopped or ("found" if found else "exhausted")
         return self.finish(found)
 
@@ -501,6 +540,7 @@ class _Search:
         mutant = plan.mutant
         share = f"{len(fixes)} of {failing} failing tests" if len(fixes) < failing else f"all {failing} failing test(s)"
         confidence = min(0.8 + 0.15 * mutant.prior, 0.97) if complete else 0.7 + 0.1 * mutant.prior
+        confidence -= 0.1 * (len(base) - len(fixes)) / max(len(base), 1)  # one edit fixing them all ranks first
         return record_hashes(
             FixCandidate(
                 target_id=fixes[0],

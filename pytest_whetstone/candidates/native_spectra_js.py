@@ -4,11 +4,15 @@ Two runs in the trial's scratch copy, both with ``NODE_V8_COVERAGE``: the failin
 title filter the trial already uses), then their whole test files.  Per line, the second run's count
 less the first's is what the passing tests of those files executed; the two make a two-sided
 spectrum (the failing tests, the passing ones) for :mod:`..locate.native_spectrum`.  Works for every
-runner the trial drives, since V8 itself counts (``node --test``, mocha, tape, Jest, vitest).
+runner the trial drives, since V8 itself counts (``node --test``, mocha, Jest, vitest).
+
+tape cannot select a test by title, so its sides are files: the failing test files in one process,
+then the suite's other test files (the command's paths and globs, expanded) in another.
 """
 
 from __future__ import annotations
 
+import glob
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,12 +25,17 @@ if TYPE_CHECKING:
     from .native_trial_js import JsTrial
 
 FAILING, PASSING = "the failing tests", "the passing tests of their files"
+FAILING_FILES, OTHER_FILES = "the failing test files", "the suite's other test files"
+JS_TEST_EXTS = (".js", ".mjs", ".cjs", ".ts")
+MAX_OTHER_FILES = 200
 
 
 def profile_js(trial: JsTrial, budget_s: float) -> tuple[list[TestRun], dict[str, str], str]:
-    if not trial.filter or trial.kind == "tape":
-        # tape runs whole files: the "failing tests alone" run would be the file run again, two
-        # runs of the search's time for a spectrum with nothing on its passing side
+    if trial.kind == "tape":
+        return profile_tape(trial, budget_s)
+    if not trial.filter:
+        # the "failing tests alone" run would be the file run again, two runs of the search's time
+        # for a spectrum with nothing on its passing side
         return [], {}, "the failing tests cannot be run alone (title filter): no execution spectrum"
     deadline = time.monotonic() + budget_s
     files = sorted({t.file for t in trial.targets})
@@ -59,3 +68,46 @@ def _in_workspace(counts: LineCounts, root: Path, workspace: Path) -> Executed:
             continue
         out.lines[str(workspace / rel)] = set(lines)
     return out
+
+
+def profile_tape(trial: JsTrial, budget_s: float) -> tuple[list[TestRun], dict[str, str], str]:
+    """The failing test files against the suite's other test files, each side one tape process."""
+    deadline = time.monotonic() + budget_s
+    files = sorted({t.file for t in trial.targets})
+    if any(glob.has_magic(f) for f in files):
+        return [], {}, "the failing test is known only by the suite's glob: no execution spectrum"
+    others = [f for f in suite_files(trial.root, trial.command.paths) if f not in files][:MAX_OTHER_FILES]
+    if not others:
+        return [], {}, "no other test file to set the failing files against: no execution spectrum"
+    failing_dir, others_dir = trial.work / "v8-failing", trial.work / "v8-others"
+    started = time.monotonic()
+    error = trial.run_covered(files, [], failing_dir, budget_s)
+    if error:
+        return [], {}, f"the failing test files under coverage: {error}"
+    if deadline - time.monotonic() < 1.5 * (time.monotonic() - started):
+        return [], {}, "no time left for the other test files' coverage"
+    error = trial.run_covered(others, [], others_dir, deadline - time.monotonic())
+    if error and "did not load" not in error:
+        return [], {}, f"the other test files under coverage: {error}"
+    if not trial.last_result.passed:  # helpers, fixtures: what they load says nothing about passing tests
+        return [], {}, "the other test files ran no passing test: no execution spectrum"
+    failing = read_dir(failing_dir, trial.root)
+    if not failing:
+        return [], {}, "V8 reported no coverage of the project's sources"
+    runs = [TestRun(FAILING_FILES, True, _in_workspace(failing, trial.root, trial.workspace)),
+            TestRun(OTHER_FILES, False, _in_workspace(read_dir(others_dir, trial.root), trial.root, trial.workspace))]
+    return runs, {t.fid: FAILING_FILES for t in trial.targets}, ""
+
+
+def suite_files(root: Path, paths: list[str]) -> list[str]:
+    """The test files the command's paths name (files, directories, globs), relative to ``root``."""
+    out: list[str] = []
+    for path in paths:
+        if glob.has_magic(path):
+            hits = sorted(glob.glob(path, root_dir=root, recursive=True))
+        elif (root / path).is_dir():
+            hits = sorted(p.relative_to(root).as_posix() for p in (root / path).rglob("*"))
+        else:
+            hits = [path]
+        out += [h for h in hits if h.endswith(JS_TEST_EXTS) and "node_modules" not in h and (root / h).is_file()]
+    return list(dict.fromkeys(out))

@@ -60,6 +60,7 @@ class JsTrial:
         self.command = command
         self.targets = targets
         self.timeout_s = timeout_s
+        self.failing_timeout_s = timeout_s  # the failing tests' runs: the search lowers it after the baseline
         self.tmp = Path(tempfile.mkdtemp(prefix="whetstone-jstrial-"))
         self.root = self.tmp / "tree"
         self.work = self.tmp / "work"
@@ -67,11 +68,14 @@ class JsTrial:
         self.filter = True  # select the failing tests by title (baseline turns it off if that hides them)
         self.env = _env()
         self.runs = 0
+        self.last_result = runs.RunResult()  # the last tape run, per test (the spectrum asks what ran)
+        self.base_sites: dict[tuple[str, str], set[int]] = {}  # tape: where the failing assertions failed
 
     # ----------------------------------------------------------------- protocol
 
     def baseline(self) -> TrialOutcome:
         outcome = self.run_failing("", "")
+        self.base_sites = dict(self.last_result.sites)
         if self.filter and "did not run" in outcome.error:
             self.filter = False  # the title filter missed a test: run the whole files from now on
             unfiltered = self.run_failing("", "")
@@ -86,7 +90,11 @@ class JsTrial:
             if problem:
                 return TrialOutcome(error=problem)
             t0 = time.monotonic()
-            result, error = self._run(files, self.targets if self.filter else [])
+            timeout, self.timeout_s = self.timeout_s, min(self.timeout_s, self.failing_timeout_s)
+            try:
+                result, error = self._run(files, self.targets if self.filter else [])
+            finally:
+                self.timeout_s = timeout
             seconds = time.monotonic() - t0
         outcome = TrialOutcome(seconds=round(seconds, 3))
         if error:
@@ -116,6 +124,8 @@ class JsTrial:
         titles = {title for _file, title in known}
         # a runner fed a glob (tape 'test/**/*.js') keys its failures by that glob, not by the file
         new = [key for key in result.failed if key not in known and not ("*" in key[0] and key[1] in titles)]
+        # tape's descriptions repeat ("should be equal"): a known one failing at another line is another test
+        new += [key for key in result.failed if key in self.base_sites and result.sites.get(key, set()) - self.base_sites[key]]
         failed = [f"{file} {' › '.join(title.split(chr(31)))}" for file, title in new]
         failed += [f"{file} (did not load)" for file in result.file_errors]
         only_known = not result.ok and not failed and bool(result.failed)
@@ -189,7 +199,9 @@ class JsTrial:
         """Run ``files`` (None: the whole suite) selecting ``targets`` by title; (result, error)."""
         self.runs += 1
         if self.kind == "tape":
-            return self._run_tape(files)
+            result, error = self._run_tape(files)
+            self.last_result = result
+            return result, error
         out = self.work / f"out-{self.runs}"
         argv = self._argv(files, targets, out)
         rc, stdout, timed_out = _execute(argv, self.root, self.env, self.timeout_s, self.work)
@@ -237,28 +249,51 @@ class JsTrial:
         return argv + (files if files is not None else cmd.paths)
 
     def _run_tape(self, files: list[str] | None) -> tuple[runs.RunResult, str]:
-        """TAP from each test file (a failing run) or from the command's files (the suite)."""
-        node = shutil.which("node") or "node"
+        """TAP from the failing test files (a failing run) or from the command's paths (the suite).
+
+        With tape installed, the files run in one process, as ``tape a.js b.js`` would (a node process
+        and tape's own loading cost more than most test files); failures are told apart by their ``at:``
+        line.  When that process ended early (a mutant that throws outside an assertion stops tape),
+        each file runs alone, so the files it did not reach still say how their tests did."""
         tape = self.root / "node_modules" / ".bin" / "tape"
         if files is None:
             files = self.command.paths or sorted({t.file for t in self.targets})
+        if len(files) > 1 and tape.exists():
+            total, error, rc = self._tape_process(files, tape)
+            seen = total.passed | set(total.failed)
+            if "timed out" in error or rc == 0 or all(t.key in seen for t in self.targets if t.file in files):
+                return total, error
         total = runs.RunResult(ok=True)
         for file in files:
-            argv = ([node, *self.command.node_flags, str(tape), *self.command.flags, file] if tape.exists()
-                    else [node, *self.command.node_flags, file])
-            rc, stdout, timed_out = _execute(argv, self.root, self.env, self.timeout_s, self.work)
-            if timed_out:
-                return total, f"timed out after {self.timeout_s:g} s (killed)"
-            one = runs.read_tap(stdout, file, str(self.root))
-            if rc != 0 and not one.failed:  # crashed, or did not load: no assertion says why
-                total.file_errors[file] = _last_line(stdout, str(self.root)) or f"exited {rc}"
+            one, error, rc = self._tape_process([file], tape)
+            if error and "timed out" in error:
+                return total, error
             total.passed |= one.passed
             total.failed.update(one.failed)
+            total.sites.update(one.sites)
+            total.file_errors.update(one.file_errors)
             total.files.append(file)
-            total.ok = total.ok and rc == 0 and not one.failed
+            total.ok = total.ok and one.ok
         if any(f in total.file_errors for f in files) and not total.failed and not total.passed:
             return total, f"test file did not load: {next(iter(total.file_errors.values()))}"
         return total, ""
+
+    def _tape_process(self, files: list[str], tape: Path) -> tuple[runs.RunResult, str, int]:
+        """One process running ``files`` (tape, else node on a script that prints TAP): (result, error, rc)."""
+        node = shutil.which("node") or "node"
+        argv = ([node, *self.command.node_flags, str(tape), *self.command.flags, *files] if tape.exists()
+                else [node, *self.command.node_flags, *files])
+        rc, stdout, timed_out = _execute(argv, self.root, self.env, self.timeout_s, self.work)
+        if timed_out:
+            return runs.RunResult(), f"timed out after {self.timeout_s:g} s (killed)", rc
+        one = runs.read_tap(stdout, files, str(self.root))
+        one.ok = rc == 0 and not one.failed
+        if rc != 0 and not one.failed:  # crashed, or did not load: no assertion says why
+            why = _last_line(stdout, str(self.root)) or f"exited {rc}"
+            one.file_errors.update({f: why for f in files})
+        if one.file_errors and not one.failed and not one.passed:
+            return one, f"test file did not load: {next(iter(one.file_errors.values()))}", rc
+        return one, "", rc
 
 
 class _Swap:
@@ -409,6 +444,8 @@ def js_trial(failures: list[TestFailureRecord], workspace: Path, *, command: str
     targets = []
     for r in records:
         file = _test_file(r, workspace)
+        if not file and kind == "tape" and len(cmd.paths) == 1:
+            file = cmd.paths[0]  # a crash whose stack never reached the test file: the run the command made
         if not file:
             return None, f"cannot find the test file of {r.test_name!r}"
         parts = _parts(r, kind)

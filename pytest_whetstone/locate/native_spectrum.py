@@ -67,7 +67,8 @@ class Spectrum:
         self.profiled_files: set[str] = set().union(*(s.files_with_lines for s in self.seen.values()))
         self.debug_info = bool(self.profiled_files)
         self._lines_of: dict[str, list[tuple[int, list[int]]]] = {}  # file -> (line, [ef, ep])
-        for (rel, line), counts in self._count(lambda s: s.lines).items():
+        self._line_counts: dict[tuple[str, int], list[int]] = self._count(lambda s: s.lines)
+        for (rel, line), counts in self._line_counts.items():
             self._lines_of.setdefault(rel, []).append((line, counts))
         self._func_counts = self._count(lambda s: s.functions)
 
@@ -164,6 +165,12 @@ class Spectrum:
         if not self.debug_info and Path(rel).suffix.lower() in {".h", ".hh", ".hpp", ".hxx", ".inl"}:
             return None  # a header function may have been inlined away: no symbol says it ran
         return 0.0 if self._func_counts else None
+
+    def line_score(self, rel: str, line: int) -> float | None:
+        """One line's Ochiai score; None when its file's lines were not profiled."""
+        if rel not in self.profiled_files:
+            return None
+        return self._ochiai(self._line_counts.get((rel, line)))
 
     def ran_in(self, test: str) -> set[tuple[str, str, int]]:
         seen = self.seen.get(test)

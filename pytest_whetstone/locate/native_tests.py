@@ -49,6 +49,7 @@ W_HELPER_CALLED = 0.2  # called from a helper of the test's own files (a fixture
 W_NAME = 0.25
 W_CLASS = 0.1
 W_RELATED = 0.05
+W_RELATED_ONLY = 0.01  # in a related file, and nothing else: below every suspect a signal names
 W_CALLEE = 0.2  # reached through a call from a function the test calls (x CALLEE_DECAY per further level)
 CALLEE_DECAY = 0.5
 FALLBACK_SCORE = 0.05
@@ -148,6 +149,17 @@ def _related_js(ws: Workspace, rel: str) -> list[str]:
     stem = impl_stem(Path(rel).name)
     if stem:
         out.extend(ws.by_stem(stem, jsfamily.SOURCE_EXTS))
+    helpers = []
+    for found in _imports_js(ws, rel):
+        out.append(found)
+        if is_test_file(found):  # a test helper (``test/_tape.js``): what it imports is what the test uses
+            helpers += _imports_js(ws, found)
+    return list(dict.fromkeys(r for r in out + helpers if r != rel))
+
+
+def _imports_js(ws: Workspace, rel: str) -> list[str]:
+    """The workspace files a JS file imports or requires."""
+    out: list[str] = []
     pj = jsfamily.parse_file(ws.root / rel)
     if pj is not None:
         for spec in jsfamily.imports_of(pj):
@@ -156,7 +168,7 @@ def _related_js(ws: Workspace, rel: str) -> list[str]:
                 found = ws.rel(target)
                 if not found.startswith("/"):
                     out.append(found)
-    return list(dict.fromkeys(r for r in out if r != rel))
+    return out
 
 
 # --------------------------------------------------------------------------- frames
@@ -231,8 +243,8 @@ def _score(
     owners = fn.qualname.replace(".", "::").split("::")[:-1]
     if class_tokens and owners and name_tokens(owners[-1]) & class_tokens:
         score += W_CLASS
-    if score > 0 and fn.file_path in related:
-        score += W_RELATED
+    if fn.file_path in related:  # a function of a file the test imports: a suspect, if nothing else points
+        score += W_RELATED if score > 0 else W_RELATED_ONLY
     return score
 
 
@@ -244,9 +256,10 @@ def _add_module_calls(ws: Workspace, site: TestSite, pool: dict[tuple[str, str, 
         return
     bindings = callgraph.module_bindings(pj)
     for short, text, line in list(site.calls):
-        if short not in bindings or text != short:
+        name = text[: -len(short) - 1] if short in ("call", "apply") and text.endswith("." + short) else text
+        if name not in bindings or (name == text and text != short):  # ``parse(x)``, ``parse.call(ctx, x)``
             continue
-        target = callgraph.resolve_package(bindings[short], ws.root / site.file_path)
+        target = callgraph.resolve_package(bindings[name], ws.root / site.file_path)
         rel = ws.rel(target) if target is not None else ""
         module = jsfamily.parse_file(target) if target is not None and not rel.startswith("/") else None
         if module is None:

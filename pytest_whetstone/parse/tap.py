@@ -9,7 +9,11 @@ diagnostics (``#   Failed test 'x'`` / ``#   at t/x.t line 8.`` / ``got:`` /
 ``expected:``) are merged into the ``not ok`` they describe, or stand alone when
 prove printed them without the TAP (non-verbose prove).  ``Bail out!`` is an
 infra record; a script that died mid-plan (``# Looks like your test exited
-with 255 just after 2.``) is an exception record.
+with 255 just after 2.``) is an exception record.  So is a JS test process that died of an
+uncaught exception after its TAP began (tape has no handler for an error thrown outside an
+assertion: node prints ``TypeError: ...`` and its stack, and no other TAP line follows); it is
+named after the last ``# name`` comment (the tape test that was running), and its stack frames
+point at the code that threw.
 """
 
 from __future__ import annotations
@@ -45,6 +49,11 @@ _PROVE_NOISE = re.compile(
 # lines hold ".t ." instead.
 _YAML_KEY = re.compile(r"([\w.-]+):\s*(.*)$")
 _IDLE_STARTS = ("TAP version", "Bail", "ok", "not ok", "1..", "#", "---")
+# node's report of an uncaught exception, at column 0 (``TypeError: x is not a function``)
+_CRASH = re.compile(r"^(?:Uncaught )?([A-Z]\w*(?:Error|Exception)|Error)(?: \[[\w.]+\])?: (.*)$")
+_JS_AT = re.compile(r"^\s+at (?:.*? \()?(?:file://)?(/[^()\s]+?|[^()\s/][^()\s]*?\.[cm]?[jt]sx?):(\d+):\d+\)?$")
+_TESTISH = re.compile(r"(?:^|/)(?:tests?|spec|__tests__)/|[._-](?:test|spec)\.[cm]?[jt]sx?$")
+_SUMMARY = re.compile(r"^(?:tests|pass|fail|skip|todo|ok|cancelled|duration_ms|suites)\b", re.I)
 _STACK_FRAME = re.compile(r"\(?((?:/|\.{0,2}/?)[^\s():]+\.[cm]?[jt]sx?|[^\s():]+\.t):(\d+)(?::\d+)?\)?\s*$")
 
 
@@ -95,6 +104,17 @@ _PLAIN_EXC = re.compile(r"^\s+([A-Z]\w*(?:Error|Exception)|Error)(?: \[[\w.]+\])
 _PLAIN_TIMEOUT = re.compile(r"Timeout of \d+ms exceeded\..*\(([^()]+\.[cm]?[jt]sx?)\)$")
 
 
+def test_frame(stack: str) -> tuple[str, int] | None:
+    """The outermost frame of a JS stack in a test directory (not node_modules): the test's own line,
+    when the assertion was made in a helper it called (``test/_tape.js``)."""
+    found = None
+    for line in stack.split("\n"):
+        f = _JS_AT.match(line) or _JS_AT.match("    " + line.strip())
+        if f and "node_modules" not in f.group(1) and _TESTISH.search(f.group(1)):
+            found = (f.group(1), int(f.group(2)))
+    return found
+
+
 class TapParser(LineParser):
     name = "tap"
     priority = 35
@@ -116,6 +136,8 @@ class TapParser(LineParser):
         self.last_plain = ""  # the last line that is not TAP (a script's die message on stderr)
         self.died: _Pending | None = None  # the last "(test script exited early)" record
         self.died_suite = ""  # the suite it was given
+        self.header = ""  # the last ``# name`` comment: tape's name of the test that runs
+        self.crash: TestFailureRecord | None = None  # an uncaught exception no TAP line followed (yet)
 
     # ----------------------------------------------------------------- feed
     def feed(self, line: str) -> bool:
@@ -142,10 +164,12 @@ class TapParser(LineParser):
             m = _TEST.match(line)
             if m and (self.active or m.group(3) is not None):
                 self.active = True
+                self.crash = None  # the TAP went on: what looked like a crash was output
                 self._test(len(m.group(1)), m.group(2) == "not ok", m.group(3), m.group(4))
                 return True
             if _PLAN.match(line):
                 self.active = True
+                self.crash = None
                 return True
             m = _SUBTEST.match(line)
             if m:
@@ -173,6 +197,8 @@ class TapParser(LineParser):
             return self._diagnostic(line)
         if not self.active:
             return False
+        if self._crashed(line, stripped):
+            return True
         if stripped and line[0] == " " and self.last is not None and not self.last.from_diag:
             self._plain_diag(self.last.record, line)  # mocha's TAP: the error as indented text
             return True
@@ -183,6 +209,26 @@ class TapParser(LineParser):
         if stripped:
             self.last_plain = stripped[:500]  # not ours; remembered in case the script then dies
         return not stripped
+
+    def _crashed(self, line: str, stripped: str) -> bool:
+        """An uncaught exception's line and its stack frames (kept only if no TAP line follows)."""
+        m = _CRASH.match(line)
+        if m:
+            self.crash = TestFailureRecord(runner=RUNNER, test_suite=self.suite, test_name=self.header or EXITED_EARLY,
+                                           message=stripped[:4000], exception_type=m.group(1), raw=stripped[:4000])
+            return True
+        if self.crash is None or not stripped.startswith("at "):
+            return False
+        record = self.crash
+        if len(record.raw) < 8000:
+            record.raw += "\n" + line
+        f = _JS_AT.match(line)
+        if f and "node_modules" not in f.group(1) and not f.group(1).startswith("node:"):
+            if not record.impl_file and not _TESTISH.search(f.group(1)):
+                record.impl_file, record.impl_line = f.group(1), int(f.group(2))
+            if _TESTISH.search(f.group(1)):  # the outermost one is the test's own (inner ones: its helpers)
+                record.file_path, record.line = f.group(1), int(f.group(2))
+        return True
 
     def _path(self, indent: int) -> list[str]:
         return [name for i, name in self.subtests if i < indent]
@@ -259,6 +305,8 @@ class TapParser(LineParser):
         if self.diag is not None:
             self._diag_line(self.diag.record, line)
             return True
+        if line.startswith("# ") and not _SUMMARY.match(line[2:]) and not _SUBTEST.match(line):
+            self.header = line[2:].strip()
         return self.active
 
     @staticmethod
@@ -342,8 +390,13 @@ class TapParser(LineParser):
             m = _STACK_FRAME.search(at) if not file_path else None
             if m:
                 file_path, line = m.group(1), m.group(2)
+            own = test_frame(data.get("stack", ""))
+            if own and file_path and own[0] != file_path:  # the assertion was made in a helper the test called
+                file_path, line = own[0], str(own[1])
             if file_path:
                 record.file_path, record.line = file_path, int(line) if str(line).isdigit() else 0
+                if not record.test_suite:  # tape: the file tells apart the same description in two files
+                    record.node_id = f"{file_path}::{record.test_name}"
                 return
         location = data.get("location", "")
         m = _STACK_FRAME.search(location)
@@ -426,6 +479,10 @@ class TapParser(LineParser):
     def flush(self) -> None:
         if self.yaml is not None:
             self._apply_yaml()
+        if self.crash is not None and not self.bailed:
+            crash, self.crash = self.crash, None
+            crash.node_id = f"{crash.test_suite}::{crash.test_name}" if crash.test_suite else crash.test_name
+            self.pending.append(_Pending(crash, 0, claimed=True))
         for p in self.pending:
             record = p.record
             if not record.node_id:
