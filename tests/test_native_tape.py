@@ -10,13 +10,12 @@ tests/fixtures/js_trial/tape_output are read offline.
 
 from __future__ import annotations
 
-import hashlib
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from test_native_trial_js import _hashes
 
 from pytest_whetstone.candidates import native_js_runs as runs
 from pytest_whetstone.candidates import native_trial_js
@@ -122,16 +121,6 @@ def _failures(proj: Path) -> list[TestFailureRecord]:
                           text=True, timeout=120)
     failures = [r.ensure_id() for r in parse_text(done.stdout + done.stderr).test_failures]
     return locate_native_failures(failures, proj)
-
-
-def _hashes(root: Path) -> dict[str, str]:
-    out = {}
-    for dirpath, _dirs, files in os.walk(root):
-        for name in files:
-            path = Path(dirpath) / name
-            if not path.is_symlink():
-                out[str(path.relative_to(root))] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return out
 
 
 def _search(proj: Path, failures: list[TestFailureRecord]) -> tuple[list, NativeSearchStats]:
