@@ -540,7 +540,8 @@ class _Search:
         mutant = plan.mutant
         share = f"{len(fixes)} of {failing} failing tests" if len(fixes) < failing else f"all {failing} failing test(s)"
         confidence = min(0.8 + 0.15 * mutant.prior, 0.97) if complete else 0.7 + 0.1 * mutant.prior
-        confidence -= 0.1 * (len(base) - len(fixes)) / max(len(base), 1)  # one edit fixing them all ranks first
+        total = len(base) + len(wider.others)  # the failing tests, in the probe and outside it
+        confidence -= 0.1 * (total - len(fixes)) / max(total, 1)  # one edit fixing them all ranks first
         return record_hashes(
             FixCandidate(
                 target_id=fixes[0],
