@@ -164,7 +164,9 @@ def probe_tests(failures: list[TestFailureRecord]) -> list[TestFailureRecord] | 
         return None
 
     def cost(f: TestFailureRecord) -> float:
-        return float("inf") if f.exception_type == "crash" or "abort" in f.message[:80] else f.duration_ms
+        # gtest's crash record, or ctest's own record of a test that died on a signal ("SegFault", "Subprocess aborted")
+        crashed = f.exception_type == "crash" or (f.runner == "ctest" and bool(f.exception_type))
+        return float("inf") if crashed else f.duration_ms
     ordered = sorted(failures, key=cost)
     limit = max(PROBE_FLOOR_MS, 2 * cost(ordered[0]))
     chosen = {id(f) for f in ordered[:PROBE_MAX] if cost(f) <= limit} or {id(ordered[0])}

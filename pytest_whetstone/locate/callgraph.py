@@ -62,6 +62,15 @@ def c_calls(node: Any) -> list[Call]:
     return out
 
 
+def names_definition(qualname: str, text: str) -> bool:
+    """Whether a call written ``text`` may reach the definition ``qualname`` (same short name assumed):
+    ``ns::f`` / ``Class::f`` must agree with it; ``obj.f`` / ``f`` match by name alone."""
+    if "::" not in text:
+        return True
+    wanted = text.split("<")[0]
+    return qualname.endswith(wanted) or wanted.endswith(qualname)
+
+
 def _assertion_of_message(node: Any) -> Any:
     """The ``ASSERT_*(...)`` call of ``ASSERT_*(...) << message...``, None for anything else."""
     if node.type != "binary_expression" or cfamily._text(node.child_by_field_name("operator") or node) != "<<":

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Protocol
 
-from .callgraph import Call, body_calls
+from .callgraph import Call, body_calls, names_definition
 from .native_names import is_test_file
 
 
@@ -50,7 +50,7 @@ def calls_through_helpers(root: Path, test_rel: str, calls: list[Call], function
             for helper in helpers.get(short, []):
                 key = (helper.file_path, helper.line_start)
                 lines = wanted - expanded.get(key, frozenset())
-                if not _matches(helper, text) or not lines:
+                if not names_definition(helper.qualname, text) or not lines:
                     continue
                 if read >= MAX_HELPERS:
                     return list(out)
@@ -67,11 +67,3 @@ def calls_through_helpers(root: Path, test_rel: str, calls: list[Call], function
                         return list(out)
         frontier = following
     return list(out)
-
-
-def _matches(fn: _Helper, text: str) -> bool:
-    """``ns::f`` / ``Class::f`` must agree with the definition; ``obj.f`` / ``f`` match by name."""
-    if "::" not in text:
-        return True
-    wanted = text.split("<")[0]
-    return fn.qualname.endswith(wanted) or wanted.endswith(fn.qualname)

@@ -207,12 +207,7 @@ def stack_frames(record: TestFailureRecord, ws: Workspace) -> list[Frame]:
 
 
 def _callee_matches(fn: Func, short: str, text: str) -> bool:
-    if fn.short != short:
-        return False
-    if "::" in text:  # ns::f / Class::f must agree with the definition's qualified name
-        wanted = text.split("<")[0]
-        return fn.qualname.endswith(wanted) or wanted.endswith(fn.qualname)
-    return True
+    return fn.short == short and callgraph.names_definition(fn.qualname, text)
 
 
 def _score(
@@ -280,11 +275,9 @@ def _add_callees(
     if not direct:
         return {}
     if family == "c":
-        ws.c_index()
-
         def lookup(short: str, text: str) -> list[Func]:
-            return [Func(f.file_path, f.qualname, f.line_start, f.line_end, f.short) for f in ws.c_by_short.get(short, [])
-                    if _callee_matches(Func("", f.qualname, 0, 0, f.short), short, text)]
+            return [Func(f.file_path, f.qualname, f.line_start, f.line_end, f.short) for f in ws.c_named(short)
+                    if callgraph.names_definition(f.qualname, text)]
     else:
         table = ws.js_functions()
 
@@ -358,9 +351,8 @@ def locate_failure(
             site.helper_calls.setdefault(call[0], []).append(call)
     called = {c[0] for c in site.calls} | set(site.helper_calls) if site else set()
     if family == "c":
-        ws.c_index()
         for short in sorted(called):
-            for cf in ws.c_by_short.get(short, []):
+            for cf in ws.c_named(short):
                 pool.setdefault((cf.file_path, cf.qualname, cf.line_start),
                                 Func(cf.file_path, cf.qualname, cf.line_start, cf.line_end, cf.short))
     elif family == "js":

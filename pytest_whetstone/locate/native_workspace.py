@@ -33,7 +33,7 @@ class Workspace:
         self._by_stem: dict[str, list[str]] | None = None
         self._js_funcs: dict[str, list[Func]] | None = None
         self._c_index: cfamily.FunctionIndex | None = None
-        self.c_by_short: dict[str, list[cfamily.FunctionDef]] = {}  # the index by short name
+        self._c_by_short: dict[str, list[cfamily.FunctionDef]] = {}  # the index by short name
 
     @property
     def files(self) -> list[str]:
@@ -116,8 +116,13 @@ class Workspace:
             cache.save()
             self._c_index = index
             for f in index.functions:
-                self.c_by_short.setdefault(f.short, []).append(f)
+                self._c_by_short.setdefault(f.short, []).append(f)
         return self._c_index
+
+    def c_named(self, short: str) -> list[cfamily.FunctionDef]:
+        """The workspace's C/C++ functions whose short name is ``short`` (the index, built once)."""
+        self.c_index()
+        return self._c_by_short.get(short, [])
 
     def js_functions(self) -> dict[str, list[Func]]:
         """Functions of every non-test JS/TS file, by short name."""
