@@ -116,7 +116,9 @@ def test_default_run_reranks_by_an_in_process_mutant_pass(pytester: pytest.Pytes
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     for key in ("WHETSTONE_SEARCH", "WHETSTONE_SEARCH_BUDGET"):
         monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("WHETSTONE_MUTANT_PASS_S", "10")  # a loaded machine must not cut the pass short
+    # a loaded machine must not cut the pass short, nor skip the re-run whose coverage finds `_evens`
+    monkeypatch.setenv("WHETSTONE_MUTANT_PASS_S", "10")
+    monkeypatch.setenv("WHETSTONE_RERUN_S", "10")
     pytester.makepyfile(scores=SOURCE_CMP, test_scores=TEST)
     pytester.makeini("[pytest]\npythonpath = .\n")
     result = pytester.runpytest_subprocess("-p", "whetstone")

@@ -71,7 +71,11 @@ def left(run_s: float, spent_s: float) -> float:
 
 def rerun_allowed(spent_s: float, projected_run_s: float, expected_s: float, explicit: bool = False) -> bool:
     """May one more failing test be re-run?  ``expected_s``: its own duration (plus coverage's start, the
-    first time); ``projected_run_s``: the run's wall time projected from the share of items done."""
+    first time); ``projected_run_s``: the run's wall time projected from the share of items done.
+    ``$WHETSTONE_RERUN_S`` sets the re-runs' total outright (0 re-runs nothing)."""
+    fixed = _fixed("WHETSTONE_RERUN_S")
+    if fixed is not None:
+        return spent_s + expected_s <= fixed
     if explicit:
         return spent_s <= max(RERUN_EXPLICIT_MIN_S, RERUN_EXPLICIT_SHARE * projected_run_s)
     return spent_s + expected_s <= max(RERUN_FIRST_S, RERUN_SHARE * projected_run_s)
