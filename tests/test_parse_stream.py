@@ -118,6 +118,26 @@ def test_summary_gate_sees_drained_errors() -> None:
     assert [getattr(r, "tool", "") for r in iter_parse_text(text)] == ["gcc"] * 3
 
 
+def test_a_summary_the_other_stream_delivered_first_is_explained_by_the_error_after_it() -> None:
+    # cmake prints "Configuring incomplete" on stdout and its errors on stderr: read through two pipes
+    # the summary may come first; streamed or not, in batches of any size, the error alone is a record
+    text = (FIXTURES / "build" / "cmake" / "stdout_first.log").read_text()
+    whole = parse_text(text, "auto")
+    assert [(r.severity, r.file_path, r.line) for r in whole.build_errors] == [("error", "CMakeLists.txt", 3)]
+    assert _small_batches(text, "auto", "") == whole.to_dict()
+    assert len(list(iter_parse_text(text))) == 1
+
+
+def test_a_summary_nothing_explains_stays_a_record() -> None:
+    summary = "-- Configuring incomplete, errors occurred!\n"
+    assert [r.message for r in parse_text(summary).build_errors] == ["Configuring incomplete, errors occurred!"]
+    # an error far past the reordering window is another failure: both are records, streamed or not
+    error = "CMake Error at CMakeLists.txt:3 (project):\n  broken\n\n"
+    text = summary + "-- status\n" * 600 + error
+    assert [r.line for r in parse_text(text).build_errors] == [0, 3]
+    assert [r.line for r in iter_parse_text(text)] == [0, 3]
+
+
 def test_jsonl_one_record_per_line_then_summary() -> None:
     path = FIXTURES / "build" / "mixed" / "make_ld_gcc.log"
     out = io.StringIO()

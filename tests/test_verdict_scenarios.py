@@ -178,7 +178,13 @@ def test_cmake_missing_package_is_a_setup_error_everywhere(ws: Path) -> None:
     )
     v = verdict_of(whetstone(["run", "--", "cmake", "-S", ".", "-B", "build"], ws))
     assert (v["failure"], v["retry"]) == ("setup-error", "fix-env"), v
+    assert v["counts"]["errors"] == 1, v
     agrees_with_reports(ws, v)
+    # stdout ("Configuring incomplete") delivered whole before stderr (the error), as two pipes may
+    # deliver them on a loaded machine: the same one error
+    script = "cmake -S . -B build2 > out.txt 2> err.txt; s=$?; cat out.txt; cat err.txt >&2; exit $s"
+    v = verdict_of(whetstone(["run", "--", "sh", "-c", script], ws))
+    assert (v["failure"], v["retry"], v["counts"]["errors"]) == ("setup-error", "fix-env", 1), v
 
 
 # --------------------------------------------------------------------------- pytest

@@ -362,6 +362,11 @@ def _dispatch(
             yield _drain(result, parsers, final=False)
     for parser in list(parsers):
         _flush(parser, parsers, dead)
+    for parser in list(parsers):
+        try:
+            parser.finish()
+        except Exception:  # noqa: BLE001 - never raise on input
+            dead.append(parser)
     if stream:
         yield _drain(result, parsers, final=True)
 

@@ -200,6 +200,9 @@ class LineParser:
         (streaming hands on only the records before it); None when it changes none."""
         return None
 
+    def finish(self) -> None:
+        """The input has ended (after the last ``flush``): settle what waited for later lines."""
+
 
 class RunError(Exception):
     """A parser raised inside ``feed_run``: ``index`` is the line it raised on."""
@@ -224,21 +227,32 @@ class DocumentParser:
 
 class SummaryGate:
     """Decides whether a summary line ("ld returned 1 exit status", make's
-    ``*** [...] Error 1``) is already explained by an error record.
+    ``*** [...] Error 1``, cmake's "Configuring incomplete") is already explained by an error record.
 
     Summary lines repeat a failure some other record already reports; counting
     them would inflate error counts.  A summary becomes a record of its own only
     when no error record appeared since the previous summary of the same kind,
     so a failure whose real message was lost (truncated log, silent recipe) still
     shows up once.
+
+    A tool that prints its summary on stdout and its errors on stderr (cmake) reaches a log through
+    two pipes, and the summary may land first.  A summary record added by :meth:`add` is therefore
+    provisional for ``REORDER_WINDOW`` lines: when the parser's own error record arrives in that
+    window (:meth:`claim`), it explains the summary after all and the summary record is withdrawn.
+    The parser holds the provisional record (:meth:`holding`), so streaming has not handed it on yet.
     """
 
-    __slots__ = ("mark",)
+    __slots__ = ("mark", "pending", "pending_line")
+
+    REORDER_WINDOW = 400  # lines; a pipe's buffer of the other stream is at most this far ahead
 
     def __init__(self) -> None:
         self.mark = 0
+        self.pending: BuildErrorRecord | None = None
+        self.pending_line = 0
 
     def explained(self, result: ParseResult) -> bool:
+        self.pending = None  # a later summary: the one before it stays a record
         records = result.build_errors
         base = result.drained  # indices are absolute: streaming drops records from the front
         start, self.mark = self.mark, base + len(records)
@@ -248,3 +262,30 @@ class SummaryGate:
             if records[index].severity == "error":
                 return True
         return False
+
+    def add(self, result: ParseResult, record: BuildErrorRecord, line_no: int) -> None:
+        """Append an unexplained summary's record, provisional for the window's lines."""
+        result.build_errors.append(record)
+        self.pending, self.pending_line = record, line_no
+
+    def claim(self, result: ParseResult, line_no: int) -> None:
+        """The parser just added an error record at ``line_no``: within the window it explains the
+        provisional summary, which is withdrawn (and the error then explains no later summary)."""
+        pending, self.pending = self.pending, None
+        if pending is None or line_no > self.pending_line + self.REORDER_WINDOW:
+            return
+        records = result.build_errors
+        index = next((k for k in range(len(records) - 1, -1, -1) if records[k] is pending), -1)
+        if index >= 0:
+            del records[index]
+            self.mark = result.drained + len(records)
+
+    def holding(self, line_no: int) -> BuildErrorRecord | None:
+        """The provisional record while its window lasts (None once it is settled)."""
+        if self.pending is not None and line_no > self.pending_line + self.REORDER_WINDOW:
+            self.pending = None
+        return self.pending
+
+    def settle(self) -> None:
+        """The input ended: a provisional record stays."""
+        self.pending = None

@@ -11,7 +11,8 @@ project instead, where the user can act.
 
 Status lines (``-- ...``) are claimed but are not records; ``-- Configuring
 incomplete, errors occurred!`` and ``CMake Generate step failed`` are summaries
-(a record only when no error record explains them, e.g. a truncated log).
+(a record only when no error record explains them, e.g. a truncated log; the summary is on stdout and
+the errors on stderr, so an error a few lines after it explains it too: see ``SummaryGate``).
 find_package / pkg-config failures are ``missing_dependency`` with the package in
 ``symbol``.  Dev warnings carry ``error_code = "-Wdev"`` and deprecation warnings
 ``-Wdeprecated`` (cmake's own flags), which makes them lint.
@@ -64,6 +65,7 @@ class CMakeParser(LineParser):
         self.printed_file = ""
         self.package_hint = ""
         self.gate = SummaryGate()
+        self.opened_at = 0  # the log line of the record in progress
 
     def feed(self, line: str) -> bool:
         if not line:
@@ -120,6 +122,7 @@ class CMakeParser(LineParser):
 
     def _open(self, m: re.Match[str], line: str) -> None:
         self._close()
+        self.opened_at = self.ctx.line_no
         kind = m.group("kind")
         sev = "error" if "Error" in kind else "warning"
         code = ""
@@ -195,13 +198,20 @@ class CMakeParser(LineParser):
         self.stack = []
         self.in_stack = False
         self.result.build_errors.append(rec)
+        if rec.severity == "error":
+            self.gate.claim(self.result, self.opened_at)
 
     def _summary(self, line: str) -> None:
         self._close()
         if not self.gate.explained(self.result):
-            self.result.build_errors.append(
-                BuildErrorRecord(tool="cmake", severity="error", message=line.lstrip("- ").strip(), raw=line)
-            )
+            record = BuildErrorRecord(tool="cmake", severity="error", message=line.lstrip("- ").strip(), raw=line)
+            self.gate.add(self.result, record, self.ctx.line_no)
+
+    def holds(self) -> object | None:
+        return self.gate.holding(self.ctx.line_no)
+
+    def finish(self) -> None:
+        self.gate.settle()
 
 
 LINE_PARSERS = [CMakeParser]
