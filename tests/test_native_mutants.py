@@ -103,3 +103,23 @@ def test_a_dropped_negation_is_put_back_where_a_truth_value_is_read() -> None:
     assert text.replace("k && s.empty()", "k && !s.empty()") in negated  # in a for condition
     assert text.replace("return k > 2 ?", "return !(k > 2 ?").replace("k < 0;", "k < 0);") in negated  # a bool returned
     assert text.replace("k > 0)", "!(k > 0))") not in negated  # a comparison: its flips say it
+
+
+def test_a_cpp_name_is_one_off_only_when_the_function_declares_it_an_integer_or_a_pointer() -> None:
+    # `op + 1` (an enum), `s + 1` (a class), `str + 1` (std::string) would not compile; in a schema such a
+    # choice breaks the file's compile where the type surfaces (a template in a header)
+    source = """\
+enum Op { A, B };
+struct S { int n; };
+int f(int n, const char *p, Op op, unsigned long k, S s, std::string str) {
+  std::size_t i = 0; auto a = n; std::vector<int> v; int *q = &n, w = 2;
+  g(n, p, op, k, s, s.n, str, i, a, v, q, w);
+  return v[i] + m[str];
+}
+"""
+    names = {m.description.split("`")[1] for m in mutants_in("f.cpp", source.encode(), 3, 7) if m.kind == "bound"
+             and ("argument" in m.description or "index" in m.description)}
+    assert names == {"n", "p", "k", "i", "q", "w"}
+    js = "function f(a, o) { return g(a, o.n) + o[a]; }\n"
+    named = {m.description.split("`")[1] for m in mutants_in("f.js", js.encode(), 1, 1) if m.kind == "bound"}
+    assert named == {"a", "o.n"}  # untyped: any name or member

@@ -194,3 +194,53 @@ def test_an_error_inside_one_choice_names_that_mutant_alone(tmp_path: Path) -> N
     assert again is not None and 6 in again.lines
     (tmp_path / "geo.cc").write_text(again.text)
     assert subprocess.run(["g++", "-std=c++17", "-c", "geo.cc", "-o", "geo.o"], cwd=tmp_path).returncode == 0
+
+
+FORWARDING = """\
+#include <string>
+#include <utility>
+enum Op { ADD, SUB };
+struct Unary { explicit Unary(Op op) : op(op) {} Op op; };
+struct Node { Node(Op op, int lhs, std::string name) : op(op), lhs(lhs), name(std::move(name)) {} Op op; int lhs; std::string name; };
+template <class T, class... Args> T *make(Args &&...args) { return new T(std::forward<Args>(args)...); }
+Unary *negate(Op op, int n) {
+  Unary *a = make<Unary>(op);
+  Unary *b = make<Unary>(op == ADD ? SUB : ADD);
+  return n > 0 ? a : b;
+}
+Node *build(Op op, int lhs, std::string name) {
+  Node *a = make<Node>(op, lhs, name);
+  Node *b = make<Node>(op == ADD ? SUB : ADD, lhs - 1, name);
+  return lhs > 0 ? a : b;
+}
+"""
+
+
+def _required_from_here(tmp_path: Path, schema_body: str) -> tuple[int, list[tuple[int, int]]]:
+    (tmp_path / "fwd.cc").write_text(schema_body)
+    build = subprocess.run(["g++", "-std=c++17", "-c", "fwd.cc", "-o", "fwd.o"], cwd=tmp_path, capture_output=True,
+                           text=True)
+    found = re.findall(r"^fwd\.cc:(\d+):(\d+):\s+required from here", build.stderr, re.M)
+    return build.returncode, [(int(line), int(col)) for line, col in found]
+
+
+def test_a_schema_of_an_enum_forwarded_through_a_template_compiles_the_first_time(tmp_path: Path) -> None:
+    # `op` -> `op + 1` would be an int: g++ reports the forwarded argument inside the template, "required
+    # from here" at the call's start, outside the one-argument choice, and the whole line is lost, one
+    # more compile per such call (a C++ name is made one off only when declared an integer or a pointer)
+    mutants = mutants_in("fwd.cc", FORWARDING.encode(), 7, 11)
+    schema = schema_text("fwd.cc", FORWARDING.encode(), mutants)
+    assert schema is not None and len(schema.ids) >= 6
+    code, points = _required_from_here(tmp_path, schema.text)
+    assert (code, points) == (0, [])
+
+
+def test_a_type_error_two_swapped_arguments_cause_in_a_template_is_their_choice_s_own(tmp_path: Path) -> None:
+    # the choice of a swap is the whole call, so "required from here" falls inside it: that mutant alone
+    # is rejected and the rest of the line stays in the schema
+    mutants = mutants_in("fwd.cc", FORWARDING.encode(), 12, 16)
+    schema = schema_text("fwd.cc", FORWARDING.encode(), mutants)
+    assert schema is not None
+    code, points = _required_from_here(tmp_path, schema.text)
+    assert code != 0 and points
+    assert all(schema.at(line, col) is not None for line, col in points)

@@ -111,3 +111,42 @@ def test_a_search_runs_the_fast_failing_test_per_mutant_and_validates_on_the_slo
     fix = next(c for c in validated if c.edits[0].new_text == "<")
     assert fix.mutation["complete"] and len(fix.mutation["fixes"]) == 2, fix.mutation  # the slow test passes too
     assert (slow_geo / "src/geo.cc").read_text() == GEO_CC
+
+
+def test_the_top_suspects_first_mutants_run_even_when_their_file_has_no_schema() -> None:
+    """A file whose schema did not build (its mutants need a compile each) keeps the first few mutants of
+    its top suspects in the first pass; the rest of it waits behind what the schemata screen."""
+    from pytest_whetstone.candidates.mutant import Mutant
+    from pytest_whetstone.candidates.native_search import FIRST_PASS, NativeSearchStats, _Plan, _Search
+    from pytest_whetstone.records import Position, TextEdit
+
+    class _Screen:
+        def prepare(self, trial: object) -> None: ...
+
+        def covers(self, mutant: Mutant) -> bool:
+            return mutant.edit.file_path == "lexer.cpp"  # parser.cpp's schema did not compile
+
+        def settled(self, mutant: Mutant) -> bool:
+            return not mutant.edit.file_path.endswith(".h")  # a header's schema waits for its first mutant
+
+    failure = TestFailureRecord(test_name="Parser.Unary", suspects=[Suspect("parser.cpp", "op_is_unary", 1, 9, 0.9),
+                                                                    Suspect("lexer.cpp", "lex", 10, 90, 0.5),
+                                                                    Suspect("lexer.h", "peek", 1, 5, 0.45)])
+
+    def plan(rel: str, index: int, rank: int) -> _Plan:
+        edit = TextEdit(rel, Position(rank + 1, 1), Position(rank + 1, 2), "x")
+        return _Plan(failure, rel, failure.suspects[index].qualname, Mutant("arith", f"{rel} {rank}", edit, rank + 1, 0.5),
+                     index, rank)
+
+    files = ("parser.cpp", "lexer.cpp", "lexer.h")
+    plans = [plan(rel, index, rank) for rank in range(FIRST_PASS + 2) for index, rel in enumerate(files)]
+    plans += [plan("lexer.cpp", 1, rank) for rank in range(FIRST_PASS + 2, 300)]
+    search = _Search([object()], [failure], Path("."), 0.0, NativeSearchStats())  # type: ignore[list-item]
+    search.screen = _Screen()  # type: ignore[assignment]
+    queue, rest = search.first_pass(plans)
+    alone = [p.rank for p in queue if p.rel == "parser.cpp"]
+    assert alone == list(range(FIRST_PASS))  # op_is_unary's likeliest mutants, compiled alone, in the first pass
+    assert [p.rel for p in queue[:FIRST_PASS]] == ["lexer.cpp"] * FIRST_PASS  # after the screened ones
+    assert sorted(p.rank for p in rest if p.rel == "parser.cpp") == [FIRST_PASS, FIRST_PASS + 1]
+    assert not [p for p in queue if p.rel == "lexer.h"]  # no compile of every unit that includes it, yet
+    assert len(queue) + len(rest) == len(plans)

@@ -54,6 +54,7 @@ class _Source:
         self.rel = rel
         self.data = data
         self.lines = data.split(b"\n")
+        self.numeric: set[str] | None = None  # C/C++: the names `x ± 1` may change (None: any, as in JS)
 
     def pos(self, point: tuple[int, int]) -> Position:
         row, byte_col = point
@@ -123,6 +124,12 @@ def mutants_in(
         return []
     src = _Source(rel, data)
     body = [n for n in _nodes(root, first, last) if not _in_error(n)]
+    from ..locate import jsfamily
+
+    # C/C++ is typed: `x + 1` for an enum, a class or a string does not compile, and in a schema it breaks
+    # the file's compile where the type mismatch surfaces (often a template in a header); names the
+    # function declares as integers or pointers keep their type under ± 1
+    src.numeric = None if jsfamily.language_for(rel) else _numeric_names(body)
     ints = sorted({int(m.group(1)) for n in body if n.type in _NUMBERS for m in [_INT.match(_text(n))] if m})
     out: list[Mutant] = []
     seen: set[tuple[int, int, int, int, str]] = set()
@@ -174,7 +181,11 @@ def mutants_in(
         elif t in ("for_statement", "conditional_expression", "ternary_expression"):
             _negate(src, node.child_by_field_name("condition"), "the condition", add)
         elif t == "subscript_expression":
-            _add_one(src, node.child_by_field_name("index"), "the index", add)
+            index = node.child_by_field_name("index")
+            indices = node.child_by_field_name("indices")  # C++: `a[i]` holds a subscript_argument_list
+            if index is None and indices is not None and indices.named_child_count == 1:
+                index = indices.named_children[0]
+            _add_one(src, index, "the index", add)
         elif t == "return_statement":
             if expected:
                 _return_expected(src, node, expected, actual, add)
@@ -239,8 +250,11 @@ _STRINGS = {"string", "template_string"}  # JS only: C's string_literal never me
 
 
 def _add_one(src: _Source, node: Any, what: str, add: Any) -> None:
-    """``x`` -> ``x + 1`` / ``x - 1`` for a name or a member used as an argument or index."""
+    """``x`` -> ``x + 1`` / ``x - 1`` for a name or a member used as an argument or index (in C/C++, a name
+    the function declares with an integer or pointer type)."""
     if node is None or node.type not in ("identifier", "member_expression", "field_expression"):
+        return
+    if src.numeric is not None and (node.type != "identifier" or _text(node) not in src.numeric):
         return
     text = _text(node)
     if "\n" in text:
@@ -248,6 +262,31 @@ def _add_one(src: _Source, node: Any, what: str, add: Any) -> None:
     for sign in ("+", "-"):
         add("bound", f"`{_short(text)}` -> `{_short(text)} {sign} 1` in {what}", src.edit(node, f"{text} {sign} 1"),
             ADD_ONE_PRIOR)
+
+
+_INTEGER_WORDS = {"unsigned", "signed", "short", "long", "int", "char", "size_t", "ssize_t", "ptrdiff_t", "off_t",
+                  "intptr_t", "uintptr_t", "intmax_t", "uintmax_t", "int8_t", "int16_t", "int32_t", "int64_t",
+                  "uint8_t", "uint16_t", "uint32_t", "uint64_t", "const", "volatile", "register", "static"}
+_DECLARATIONS = {"declaration", "parameter_declaration", "optional_parameter_declaration"}
+
+
+def _numeric_names(body: list[Any]) -> set[str]:
+    """Names the nodes declare as an integer (``int n``, ``size_t i = 0``, ``unsigned long k``) or a pointer."""
+    names: set[str] = set()
+    for node in body:
+        if node.type not in _DECLARATIONS:
+            continue
+        kind = node.child_by_field_name("type")
+        words = _text(kind).replace("std::", "").split() if kind is not None else []
+        integer = bool(words) and all(w in _INTEGER_WORDS for w in words)
+        for decl in node.children_by_field_name("declarator"):
+            pointer = False
+            while decl is not None and decl.type in ("init_declarator", "pointer_declarator"):
+                pointer = pointer or decl.type == "pointer_declarator"
+                decl = decl.child_by_field_name("declarator")
+            if decl is not None and decl.type == "identifier" and (integer or pointer):
+                names.add(_text(decl))
+    return names
 
 
 _NEGATE_BARE = {"identifier", "call_expression", "field_expression", "parenthesized_expression", "member_expression",

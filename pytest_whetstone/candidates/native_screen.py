@@ -95,6 +95,17 @@ class Screen:
                 if not state.ready and not _is_header(rel):
                     self._prepare(rel, state, trial)
 
+    def settled(self, mutant: Mutant) -> bool:
+        """Whether the mutant's file had its schema attempted (a header waits until its first mutant
+        comes up), so :meth:`covers` says for good whether the mutant needs a compile of its own."""
+        state = self.files.get(mutant.edit.file_path)
+        return state is not None and state.ready
+
+    def rejects(self, mutant: Mutant) -> bool:
+        """Whether its file's schema compile already showed the mutant's own text does not compile."""
+        state = self.files.get(mutant.edit.file_path)
+        return state is not None and mutant.key in state.rejected
+
     def covers(self, mutant: Mutant) -> bool:
         """Whether the mutant costs a test run (screened) or nothing (rejected), not a compile."""
         state = self.files.get(mutant.edit.file_path)

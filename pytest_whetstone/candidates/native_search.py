@@ -62,6 +62,7 @@ W_LINE = 0.6  # how far a mutated line's spectrum score moves its mutant (see li
 class NativeSearchStats:
     tried: int = 0
     errors: int = 0  # mutants that did not compile / link / run
+    rejected: int = 0  # mutants a schema's compile showed not to compile: skipped, no trial spent
     screened: int = 0  # mutants run through a schema (:mod:`.native_screen`) rather than compiled alone
     timeouts: int = 0
     fixed: int = 0  # mutants that made a failing test pass
@@ -412,14 +413,7 @@ class _Search:
             if failure.failure_id in fixed_ids:
                 continue
             plans = self.plans(failure)
-            if self.screen is not None:
-                # every file's schema first; then what they screen, in plan order, before any mutant
-                # that needs a compile of its own
-                self.screen.prepare(self.trial)  # type: ignore[arg-type]
-                plans = [p for p in plans if self.screen.covers(p.mutant)] + \
-                    [p for p in plans if not self.screen.covers(p.mutant)]
-            first = FIRST_PASS * self.top_suspects()
-            queue, rest = plans[:first], plans[first:]
+            queue, rest = self.first_pass(plans)
             ordered = False
             after_partial = -1  # trials left to look for a complete fix once a partial one is found
             while queue and after_partial != 0:
@@ -430,9 +424,13 @@ class _Search:
                         queue, ordered = self.ordered_rest(failure, rest), True
                     if not queue and self.later:
                         queue, self.later = self.later, []
-                    if plan.mutant.key not in seen:
-                        seen.add(plan.mutant.key)
-                        batch.append(plan)
+                    if plan.mutant.key in seen:
+                        continue
+                    seen.add(plan.mutant.key)
+                    if self.screen is not None and self.screen.rejects(plan.mutant):
+                        self.stats.rejected += 1  # its own text does not compile: costs no trial
+                        continue
+                    batch.append(plan)
                 if not batch:
                     continue
                 if self.stats.tried - self.stats.screened >= MAX_MUTANTS or self.stats.tried >= MAX_SCREENED:
@@ -466,6 +464,27 @@ class _Search:
                     queue = self.ordered_rest(failure, queue)
         self.stats.stopped = self.stats.stopped or ("found" if found else "exhausted")
         return self.finish(found)
+
+    def first_pass(self, plans: list[_Plan]) -> tuple[list[_Plan], list[_Plan]]:
+        """(the first pass, the rest).  With schemata, every file's schema is built first; then what they
+        screen, in plan order, before mutants that need a compile of their own, except the first few
+        mutants of the top suspects: a source file whose schema could not be built (or not with those
+        mutants' lines) must not push its functions behind hundreds of screened mutants of others.  A
+        header's schema is built when its first mutant comes up (:class:`.native_screen.Screen`), so
+        its mutants keep their place among the screened ones."""
+        first = FIRST_PASS * self.top_suspects()
+        screen = self.screen
+        if screen is None:
+            return plans[:first], plans[first:]
+        screen.prepare(self.trial)  # type: ignore[arg-type]
+        head = plans[:first]
+        top = list(dict.fromkeys(p.suspect_index for p in head if p.suspect_index >= 0))[:TOP_SUSPECTS]
+        early = [p for p in head if p.suspect_index in top and p.rank < FIRST_PASS and screen.settled(p.mutant)
+                 and not screen.covers(p.mutant)]
+        taken = {id(p) for p in early}
+        covered = [p for p in plans if screen.covers(p.mutant)]
+        alone = [p for p in plans if id(p) not in taken and not screen.covers(p.mutant)]
+        return covered[:first] + early, covered[first:] + alone
 
     def estimate(self) -> float:
         trials = self.stats.trial_s
