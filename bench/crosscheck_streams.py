@@ -4,7 +4,8 @@
 ``whetstone run`` and CI runners read a command's stdout and stderr through two pipes; the order in
 which lines of the two streams reach the log is not the order the tool wrote them.  Each run here is
 a real command (cmake configure errors, make and ninja builds with a compile fault, ``make test``
-over a gtest binary, ctest with failing tests, gtest binaries that crash, ``node --test``), run ONCE
+over a gtest binary, ctest with failing tests, gtest binaries that crash, ``node --test``, Jest, and a
+sample of bench/crosscheck_builds.py's builds: links, LTO, CMake, libtool, pip), run ONCE
 with both streams read through a selector, each line remembered with its stream.  Four logs are
 parsed from it:
 
@@ -15,7 +16,7 @@ parsed from it:
 Counts (errors, warnings, failed / passed / skipped tests) and record sets (tool, severity, file,
 line, test name) of the four must agree; every disagreement is listed.
 
-Usage: python bench/crosscheck_streams.py [--max-minutes 10] [--only NAME,...] [--seed 0] [--randoms 5]
+Usage: python bench/crosscheck_streams.py [--max-minutes 10] [--only NAME,...] [--seed 0] [--randoms 5] [--builds 24]
                                           [--save DIR] [--write bench/results/crosscheck_streams.md]
 """
 
@@ -35,11 +36,25 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+sys.path.insert(0, str(HERE))
+
+from crosscheck_builds import (  # noqa: E402
+    ALL_SHAPES,
+    BuildJob,
+    code_bases,
+    job_root,
+    plan,
+    prepare_build,
+    seeded,
+    shape_jobs,
+)
+
 from pytest_whetstone.parse import parse_text  # noqa: E402
 from pytest_whetstone.parse.base import ParseResult  # noqa: E402
 
 SCRATCH = Path("/tmp/whetstone-crosscheck-streams")
 GTEST_SRC = HERE.parent / "tests" / "fixtures" / "tests" / "src" / "gtest"
+JEST_SRC = HERE.parent / "tests" / "fixtures" / "native_projects" / "jest_cart"
 ENV = dict(os.environ, LC_ALL="C", LANG="C", TERM="dumb", NO_COLOR="1", CLICOLOR="0")
 Line = tuple[str, str]  # (stream, text with its newline)
 
@@ -47,9 +62,10 @@ Line = tuple[str, str]  # (stream, text with its newline)
 # --------------------------------------------------------------------------- capturing
 
 
-def run_split(cmd: str, cwd: Path, timeout: float = 300) -> list[Line]:
+def run_split(cmd: str, cwd: Path, timeout: float = 300, env: dict[str, str] | None = None) -> list[Line]:
     """Run ``cmd`` once; its lines in arrival order, each with the stream it came on."""
-    proc = subprocess.Popen(["sh", "-c", cmd], cwd=cwd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(["sh", "-c", cmd], cwd=cwd, env=env or ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
     assert proc.stdout is not None and proc.stderr is not None
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ, "stdout")
@@ -128,6 +144,8 @@ class Run:
     setup: dict[str, str] = field(default_factory=dict)  # files written into a fresh scratch dir
     needs: str = ""  # a program that must be on PATH
     gtest: bool = False  # runs in the built copy of the gtest fixture project
+    jest: bool = False  # runs in a copy of the Jest fixture project, jest installed there
+    job: BuildJob | None = None  # one of bench/crosscheck_builds.py's builds
 
 
 MAIN_C = "#include <stdio.h>\nint helper(int);\nint main(void) { printf(\"%d\\n\", helper(2)); return 0; }\n"
@@ -168,7 +186,42 @@ def runs() -> list[Run]:
         Run("ctest-default", "cd build && ctest -E sleeper", gtest=True),
         Run("ctest-output-on-failure", "cd build && ctest --output-on-failure -R '^(basic|multi|allpass|crash)$'", gtest=True),
         Run("node-test", "node --test", {"math.test.js": NODE_TEST}, needs="node"),
+        Run("jest", "npx jest --ci", jest=True, needs="npx"),
+        Run("jest-verbose", "npx jest --ci --verbose", jest=True, needs="npx"),
     ]
+
+
+def build_runs(count: int, seed: int) -> list[Run]:
+    """A deterministic sample of bench/crosscheck_builds.py's builds (every shape it plans), ``count`` at most."""
+    if count <= 0:
+        return []
+    jobs = [*plan(code_bases(), ALL_SHAPES, random.Random(16), 1), *shape_jobs()]
+    by_shape: dict[str, list[BuildJob]] = {}
+    for job in jobs:
+        by_shape.setdefault(job.shape, []).append(job)
+    rng = random.Random(seed)
+    for group in by_shape.values():
+        rng.shuffle(group)
+    picked: list[BuildJob] = []
+    while len(picked) < count and any(by_shape.values()):
+        for group in by_shape.values():  # round robin over the shapes
+            if group and len(picked) < count:
+                picked.append(group.pop())
+    return [Run(f"build-{job.key}", "", job=job) for job in picked]
+
+
+def jest_project() -> Path | None:
+    """The Jest fixture project with jest@29 installed (from npm's cache when offline)."""
+    root = SCRATCH / "jest"
+    if not (root / "node_modules" / ".bin" / "jest").exists():
+        shutil.rmtree(root, ignore_errors=True)
+        shutil.copytree(JEST_SRC, root)
+        try:
+            subprocess.run(["npm", "install", "--no-save", "--no-audit", "--no-fund", "--prefer-offline", "jest@29"],
+                           cwd=root, capture_output=True, timeout=240)
+        except subprocess.TimeoutExpired:
+            return None
+    return root if (root / "node_modules" / ".bin" / "jest").exists() else None
 
 
 def gtest_project() -> Path | None:
@@ -187,10 +240,16 @@ def gtest_project() -> Path | None:
 def capture(run: Run) -> list[Line] | None:
     if run.needs and not shutil.which(run.needs):
         return None
-    if run.gtest:
-        root = gtest_project()
-        if root is None:
+    if run.job is not None:
+        root = job_root(run.job, SCRATCH / "builds")
+        with seeded(run.job, root):
+            cmd, env = prepare_build(root, run.job, "")
+            return run_split(cmd, root, 600, env)
+    if run.gtest or run.jest:
+        found = gtest_project() if run.gtest else jest_project()
+        if found is None:
             return None
+        root = found
     else:
         root = SCRATCH / run.name
         shutil.rmtree(root, ignore_errors=True)
@@ -223,13 +282,14 @@ def main() -> int:
     ap.add_argument("--only", default="", help="comma-separated run names")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--randoms", type=int, default=5, help="random interleaves of each run")
+    ap.add_argument("--builds", type=int, default=24, help="how many of bench/crosscheck_builds.py's builds to add")
     ap.add_argument("--save", type=Path, help="write each run's <name>.stdout / <name>.stderr here")
     ap.add_argument("--write", type=Path, help="write the markdown report here")
     args = ap.parse_args()
     wanted = set(filter(None, args.only.split(",")))
     start = time.monotonic()
     rows: list[tuple[str, int, list[str]]] = []
-    for run in runs():
+    for run in [*runs(), *build_runs(args.builds, args.seed)]:
         if wanted and run.name not in wanted:
             continue
         if time.monotonic() - start > args.max_minutes * 60:
