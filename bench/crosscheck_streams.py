@@ -17,7 +17,10 @@ Counts (errors, warnings, failed / passed / skipped tests) and record sets (tool
 line, test name) of the four must agree; every disagreement is listed.
 
 Usage: python bench/crosscheck_streams.py [--max-minutes 10] [--only NAME,...] [--seed 0] [--randoms 5] [--builds 24]
-                                          [--save DIR] [--write bench/results/crosscheck_streams.md]
+                                          [--save DIR] [--replay DIR] [--write bench/results/crosscheck_streams.md]
+
+``--save DIR`` keeps each run's streams and arrival order; ``--replay DIR`` parses them again (another
+parser, the same bytes) without running anything.
 """
 
 from __future__ import annotations
@@ -262,6 +265,22 @@ def capture(run: Run) -> list[Line] | None:
 # --------------------------------------------------------------------------- main
 
 
+def save(folder: Path, name: str, lines: list[Line]) -> None:
+    """``<name>.stdout`` / ``.stderr`` (exact lines) and ``.order`` (one o or e a line, as they arrived)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for stream in ("stdout", "stderr"):
+        (folder / f"{name}.{stream}").write_text("".join(t for s, t in lines if s == stream))
+    (folder / f"{name}.order").write_text("".join(s[-3] for s, _ in lines))  # stdout -> o, stderr -> e
+
+
+def load(folder: Path, name: str) -> list[Line]:
+    """The lines ``save`` wrote, in their arrival order."""
+    queues = {"stdout": iter((folder / f"{name}.stdout").read_text().splitlines(True)),
+              "stderr": iter((folder / f"{name}.stderr").read_text().splitlines(True))}
+    streams = {"o": "stdout", "e": "stderr"}
+    return [(streams[c], next(queues[streams[c]])) for c in (folder / f"{name}.order").read_text()]
+
+
 def report(rows: list[tuple[str, int, list[str]]], elapsed: float, randoms: int) -> str:
     bad = [r for r in rows if r[2]]
     out = ["# Stream reorder cross-check", "",
@@ -285,24 +304,28 @@ def main() -> int:
     ap.add_argument("--builds", type=int, default=24, help="how many of bench/crosscheck_builds.py's builds to add")
     ap.add_argument("--save", type=Path, help="write each run's <name>.stdout / <name>.stderr here")
     ap.add_argument("--write", type=Path, help="write the markdown report here")
+    ap.add_argument("--replay", type=Path, help="parse the runs --save wrote there again; run nothing")
     args = ap.parse_args()
     wanted = set(filter(None, args.only.split(",")))
     start = time.monotonic()
     rows: list[tuple[str, int, list[str]]] = []
-    for run in [*runs(), *build_runs(args.builds, args.seed)]:
+    planned = sorted(p.stem for p in args.replay.glob("*.order")) if args.replay else \
+        [*runs(), *build_runs(args.builds, args.seed)]
+    for run in planned:
+        if isinstance(run, str):
+            run = Run(run, "")
         if wanted and run.name not in wanted:
             continue
         if time.monotonic() - start > args.max_minutes * 60:
             print(f"time budget spent: {run.name} and later runs skipped", file=sys.stderr)
             break
-        lines = capture(run)
+        lines = load(args.replay, run.name) if args.replay else capture(run)
         if lines is None:
             print(f"{run.name}: skipped (tool missing or project did not build)", file=sys.stderr)
             continue
         if args.save:
             args.save.mkdir(parents=True, exist_ok=True)
-            for stream in ("stdout", "stderr"):
-                (args.save / f"{run.name}.{stream}").write_text("".join(t for s, t in lines if s == stream))
+            save(args.save, run.name, lines)
         problems = disagreements(interleaves(lines, args.seed, args.randoms))
         rows.append((run.name, len(lines), problems))
         print(f"{run.name}: {len(lines)} lines, {len(problems)} disagreements", file=sys.stderr)
