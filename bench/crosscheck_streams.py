@@ -281,15 +281,21 @@ def load(folder: Path, name: str) -> list[Line]:
     return [(streams[c], next(queues[streams[c]])) for c in (folder / f"{name}.order").read_text()]
 
 
+def differing(problems: list[str]) -> set[str]:
+    """The interleaves named in ``disagreements``'s lines."""
+    return {p.split(":", 1)[0] for p in problems}
+
+
 def report(rows: list[tuple[str, int, list[str]]], elapsed: float, randoms: int) -> str:
     bad = [r for r in rows if r[2]]
     out = ["# Stream reorder cross-check", "",
            f"{len(rows)} real runs, each captured once with stdout and stderr apart; {2 + randoms} interleaves of "
            f"each (stdout first, stderr first, {randoms} seeded random ones) parsed against the arrival order. "
            f"Runs whose parses disagree: {len(bad)}. ({elapsed:.0f} s)", "",
-           "| run | lines | disagreements |", "|---|---|---|"]
+           f"Interleaves that read differently: {sum(len(differing(p)) for _, _, p in rows)} of {len(rows) * (2 + randoms)}.", "",
+           "| run | lines | interleaves differing | differences |", "|---|---|---|---|"]
     for name, n, problems in rows:
-        out.append(f"| {name} | {n} | {len(problems)} |")
+        out.append(f"| {name} | {n} | {len(differing(problems))} | {len(problems)} |")
     for name, _, problems in bad:
         out += ["", f"## {name}", ""] + [f"- {p}" for p in problems[:20]]
     return "\n".join(out) + "\n"
