@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_whetstone.parse import parse_text
+from pytest_whetstone.parse import iter_parse_text, parse_text
 
 STREAMS = Path(__file__).parent / "fixtures" / "streams"
 BENCH = Path(__file__).resolve().parent.parent / "bench"
@@ -43,6 +43,16 @@ def test_makes_summary_inside_a_gtest_failure_is_makes_and_the_failure_stays_who
     assert [(b.tool, b.file_path, b.line) for b in result.build_errors] == [("make", "test.mk", 2)]
     first = next(f for f in result.test_failures if f.test_name == "Large")
     assert "Which is: 43" in first.message and "make:" not in first.message
+
+
+@pytest.mark.parametrize("name", REORDERED)
+def test_streamed_the_reordered_log_gives_the_same_records(name: str) -> None:
+    text = (STREAMS / f"{name}.reordered.log").read_text()
+    whole = parse_text(text, "auto")
+    streamed = list(iter_parse_text(text))
+    assert streamed
+    key = lambda r: (type(r).__name__, getattr(r, "tool", getattr(r, "runner", "")), r.file_path, r.line)  # noqa: E731
+    assert sorted(map(key, streamed)) == sorted(map(key, [*whole.build_errors, *whole.test_failures]))
 
 
 def test_ctests_stderr_line_amid_the_output_loses_no_test() -> None:
