@@ -42,6 +42,7 @@ Usage: python bench/crosscheck_builds.py [--max-jobs 200] [--max-minutes 12] [--
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import shutil
@@ -49,6 +50,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -211,7 +213,8 @@ def pip_command(job: BuildJob, diag: str) -> str:
     return f"rm -rf build xcrossbuild.egg-info && CFLAGS='{flags}' {build}"
 
 
-def run_build(root: Path, job: BuildJob, diag: str, timeout: float) -> str:
+def prepare_build(root: Path, job: BuildJob, diag: str) -> tuple[str, dict[str, str]]:
+    """Write the job's build files into ``root`` (the build directory removed): its (command, env)."""
     shutil.rmtree(root / BUILD, ignore_errors=True)
     if job.shape.startswith("cmake"):
         text, cmd = cmake_script(job, diag)
@@ -225,7 +228,11 @@ def run_build(root: Path, job: BuildJob, diag: str, timeout: float) -> str:
         # the truth's run is serial: two gcc writing JSON at once would run their arrays together
         text, cmd = make_script(job, diag, parallel=job.shape == "make-j2" and not diag)
         (root / "Makefile.crossbuild").write_text(text)
-    env = dict(ENV, PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1")
+    return cmd, dict(ENV, PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1")
+
+
+def run_build(root: Path, job: BuildJob, diag: str, timeout: float) -> str:
+    cmd, env = prepare_build(root, job, diag)
     try:
         proc = subprocess.run(["sh", "-c", cmd], cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
         return proc.stdout.decode("utf-8", "replace")
@@ -395,10 +402,17 @@ def compare_build(text: str, truth: list[Diag], linker: list[Diag], root: str) -
     return problems
 
 
-def run_job(job: BuildJob, scratch: Path) -> BuildOutcome | None:
+def job_root(job: BuildJob, scratch: Path) -> Path:
+    """The scratch copy of the job's code base (made on first use)."""
     root = scratch / job.code.project.name
     if not root.exists():
         shutil.copytree(job.code.project.root, root, ignore=shutil.ignore_patterns("build", "node_modules", ".git", "*.egg-info"))
+    return root
+
+
+@contextlib.contextmanager
+def seeded(job: BuildJob, root: Path) -> Iterator[None]:
+    """The job's faults and extra files in ``root`` while the context lasts; the copy restored after."""
     originals: dict[Path, bytes] = {}
     for fault in (job.fault, job.fault2):
         if fault:
@@ -407,18 +421,24 @@ def run_job(job: BuildJob, scratch: Path) -> BuildOutcome | None:
             path.write_text(fault[2], errors="surrogateescape")
     for name, text in job.extra.items():
         (root / name).write_text(text)
-    start = time.monotonic()
     try:
-        text = run_build(root, job, "", 600)
-        if not text:
-            return None
-        truth_log = run_build(root, job, JSON, 600)
+        yield
     finally:
         for path, data in originals.items():
             path.write_bytes(data)
         for name in job.extra:
             (root / name).unlink(missing_ok=True)
         shutil.rmtree(root / BUILD, ignore_errors=True)
+
+
+def run_job(job: BuildJob, scratch: Path) -> BuildOutcome | None:
+    root = job_root(job, scratch)
+    start = time.monotonic()
+    with seeded(job, root):
+        text = run_build(root, job, "", 600)
+        if not text:
+            return None
+        truth_log = run_build(root, job, JSON, 600)
     truth = gcc_json_truth(truth_log)
     linker = linker_truth(text)
     out = BuildOutcome(job, truth, linker, seconds=time.monotonic() - start, text=text, truth_log=truth_log)

@@ -124,7 +124,43 @@ def _write_err(message: str, log_path: Path) -> None:
         log.write(message.encode())
 
 
+class _LineLog:
+    """The log of two streams, written a whole line at a time: a read of one pipe may end inside a
+    line, and the other stream's next read must not land inside it (the parsers read the log)."""
+
+    HELD = 1 << 20  # a line longer than this is written in pieces anyway
+
+    def __init__(self, log: IO[bytes]) -> None:
+        self.log = log
+        self.partial: dict[int, bytes] = {}
+
+    def write(self, fd: int, chunk: bytes) -> None:
+        data = self.partial.pop(fd, b"") + chunk
+        cut = data.rfind(b"\n") + 1 if len(data) <= self.HELD else len(data)
+        if cut:
+            self.log.write(data[:cut])
+        if cut < len(data):
+            self.partial[fd] = data[cut:]
+
+    def close(self, fd: int) -> None:
+        rest = self.partial.pop(fd, b"")
+        if rest:
+            self.log.write(rest + b"\n")
+
+    def close_all(self) -> None:
+        for fd in list(self.partial):
+            self.close(fd)
+
+
 def _pump(proc: subprocess.Popen[bytes], log: IO[bytes], echo: bool, deadline: float | None) -> bool:
+    lines = _LineLog(log)
+    try:
+        return _pump_lines(proc, lines, echo, deadline)
+    finally:
+        lines.close_all()
+
+
+def _pump_lines(proc: subprocess.Popen[bytes], log: _LineLog, echo: bool, deadline: float | None) -> bool:
     assert proc.stdout is not None and proc.stderr is not None
     sel = selectors.DefaultSelector()
     targets = {
@@ -143,9 +179,10 @@ def _pump(proc: subprocess.Popen[bytes], log: IO[bytes], echo: bool, deadline: f
             chunk = os.read(key.fd, 65536)
             if not chunk:
                 sel.unregister(key.fileobj)
+                log.close(key.fd)
                 open_streams -= 1
                 continue
-            log.write(chunk)
+            log.write(key.fd, chunk)
             target = targets.get(key.fd)
             if echo and target is not None:
                 try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -48,3 +49,28 @@ def test_bytes_never_raise(data: bytes, tool: str) -> None:
 def test_any_truncation_of_a_real_log_never_raises(path: Path, cut: int) -> None:
     data = path.read_bytes()[:cut]
     assert _dump(parse_text(data)) == _dump(parse_text(data))
+
+
+# Real captures split by stream (tests/fixtures/streams): read through two pipes, a log may hold the
+# two streams' lines in any order that keeps each stream's own.
+STREAMS = Path(__file__).parent / "fixtures" / "streams"
+SPLIT = {p.stem: (p.read_text().splitlines(True), p.with_suffix(".stderr").read_text().splitlines(True))
+         for p in sorted(STREAMS.glob("*.stdout"))}
+
+
+def _reading(text: str) -> tuple[object, ...]:
+    r = parse_text(text, "auto")
+    return (r.reported_error_count, r.warning_count, r.fail_count, r.pass_count, r.skip_count,
+            sorted((b.tool, b.severity, b.file_path, b.line) for b in r.build_errors),
+            sorted((f.runner, f.test_suite, f.test_name) for f in r.test_failures))
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from(sorted(SPLIT)), st.randoms(use_true_random=False))
+def test_any_interleave_of_two_streams_reads_the_same(name: str, rng: random.Random) -> None:
+    out, err = SPLIT[name]
+    picks = [0] * len(out) + [1] * len(err)
+    rng.shuffle(picks)
+    queues = (iter(out), iter(err))
+    text = "".join(next(queues[p]) for p in picks)
+    assert _reading(text) == _reading("".join(out + err))

@@ -295,6 +295,24 @@ def _gc_paused() -> Iterator[None]:
         gc.enable()
 
 
+def _interject(line: str, active: LineParser, owners: list[LineParser], parsers: list[LineParser],
+               dead: list[LineParser], ctx: ParseContext, line_no: int) -> bool:
+    """A line of another stream that landed inside a test runner's record (``LineParser.interjects``):
+    its owner takes it and the record goes on.  False when the line is none."""
+    if not active.runner or ctx.interjection is None or not ctx.interjection.match(line):
+        return False
+    for owner in owners:
+        if owner in parsers and owner.interjects is not None and owner.interjects.match(line):
+            ctx.line_no = line_no
+            try:
+                if owner.feed(line):
+                    return True
+            except Exception:  # noqa: BLE001 - never raise on input; drop the parser
+                dead.append(owner)
+                parsers.remove(owner)
+    return False
+
+
 def _dispatch(
     batches: Iterable[list[str]],
     tool: str,
@@ -320,6 +338,8 @@ def _dispatch(
     dead: list[LineParser] = []
     active: LineParser | None = None
     base = 0  # number of lines in the batches before this one
+    owners = [p for p in parsers if p.interjects is not None]
+    ctx.interjection = re.compile("|".join(f"(?:{p.interjects.pattern})" for p in owners if p.interjects)) if owners else None
     for lines in batches:
         n = len(lines)
         i = 0
@@ -337,6 +357,9 @@ def _dispatch(
                     active = None
                 if i >= n:
                     break
+                if active is not None and _interject(lines[i], active, owners, parsers, dead, ctx, base + i + 1):
+                    i += 1
+                    continue
                 if active is not None:
                     _flush(active, parsers, dead)
                     previous, active = active, None

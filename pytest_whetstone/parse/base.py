@@ -111,6 +111,9 @@ class ParseContext:
     # generated.": that tally counts them too, so the text parser must not take them for uncounted.
     structured_errors: int = 0
     structured_warnings: int = 0
+    # Lines another parser owns that may land inside a record in progress (see
+    # ``LineParser.interjects``); set by the dispatcher, None when no parser declares any.
+    interjection: re.Pattern[str] | None = None
     _resolved: dict[tuple[str, str], str] = field(default_factory=dict, repr=False, compare=False)
 
     def sole_source(self) -> str:
@@ -165,6 +168,13 @@ class LineParser:
     name = "unknown"
     # Lower runs first in auto mode when no parser is active.
     priority = 50
+    # Lines of this tool printed on the other stream than the records they may fall among: read
+    # through two pipes, one may land inside another parser's multi-line record (make's ``*** [test]
+    # Error 1`` on stderr inside a test binary's failure block on stdout).  Such a line is handed to
+    # this parser and the record in progress goes on after it, when that record is a test runner's
+    # (``runner``): a build tool's record must end first, since a summary weighs the records before it.
+    interjects: re.Pattern[str] | None = None
+    runner = False  # a test runner's parser: its records are test failures
 
     def __init__(self, result: ParseResult, ctx: ParseContext) -> None:
         self.result = result
@@ -182,9 +192,12 @@ class LineParser:
         feed = self.feed
         ctx = self.ctx
         n = len(lines)
+        foreign = ctx.interjection if self.runner else None
         try:
             while i < n:
                 ctx.line_no = base + i + 1
+                if foreign is not None and foreign.match(lines[i]):
+                    return i  # the dispatcher hands it to its owner; this record goes on after it
                 if not feed(lines[i]):
                     return i
                 i += 1

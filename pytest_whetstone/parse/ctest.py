@@ -38,7 +38,7 @@ _FAILED_LIST = re.compile(r"^The following tests (?:FAILED|did not run):\s*$")
 _LISTED = re.compile(r"^\s+(\d+) - (.+) \(([^()]*)\)\s*$")
 _VERBOSE = re.compile(r"^(\d+): (.*)$")
 _END_NOISE = re.compile(
-    r"^(?:Total Test time \(real\)|Errors while running CTest|Output from these tests are in:"
+    r"^(?:Total Test time \(real\)|Output from these tests are in:"
     r"|Use \"--rerun-failed|No tests were found|UpdateCTestConfiguration|Constructing a list of tests"
     r"|Done constructing a list|Updating test list for fixtures|Added \d+ tests? to meet fixture"
     r"|Checking test dependency graph|test \d+$|Label Time Summary|Subproject Time Summary)"
@@ -61,6 +61,7 @@ class _Test:
 
 class CtestParser(LineParser):
     name = "ctest"
+    runner = True
     priority = 15
 
     def __init__(self, result: ParseResult, ctx: ParseContext) -> None:
@@ -111,6 +112,9 @@ class CtestParser(LineParser):
             return True
         if not self.active:
             return False
+        if line.startswith("Errors while running CTest"):
+            return True  # on stderr: read through two pipes it may land amid a test's output or the list of
+            # failed tests, which go on after it
         m = _SUMMARY.match(line)
         if m:
             self._close_output()

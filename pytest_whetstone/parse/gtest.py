@@ -199,6 +199,7 @@ def build_record(
 
 class GtestParser(LineParser):
     name = "gtest"
+    runner = True
     priority = 20
 
     def __init__(self, result: ParseResult, ctx: ParseContext) -> None:
@@ -345,6 +346,7 @@ class GtestJsonParser(DocumentParser):
     """``--gtest_output=json``: {"testsuites": [{"name", "testsuite": [{..., "failures"}]}]}."""
 
     name = "gtest"
+    runner = True
 
     @staticmethod
     def sniff(head: str) -> bool:

@@ -146,6 +146,7 @@ def analyse(suite: str, title: str, body: list[str]) -> TestFailureRecord:
 
 class JestParser(LineParser):
     name = "jest"
+    runner = True
     priority = 25
 
     def __init__(self, result: ParseResult, ctx: ParseContext) -> None:
@@ -254,6 +255,7 @@ class JestJsonParser(DocumentParser):
     """``jest --json``: testResults[].assertionResults[] with failureMessages."""
 
     name = "jest"
+    runner = True
 
     @staticmethod
     def sniff(head: str) -> bool:

@@ -55,6 +55,7 @@ _SYNTAX = ("missing separator", "missing endif", "extraneous", "invalid syntax",
 class MakeParser(LineParser):
     name = "make"
     priority = 10
+    interjects = re.compile(r"(?:\S*/)?(?:g?make|mingw32-make)(?:\[\d+\])?: \*\*\* ")  # stderr, a failed recipe
 
     def __init__(self, result: ParseResult, ctx: ParseContext) -> None:
         super().__init__(result, ctx)
@@ -64,7 +65,12 @@ class MakeParser(LineParser):
     def feed(self, line: str) -> bool:
         c0 = line[:1]
         if c0 == "[":
-            return bool(_PROGRESS.match(line))
+            if _PROGRESS.match(line):
+                # progress is on stdout, the summaries on stderr: read through two pipes, it may
+                # fall between a sub-make's summary and its parent's
+                self._continue_cascade()
+                return True
+            return False
         if ": " not in line:
             return False
         if c0 in ("m", "g", "/") and "make" in line[:48]:

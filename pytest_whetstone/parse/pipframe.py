@@ -24,6 +24,13 @@ _END = "[end of output]"
 _COMMAND = "full command: "
 _PIP_NOTES = ("note: This error originates from a subprocess", "note: This is an issue with the package mentioned above")
 _COMMAND_LINES = 200  # at most, should "cwd:" never come
+# pip's progress lines, on stdout while the frames are on stderr: read through two pipes, one may
+# land inside a frame, which goes on after it.
+_STATUS = re.compile(
+    r"(?:Processing |Collecting |Building wheels? for |Failed to build |Successfully (?:built|installed) "
+    r"|Installing collected packages|  (?:Preparing (?:editable )?metadata|Building (?:wheel|editable) for |Running setup\.py "
+    r"|Created wheel for |Stored in directory|Getting requirements to build|Installing build dependencies))"
+)
 # pip's summaries of a failed build step (bare or upper-case "error:", as pip prints them).
 _PIP_SUMMARY = re.compile(
     r"(?:error: (?:subprocess-exited-with-error|metadata-generation-failed|legacy-install-failure)"
@@ -75,6 +82,8 @@ class PipFrames:
                 return inner
             if not line.strip():
                 return ""
+            if _STATUS.match(line):
+                return line
             # pip indents every line of a frame: one at a lower indent is pip's own again (a box
             # cut short before "[end of output]", the end of -v's command output)
             self.indent, self.box = 0, False

@@ -103,6 +103,7 @@ def title_of(node_id: str) -> str:
 
 class PytestTextParser(LineParser):
     name = "pytest"
+    runner = True
     priority = 30
 
     def __init__(self, result: ParseResult, ctx: ParseContext) -> None:

@@ -117,6 +117,7 @@ _NODE_AT = re.compile(r"^test at (?P<file>.+?):(?P<line>\d+):(?P<col>\d+)$")
 
 class NodeSpecParser(LineParser):
     name = "node"
+    runner = True
     priority = 36
 
     def __init__(self, result: ParseResult, ctx: ParseContext) -> None:
@@ -265,6 +266,7 @@ _MOCHA_TIMEOUT_FILE = re.compile(r"Timeout of \d+ms exceeded\..*\((?P<file>[^()]
 
 class MochaParser(LineParser):
     name = "mocha"
+    runner = True
     priority = 37
 
     def __init__(self, result: ParseResult, ctx: ParseContext) -> None:
@@ -399,6 +401,7 @@ _VT_SEPARATOR = re.compile(r"^⎯+(?:\[\d+/\d+\]⎯)?$")
 
 class VitestParser(LineParser):
     name = "vitest"
+    runner = True
     priority = 38
 
     def __init__(self, result: ParseResult, ctx: ParseContext) -> None:

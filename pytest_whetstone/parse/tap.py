@@ -117,6 +117,7 @@ def test_frame(stack: str) -> tuple[str, int] | None:
 
 class TapParser(LineParser):
     name = "tap"
+    runner = True
     priority = 35
 
     def __init__(self, result: ParseResult, ctx: ParseContext) -> None:
