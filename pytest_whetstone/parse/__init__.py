@@ -35,6 +35,7 @@ from .base import (
     RunError,
     strip_ansi,
 )
+from .dispatch import drain, flush_parser, interject
 from .pipframe import PipFrames
 from .sarif import cut_long_line as _cut
 from .stream import ParseStream, Record
@@ -295,24 +296,6 @@ def _gc_paused() -> Iterator[None]:
         gc.enable()
 
 
-def _interject(line: str, active: LineParser, owners: list[LineParser], parsers: list[LineParser],
-               dead: list[LineParser], ctx: ParseContext, line_no: int) -> bool:
-    """A line of another stream that landed inside a test runner's record (``LineParser.interjects``):
-    its owner takes it and the record goes on.  False when the line is none."""
-    if not active.runner or ctx.interjection is None or not ctx.interjection.match(line):
-        return False
-    for owner in owners:
-        if owner in parsers and owner.interjects is not None and owner.interjects.match(line):
-            ctx.line_no = line_no
-            try:
-                if owner.feed(line):
-                    return True
-            except Exception:  # noqa: BLE001 - never raise on input; drop the parser
-                dead.append(owner)
-                parsers.remove(owner)
-    return False
-
-
 def _dispatch(
     batches: Iterable[list[str]],
     tool: str,
@@ -357,11 +340,11 @@ def _dispatch(
                     active = None
                 if i >= n:
                     break
-                if active is not None and _interject(lines[i], active, owners, parsers, dead, ctx, base + i + 1):
+                if active is not None and interject(lines[i], active, owners, parsers, dead, ctx, base + i + 1):
                     i += 1
                     continue
                 if active is not None:
-                    _flush(active, parsers, dead)
+                    flush_parser(active, parsers, dead)
                     previous, active = active, None
             line = lines[i]
             ctx.line_no = base + i + 1
@@ -382,52 +365,16 @@ def _dispatch(
             i += 1
         base += n
         if stream:
-            yield _drain(result, parsers, final=False)
+            yield drain(result, parsers, final=False)
     for parser in list(parsers):
-        _flush(parser, parsers, dead)
+        flush_parser(parser, parsers, dead)
     for parser in list(parsers):
         try:
             parser.finish()
         except Exception:  # noqa: BLE001 - never raise on input
             dead.append(parser)
     if stream:
-        yield _drain(result, parsers, final=True)
-
-
-def _drain(result: ParseResult, parsers: list[LineParser], *, final: bool) -> list[Record]:
-    """Take out of ``result`` the records no live parser can still change."""
-    errors = result.build_errors
-    cut = len(errors)
-    if not final and cut:
-        cut -= 1  # the linker may still add notes to the newest record
-        held = [h for h in (p.holds() for p in parsers) if h is not None]
-        if held:
-            for k in range(cut):
-                record = errors[k]
-                if any(record is h for h in held):
-                    cut = k
-                    break
-    ready: list[Record] = list(errors[:cut])
-    if cut:
-        for k in range(cut - 1, -1, -1):
-            if errors[k].severity == "error":
-                result.drained_error = result.drained + k
-                break
-        del errors[:cut]
-        result.drained += cut
-    if result.test_failures:
-        ready.extend(result.test_failures)
-        result.test_failures.clear()
-    return ready
-
-
-def _flush(parser: LineParser, parsers: list[LineParser], dead: list[LineParser]) -> None:
-    try:
-        parser.flush()
-    except Exception:  # noqa: BLE001
-        dead.append(parser)
-        if parser in parsers:
-            parsers.remove(parser)
+        yield drain(result, parsers, final=True)
 
 
 def _finish(result: ParseResult, config: Config | None, classify: bool, cwd: str = "") -> ParseResult:
