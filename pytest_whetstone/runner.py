@@ -347,7 +347,7 @@ def generate_candidates(
         stats = ValidationStats()
         native = None
         if search_budget_s > 0:  # the search's machinery (threads, trials, schemata) loads only when it runs
-            from .candidates.native_search import NativeSearchStats
+            from .candidates.native_search_stats import NativeSearchStats
 
             native = NativeSearchStats()
         out = list(generate(errors, failures, workspace, config, build_stats=stats, search_budget_s=search_budget_s,

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from test_native_search import GEO_CC, _failure, _tree_hashes, build_make_geo
+from test_native_tests_e2e import _env
 
 from pytest_whetstone.candidates.native_mutants import mutants_in
 from pytest_whetstone.candidates.native_schema import ENV, schema_text
@@ -244,3 +245,127 @@ def test_a_type_error_two_swapped_arguments_cause_in_a_template_is_their_choice_
     code, points = _required_from_here(tmp_path, schema.text)
     assert code != 0 and points
     assert all(schema.at(line, col) is not None for line, col in points)
+
+
+# --------------------------------------------------------------------------- a schema whose failure reads otherwise
+
+PICK_CC = GEO_CC.replace("y <= h", "y < h") + """
+const int* pick_max(const int* a, int n) {
+  const int* best = a;
+  for (int i = 1; i < n; ++i) {
+    if (a[i] < *best) best = a + i;  // seeded fault: <
+  }
+  return best;
+}
+"""
+PICK_TEST = """
+const int* pick_max(const int* a, int n);
+static const int kData[] = {3, 9, 4};
+TEST(Geo, PickMax) { EXPECT_EQ(&kData[1], pick_max(kData, 3)); }
+"""
+
+
+def test_a_failure_that_prints_addresses_is_still_screened_through_the_schema(tmp_path: Path) -> None:
+    """gtest prints the two pointers it compared, and a position-independent binary is loaded at another
+    address each run: the unmutated schema fails the same test in other words.  It is the same failure,
+    so the schema screens (before, it was refused and every mutant compiled alone)."""
+    proj = build_make_geo(tmp_path / "geo", PICK_CC)
+    with (proj / "tests/geo_test.cc").open("a") as test:
+        test.write(PICK_TEST)
+    build = subprocess.run(["make", "CXX=ccwrap++"], cwd=proj, env=_env(proj / ".whetstone"), capture_output=True,
+                           text=True)
+    assert build.returncode == 0, build.stdout + build.stderr
+    start = PICK_CC.splitlines().index("const int* pick_max(const int* a, int n) {") + 1
+    before = _tree_hashes(proj)
+    failure = _failure(proj, "PickMax", Suspect("src/geo.cc", "pick_max", start, start + 6, 1.0))
+    stats = NativeSearchStats()
+    found = native_search_candidates([failure], proj, 60, store=proj / ".whetstone", stats=stats)
+    assert _tree_hashes(proj) == before
+    assert stats.schema["files"] == 1 and stats.screened >= 1, stats.to_dict()
+    assert not [n for n in stats.notes if "not used" in n], stats.notes
+    top = found[0]
+    assert top.validated and top.edits[0].new_text == ">", top
+
+
+def test_a_schema_failing_the_same_tests_in_other_words_is_used_and_speaks_the_builds_words() -> None:
+    """Compiled fast (-O0), a crash or an uninitialized read may fail with other words than the real build.
+    Same failing tests, nothing passing: the schema is used, and a mutant's test failing as it did in the
+    unmutated schema reads as the real build's failure (so it is not counted as a change)."""
+    from pytest_whetstone.candidates.native_screen import Screen
+    from pytest_whetstone.candidates.native_trial import TrialOutcome
+
+    source = "int f(int a, int b) {\n  if (a < b) return a + b;\n  return a - b;\n}\n"
+    mutants = mutants_in("f.cc", source.encode(), 1, 4)
+
+    class Trial:
+        error_lines: set[int] = set()
+        error_points: set[tuple[int, int]] = set()
+
+        def prepare_schema(self, rel: str, text: str) -> str:
+            return ""
+
+        def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float) -> TrialOutcome:
+            if mutant_id == 2:
+                return TrialOutcome(failing={"F1": "expected 3, got 5"})
+            return TrialOutcome(failing={"F1": "crashed (exit -11)"})
+
+    base = TrialOutcome(failing={"F1": "expected 3, got 4"}, seconds=0.01)
+    screen = Screen(base, lambda rel: source, deadline=1e12, timeout_s=5.0)
+    screen.add(mutants)
+    screen.prepare(Trial())  # type: ignore[arg-type]
+    assert screen.covers(mutants[0]) and not screen.notes, screen.notes
+    outcomes = {screen.outcome(m, Trial()).failing["F1"] for m in mutants}  # type: ignore[arg-type, union-attr]
+    assert outcomes == {"expected 3, got 4", "expected 3, got 5"}  # unchanged reads as the real build's
+
+
+def test_a_schema_that_fails_other_tests_is_not_used() -> None:
+    from pytest_whetstone.candidates.native_screen import Screen
+    from pytest_whetstone.candidates.native_trial import TrialOutcome
+
+    source = "int f(int a, int b) {\n  return a < b ? a : b;\n}\n"
+    mutants = mutants_in("f.cc", source.encode(), 1, 3)
+
+    class Trial:
+        error_lines: set[int] = set()
+        error_points: set[tuple[int, int]] = set()
+
+        def prepare_schema(self, rel: str, text: str) -> str:
+            return ""
+
+        def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float) -> TrialOutcome:
+            return TrialOutcome(failing={"F1": "x", "F2": "y"})
+
+    screen = Screen(TrialOutcome(failing={"F1": "x"}), lambda rel: source, deadline=1e12, timeout_s=5.0)
+    screen.add(mutants)
+    screen.prepare(Trial())  # type: ignore[arg-type]
+    assert not screen.covers(mutants[0])
+    assert screen.notes == ["schema of f.cc: not used, it changes the unmutated tests (other failures)"]
+
+
+def test_the_search_s_two_trials_share_one_build_of_each_schema(tmp_path: Path) -> None:
+    """A schema's binary serves every mutant: the search's second trial runs the one the first built,
+    rather than compiling and linking it again."""
+    from pytest_whetstone.candidates.native_trial_cxx import cxx_trial
+
+    proj = build_make_geo(tmp_path / "geo")
+    failure = _failure(proj, "InsideExcludesFarEdge", Suspect("src/geo.cc", "inside", 9, 11, 1.0))
+    first, why = cxx_trial([failure], proj, proj / ".whetstone", timeout_s=10.0)
+    second, _ = cxx_trial([failure], proj, proj / ".whetstone", timeout_s=10.0)
+    assert first is not None and second is not None, why
+    try:
+        second.share_with(first)
+        mutants = mutants_in("src/geo.cc", GEO_CC.encode(), 9, 11)
+        schema = schema_text("src/geo.cc", GEO_CC.encode(), mutants)
+        assert schema is not None
+        assert first.prepare_schema("src/geo.cc", schema.text) == ""
+
+        def compile_again(*args: object, **kwargs: object) -> None:
+            raise AssertionError("the second trial compiled the schema again")
+
+        second._compile = compile_again  # type: ignore[method-assign, assignment]
+        fix = next(m for m in mutants if m.edit.new_text == "<" and "y <= h" in m.description)
+        outcome = second.run_schema("src/geo.cc", schema.text, schema.ids[fix.key], 5.0)
+        assert outcome.passed == {failure.failure_id} and not outcome.error, outcome
+    finally:
+        first.close()
+        second.close()

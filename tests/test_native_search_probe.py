@@ -150,3 +150,31 @@ def test_the_top_suspects_first_mutants_run_even_when_their_file_has_no_schema()
     assert sorted(p.rank for p in rest if p.rel == "parser.cpp") == [FIRST_PASS, FIRST_PASS + 1]
     assert not [p for p in queue if p.rel == "lexer.h"]  # no compile of every unit that includes it, yet
     assert len(queue) + len(rest) == len(plans)
+
+
+def test_a_mutant_compiled_alone_is_priced_by_what_its_compile_costs() -> None:
+    """A header's mutant compiled alone recompiles several units with the real flags: when that does not
+    fit the time left it is passed over (``priced_out``) while screened mutants, a test run each, go on."""
+    from pytest_whetstone.candidates.mutant import Mutant
+    from pytest_whetstone.candidates.native_search import ALONE_FACTOR, HEADER_ALONE_UNITS, NativeSearchStats, _Plan, _Search
+    from pytest_whetstone.records import Position, TextEdit
+
+    class _Screen:
+        compile_s = [0.5, 0.7, 0.6]
+
+        def covers(self, mutant: Mutant) -> bool:
+            return mutant.edit.file_path == "a.cc"
+
+    failure = TestFailureRecord(test_name="A.B", suspects=[Suspect("a.cc", "f", 1, 9, 0.9)])
+
+    def plan(rel: str) -> _Plan:
+        edit = TextEdit(rel, Position(1, 1), Position(1, 2), "x")
+        return _Plan(failure, rel, "f", Mutant("arith", rel, edit, 1, 0.5), 0, 0)
+
+    search = _Search([object()], [failure], Path("."), 0.0, NativeSearchStats())  # type: ignore[list-item]
+    search.screen = _Screen()  # type: ignore[assignment]
+    assert search.cost(plan("a.cc")) == 0.0  # screened: the budget's own check covers a test run
+    assert search.cost(plan("b.cc")) == pytest.approx(ALONE_FACTOR * 0.6)
+    assert search.cost(plan("b.h")) == pytest.approx(ALONE_FACTOR * 0.6 * HEADER_ALONE_UNITS)
+    search.alone_s[True] += [9.0, 8.0, 11.0]  # what the header's mutants really took
+    assert search.cost(plan("b.h")) == 9.0

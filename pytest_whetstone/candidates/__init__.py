@@ -21,7 +21,7 @@ from ..records import BuildErrorRecord, FixCandidate, TestFailureRecord, is_pyth
 
 if TYPE_CHECKING:
     from ..config import Config
-    from .native_search import NativeSearchStats
+    from .native_search_stats import NativeSearchStats
     from .search import SearchStats
     from .validate import ValidationStats
 

@@ -44,6 +44,9 @@ class _FileState:
     ready: bool = False  # built and checked on one trial (or given up: schema None)
     dropped: int = 0  # mutants left out because their line did not compile
     rejected: set[Key] = field(default_factory=set)  # mutants whose own text did not compile
+    # the schema's unmutated failing tests: failure id -> its signature there.  Built fast (-O0), a crash
+    # or an uninitialized read may fail with other words than the real build; same tests, same verdict
+    plain: dict[str, str] = field(default_factory=dict)
 
 
 class Screen:
@@ -73,7 +76,7 @@ class Screen:
         if state is None:
             return None
         with self.lock:
-            if not state.ready and _is_header(rel) and self.compile_s \
+            if not state.ready and is_header(rel) and self.compile_s \
                     and self.deadline - time.monotonic() < HEADER_UNITS * max(self.compile_s):
                 state.ready = True
                 self.notes.append(f"schema of {rel}: a header, left for lack of time")
@@ -84,7 +87,13 @@ class Screen:
         schema = state.schema
         if schema is None or mutant.key not in schema.ids:
             return None
-        return trial.run_schema(rel, schema.text, schema.ids[mutant.key], self.timeout_s)
+        outcome = trial.run_schema(rel, schema.text, schema.ids[mutant.key], self.timeout_s)
+        # a test failing as it did in the unmutated schema failed as in the real build: say it in the
+        # real build's words, so the search's "changed" evidence compares like with like
+        for fid, sig in outcome.failing.items():
+            if fid in self.base.failing and state.plain.get(fid) == sig:
+                outcome.failing[fid] = self.base.failing[fid]
+        return outcome
 
     def prepare(self, trial: SchemaTrial) -> None:
         """Build every pending source file's schema now.  A header's recompiles every unit that includes
@@ -92,7 +101,7 @@ class Screen:
         the budget holds a few source compiles (:meth:`outcome`)."""
         with self.lock:
             for rel, state in self.files.items():
-                if not state.ready and not _is_header(rel):
+                if not state.ready and not is_header(rel):
                     self._prepare(rel, state, trial)
 
     def settled(self, mutant: Mutant) -> bool:
@@ -139,8 +148,9 @@ class Screen:
             last = time.monotonic() - started
             self.compile_s.append(last)
             if not why:
-                if self._sound(rel, schema, trial):
-                    state.schema = schema
+                plain = self._sound(rel, schema, trial)
+                if plain is not None:
+                    state.schema, state.plain = schema, plain
                     state.dropped = len(state.mutants) - len(schema.ids) - len(state.rejected)
                 return
             # an error inside one mutant's text rejects that mutant; one elsewhere on a line with choices
@@ -154,15 +164,17 @@ class Screen:
             state.rejected |= own
             skip = skip | lines
 
-    def _sound(self, rel: str, schema: Schema, trial: SchemaTrial) -> bool:
-        """With no mutant switched on, the schema fails exactly as the unchanged code did."""
+    def _sound(self, rel: str, schema: Schema, trial: SchemaTrial) -> dict[str, str] | None:
+        """With no mutant switched on, the schema fails the tests the unchanged code failed, and only
+        those: their signatures there (None when it does not).  The words may differ (a crash at -O0);
+        a screened fix is compiled alone with the real flags before it counts."""
         plain = trial.run_schema(rel, schema.text, 0, self.timeout_s)
-        if plain.error or plain.failing != self.base.failing or plain.passed:
+        if plain.error or set(plain.failing) != set(self.base.failing) or plain.passed:
             self.notes.append(f"schema of {rel}: not used, it changes the unmutated tests "
                               f"({plain.error or 'other failures'})")
-            return False
-        return True
+            return None
+        return dict(plain.failing)
 
 
-def _is_header(rel: str) -> bool:
+def is_header(rel: str) -> bool:
     return Path(rel).suffix in HEADER_EXT

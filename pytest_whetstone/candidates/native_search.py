@@ -25,7 +25,7 @@ import os
 import statistics
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,8 @@ from ..records import FixCandidate, Suspect, TestFailureRecord, rank_candidates
 from .hashing import record_hashes
 from .mutant import Mutant
 from .native_mutants import mutants_in
-from .native_screen import Screen
+from .native_screen import Screen, is_header
+from .native_search_stats import NativeSearchStats
 from .native_trial import Trial, TrialOutcome
 
 TOP_SUSPECTS = 3  # suspects the search covers
@@ -56,33 +57,8 @@ PROBE_FLOOR_MS = 250  # failing tests this cheap are always run by the search's 
 PROBE_MAX = 8  # failing tests a mutant's first run covers, at most
 JS_TIMEOUT_MIN_S = 3.0  # a JS mutant's run is stopped at five times the baseline's, and no sooner than this
 W_LINE = 0.6  # how far a mutated line's spectrum score moves its mutant (see line_bonus)
-
-
-@dataclass
-class NativeSearchStats:
-    tried: int = 0
-    errors: int = 0  # mutants that did not compile / link / run
-    rejected: int = 0  # mutants a schema's compile showed not to compile: skipped, no trial spent
-    screened: int = 0  # mutants run through a schema (:mod:`.native_screen`) rather than compiled alone
-    timeouts: int = 0
-    fixed: int = 0  # mutants that made a failing test pass
-    validated: int = 0
-    wider_rejected: int = 0  # made the failing test pass but broke another
-    baseline_s: float = 0.0
-    trial_s: list[float] = field(default_factory=list)  # seconds per mutant trial
-    elapsed_s: float = 0.0
-    first_validated_s: float | None = None
-    stopped: str = ""  # found, enough, exhausted, budget, count, disabled, no-suspects, no-trial, baseline-passes
-    notes: list[str] = field(default_factory=list)
-    evidence: list[dict[str, Any]] = field(default_factory=list)
-    spectrum: dict[str, Any] = field(default_factory=dict)  # the execution spectrum: tests, seconds, tool
-    schema: dict[str, Any] = field(default_factory=dict)  # schemata: files, mutants, dropped, compile_s
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["trial_median_s"] = round(statistics.median(self.trial_s), 3) if self.trial_s else None
-        data["trial_s"] = [round(s, 3) for s in self.trial_s]
-        return data
+ALONE_FACTOR = 2.0  # a mutant compiled alone (real flags) against its file's fast schema compile
+HEADER_ALONE_UNITS = 8  # units a header's mutant recompiles when it is compiled alone, at most
 
 
 @dataclass
@@ -222,6 +198,7 @@ class _Search:
         self.spectrum_names: dict[str, str] = {}  # failure id -> its test's name in the spectrum
         self.neighbours: dict[tuple[str, str], Any] = {}  # (file, qualname) -> Func, for the ranking
         self.later: list[_Plan] = []  # mutants of the suspects past the top ones (see plans)
+        self.alone_s: dict[bool, list[float]] = {False: [], True: []}  # compiled alone: header? -> seconds
         # mutants take turns by function (see ordered_rest): with schemata, and for JS, where a trial is a test run
         self.turns = bool(failures and failures[0].suspects and family_of(failures[0].suspects[0].file_path) == "js")
         self.started = time.monotonic()
@@ -430,6 +407,9 @@ class _Search:
                     if self.screen is not None and self.screen.rejects(plan.mutant):
                         self.stats.rejected += 1  # its own text does not compile: costs no trial
                         continue
+                    if self.remaining() < self.cost(plan):
+                        self.stats.priced_out += 1  # a header's mutant alone: cheaper ones may still fit
+                        continue
                     batch.append(plan)
                 if not batch:
                     continue
@@ -462,7 +442,8 @@ class _Search:
                 if ordered and queue and self.screen is None:
                     # what this batch's mutants did moves the suspects' remaining mutants at once
                     queue = self.ordered_rest(failure, queue)
-        self.stats.stopped = self.stats.stopped or ("found" if found else "exhausted")
+        self.stats.stopped = self.stats.stopped or (
+            "found" if found else "budget" if self.stats.priced_out else "exhausted")
         return self.finish(found)
 
     def first_pass(self, plans: list[_Plan]) -> tuple[list[_Plan], list[_Plan]]:
@@ -489,6 +470,18 @@ class _Search:
     def estimate(self) -> float:
         trials = self.stats.trial_s
         return statistics.median(trials) if trials else 0.5
+
+    def cost(self, plan: _Plan) -> float:
+        """What trying ``plan`` is expected to take: a screened run, or (C/C++) a compile of its own, which
+        for a header's mutant is several units' compiles with the real flags."""
+        screen = self.screen
+        if screen is None or screen.covers(plan.mutant):
+            return self.estimate() if screen is None else 0.0
+        header = is_header(plan.rel)
+        if self.alone_s[header]:
+            return statistics.median(self.alone_s[header])
+        fast = statistics.median(screen.compile_s) if screen.compile_s else 0.25
+        return ALONE_FACTOR * fast * (HEADER_ALONE_UNITS if header else 1)
 
     def run_batch(self, batch: list[_Plan]) -> list[tuple[_Plan, str, TrialOutcome, Trial]]:
         """Each plan's failing tests on its own trial, the trials in parallel (they run compilers and test
@@ -528,6 +521,8 @@ class _Search:
         self.stats.tried += 1
         self.stats.screened += outcome.screened
         self.stats.trial_s.append(outcome.seconds)
+        if not outcome.screened:
+            self.alone_s[is_header(plan.rel)].append(outcome.seconds)
         ev = self.evidence.setdefault((plan.rel, plan.qualname), MutantEvidence(plan.rel, plan.qualname))
         if outcome.error:
             self.stats.errors += 1

@@ -13,6 +13,7 @@ never written.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -81,6 +82,8 @@ class CxxTrial:
         self._obj_dirs: dict[str, str] = {}  # real object -> the directory its compile ran in
         self._shared_links: dict[str, list[Command]] = {}  # real object -> the build's own .so links of it
         self._schemata: dict[tuple[str, str], _Build | str] = {}  # (rel, schema text) -> its one build
+        self._schema_locks: dict[tuple[str, str], threading.Lock] = {}  # one build of each, whichever trial asks
+        self._schema_lock = threading.Lock()  # guards _schema_locks
         self._link_objects: dict[tuple[str, str], str | None] = {}  # (binary, real source) -> its object
         self._link_lock = threading.Lock()  # the objects are shared with the search's other trials
         self.error_lines: set[int] = set()  # lines of the mutated file the last failed compile named
@@ -167,9 +170,11 @@ class CxxTrial:
         return profile_tests(self.binaries, self.scratch, budget_s)
 
     def share_with(self, first: CxxTrial) -> None:
-        """Use the test files ``first`` compiled for one-step links (:meth:`_link_sources`) instead of
-        compiling them again; the search closes its trials together."""
+        """Use the test files ``first`` compiled for one-step links (:meth:`_link_sources`) and the
+        schemata it built (a schema's binaries serve every mutant, whichever trial runs it) instead of
+        building them again; the search closes its trials together."""
         self._link_objects, self._link_lock = first._link_objects, first._link_lock
+        self._schemata, self._schema_locks, self._schema_lock = first._schemata, first._schema_locks, first._schema_lock
 
     def close(self) -> None:
         self.gate.close()
@@ -184,13 +189,17 @@ class CxxTrial:
         schema's are kept for the whole search."""
         key = (rel, text)
         if schema:
-            if key not in self._schemata:
-                self._schemata[key] = self._compile(rel, text, schema=True)
-            build = self._schemata[key]
-        else:
-            if self._last is None or self._last[0] != key:
-                self._last = (key, self._compile(rel, text))
-            build = self._last[1]
+            with self._schema_lock:
+                lock = self._schema_locks.setdefault(key, threading.Lock())
+            with lock:  # the search's trials share their schemata: one compile and one link each
+                if key not in self._schemata:
+                    self._schemata[key] = self._compile(rel, text, schema=True)
+                return self._linked(rel, self._schemata[key], binaries)
+        if self._last is None or self._last[0] != key:
+            self._last = (key, self._compile(rel, text))
+        return self._linked(rel, self._last[1], binaries)
+
+    def _linked(self, rel: str, build: _Build | str, binaries: list[_Binary]) -> list[tuple[_Binary, str]] | str:
         if isinstance(build, str):
             return build
         out: list[tuple[_Binary, str]] = []
@@ -438,7 +447,16 @@ def _lines_in(diagnostics: list[BuildErrorRecord], path: Path) -> tuple[set[int]
 
 def _last_line(text: str) -> str:
     lines = [ln for ln in text.strip().splitlines() if ln.strip()]
-    return lines[-1][:160] if lines else ""
+    return _steady(lines[-1][:160]) if lines else ""
+
+
+def _steady(signature: str) -> str:
+    """A failure's words without what changes from run to run: addresses (a position-independent binary
+    is loaded elsewhere each time, and gtest prints the pointers it compared)."""
+    return _ADDRESS.sub("0x…", signature)
+
+
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
 
 
 def _gtest_results(report: Path) -> dict[str, str | None]:
@@ -459,7 +477,7 @@ def _gtest_results(report: Path) -> dict[str, str | None]:
             message = failure.get("message") or failure.text or "failed"
             lines = [ln for ln in message.splitlines() if ln.strip()]
             # the first line names the file:line; what it compares follows
-            out[name] = " | ".join(lines[1:4] or lines[:1])[:240]
+            out[name] = _steady(" | ".join(lines[1:4] or lines[:1])[:240])
     return out
 
 

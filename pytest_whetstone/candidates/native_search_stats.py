@@ -1,0 +1,35 @@
+"""What one C/C++ or JS mutant search did: counts, times, why it stopped (the session's ``search`` event)."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass
+class NativeSearchStats:
+    tried: int = 0
+    errors: int = 0  # mutants that did not compile / link / run
+    rejected: int = 0  # mutants a schema's compile showed not to compile: skipped, no trial spent
+    priced_out: int = 0  # mutants left because compiling them alone would not fit the time left
+    screened: int = 0  # mutants run through a schema (:mod:`.native_screen`) rather than compiled alone
+    timeouts: int = 0
+    fixed: int = 0  # mutants that made a failing test pass
+    validated: int = 0
+    wider_rejected: int = 0  # made the failing test pass but broke another
+    baseline_s: float = 0.0
+    trial_s: list[float] = field(default_factory=list)  # seconds per mutant trial
+    elapsed_s: float = 0.0
+    first_validated_s: float | None = None
+    stopped: str = ""  # found, enough, exhausted, budget, count, disabled, no-suspects, no-trial, baseline-passes
+    notes: list[str] = field(default_factory=list)
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+    spectrum: dict[str, Any] = field(default_factory=dict)  # the execution spectrum: tests, seconds, tool
+    schema: dict[str, Any] = field(default_factory=dict)  # schemata: files, mutants, dropped, compile_s
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["trial_median_s"] = round(statistics.median(self.trial_s), 3) if self.trial_s else None
+        data["trial_s"] = [round(s, 3) for s in self.trial_s]
+        return data
