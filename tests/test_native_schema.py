@@ -20,7 +20,7 @@ from test_native_search import GEO_CC, _failure, _tree_hashes, build_make_geo
 from test_native_tests_e2e import _env
 
 from pytest_whetstone.candidates.native_mutants import mutants_in
-from pytest_whetstone.candidates.native_schema import ENV, schema_text
+from pytest_whetstone.candidates.native_schema import ENV, REACHED_ENV, read_reached, schema_text
 from pytest_whetstone.candidates.native_search import NativeSearchStats, native_search_candidates
 from pytest_whetstone.edits import apply_edits_text
 from pytest_whetstone.records import Suspect
@@ -57,7 +57,7 @@ C89 = """\
 #include <stdio.h>
 
 static int table_sum(int n) {
-  static const int weights[] = {3, 5, 7};
+  static const int weights[8] = {3, 5, 7};  /* room for the mutants that read past 3 */
   int i, total = 0;
   for (i = 0; i < n && i < 3; i++) {
     total += weights[i] * (i + 1);
@@ -304,7 +304,7 @@ def test_a_schema_failing_the_same_tests_in_other_words_is_used_and_speaks_the_b
         def prepare_schema(self, rel: str, text: str) -> str:
             return ""
 
-        def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float) -> TrialOutcome:
+        def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "") -> TrialOutcome:
             if mutant_id == 2:
                 return TrialOutcome(failing={"F1": "expected 3, got 5"})
             return TrialOutcome(failing={"F1": "crashed (exit -11)"})
@@ -332,7 +332,7 @@ def test_a_schema_that_fails_other_tests_is_not_used() -> None:
         def prepare_schema(self, rel: str, text: str) -> str:
             return ""
 
-        def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float) -> TrialOutcome:
+        def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "") -> TrialOutcome:
             return TrialOutcome(failing={"F1": "x", "F2": "y"})
 
     screen = Screen(TrialOutcome(failing={"F1": "x"}), lambda rel: source, deadline=1e12, timeout_s=5.0)
@@ -369,3 +369,73 @@ def test_the_search_s_two_trials_share_one_build_of_each_schema(tmp_path: Path) 
     finally:
         first.close()
         second.close()
+
+
+UNCALLED_C = C89.replace("int main(void) {", """static int never(int a) {
+  if (a > 2) return a - 1;
+  return a + 1;
+}
+
+int main(void) {""")
+
+
+@pytest.mark.parametrize("compiler,name,source", [
+    (["g++", "-std=c++17", "-O2"], "geo.cc", CPP.replace("int span(", "int unused(int a) { return a * 3 + 1; }\nint span(")),
+    (["clang++", "-std=c++17"], "geo.cc", CPP.replace("int span(", "int unused(int a) { return a * 3 + 1; }\nint span(")),
+    (["gcc", "-std=c89", "-pedantic-errors", "-Wall", "-Werror", "-w"], "sum.c", UNCALLED_C),
+])
+def test_a_schema_records_which_mutants_the_run_reached_and_no_more(
+    tmp_path: Path, compiler: list[str], name: str, source: str
+) -> None:
+    """With $WHETSTONE_REACHED set, the schema writes the ids of the mutants whose expressions ran; a
+    function the program never calls has none of its ids there.  Without it, nothing is written."""
+    if not shutil.which(compiler[0]):
+        pytest.skip(f"{compiler[0]} not installed")
+    from pytest_whetstone.locate import cfamily
+
+    lang = "c" if name.endswith(".c") else "cpp"
+    funcs = {f.qualname: f for f in cfamily.functions_in(cfamily.parse_source(source.encode(), lang), name)}
+    uncalled = funcs["never"] if "never" in funcs else funcs["geo::unused"]
+    mutants = [m for f in funcs.values() if f.qualname not in ("main",)
+               for m in mutants_in(name, source.encode(), f.line_start, f.line_end)]
+    skip: set[int] = set()
+    for _ in range(3):
+        schema = schema_text(name, source.encode(), mutants, skip_lines=frozenset(skip))
+        assert schema is not None
+        (tmp_path / name).write_text(schema.text)
+        build = subprocess.run([*compiler, name, "-o", "schema"], cwd=tmp_path, capture_output=True, text=True)
+        named = {int(m) for m in re.findall(rf"^{re.escape(name)}:(\d+):\d+: error", build.stderr, re.M)}
+        if build.returncode == 0 or not named:
+            break
+        skip |= named
+    assert build.returncode == 0, build.stderr[-2000:]
+    reach = tmp_path / "reached"
+    run = subprocess.run([str(tmp_path / "schema")], env=dict(os.environ, **{REACHED_ENV: str(reach)}), timeout=10)
+    assert run.returncode == 0
+    reached = read_reached(reach)
+    assert reached is not None
+    in_uncalled = {mid for key, mid in schema.ids.items()
+                   if uncalled.line_start <= key[1] <= uncalled.line_end}
+    assert in_uncalled and not (in_uncalled & reached)
+    assert len(reached) >= len(schema.ids) // 3 and reached <= set(schema.ids.values())
+    files = sorted(tmp_path.iterdir())
+    env = {k: v for k, v in os.environ.items() if k != REACHED_ENV}
+    subprocess.run([str(tmp_path / "schema")], env=dict(env, **{ENV: "3"}), timeout=10)
+    assert sorted(tmp_path.iterdir()) == files  # nothing recorded unless asked
+
+
+def test_the_search_knows_without_a_run_that_a_mutant_the_failing_test_never_reaches_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    """`scale` and `manhattan` share the failing test's file but never run in it: their screened mutants
+    cost no run, count as evidence that they are not the fault, and the fix in `inside` is found."""
+    proj = build_make_geo(tmp_path / "geo")
+    failure = _failure(proj, "InsideExcludesFarEdge", Suspect("src/geo.cc", "scale", 13, 15, 1.0))
+    failure.suspects += [Suspect("src/geo.cc", "manhattan", 5, 7, 0.9), Suspect("src/geo.cc", "inside", 9, 11, 0.5)]
+    stats = NativeSearchStats()
+    found = native_search_candidates([failure], proj, 60, store=proj / ".whetstone", stats=stats)
+    assert stats.unreached >= 4 and stats.schema["reached"] >= 1, stats.to_dict()
+    assert found and found[0].validated and found[0].edits[0].new_text == "<"
+    assert [s.qualname for s in failure.suspects][0] == "inside"
+    evidence = {e["qualname"]: e for e in stats.evidence}
+    assert evidence["scale"]["tried"] >= 1 and evidence["scale"]["score"] == 0.0

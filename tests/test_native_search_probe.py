@@ -156,7 +156,13 @@ def test_a_mutant_compiled_alone_is_priced_by_what_its_compile_costs() -> None:
     """A header's mutant compiled alone recompiles several units with the real flags: when that does not
     fit the time left it is passed over (``priced_out``) while screened mutants, a test run each, go on."""
     from pytest_whetstone.candidates.mutant import Mutant
-    from pytest_whetstone.candidates.native_search import ALONE_FACTOR, HEADER_ALONE_UNITS, NativeSearchStats, _Plan, _Search
+    from pytest_whetstone.candidates.native_search import (
+        ALONE_FACTOR,
+        HEADER_ALONE_UNITS,
+        NativeSearchStats,
+        _Plan,
+        _Search,
+    )
     from pytest_whetstone.records import Position, TextEdit
 
     class _Screen:

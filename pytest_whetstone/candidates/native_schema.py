@@ -4,7 +4,7 @@ Compiling a real translation unit takes seconds, running its failing tests milli
 that compiles one mutant at a time tries a handful in its budget.  A *schema* rewrites each mutated
 expression as a choice between its mutants and the original,
 
-    a < b   ->   (whetstone_mutant_() == 7 ? (a <= b) : whetstone_mutant_() == 8 ? (a > b) : (a < b))
+    a < b   ->   (whetstone_at_(7) ? (a <= b) : whetstone_at_(8) ? (a > b) : (a < b))
 
 so one compile and one link serve every mutant of the file; ``$WHETSTONE_MUTANT`` picks one per test
 run (0: none, the original code).  Mutants whose rewrite does not compile (a constant expression, a
@@ -21,18 +21,25 @@ from __future__ import annotations
 
 import bisect
 import re
+from array import array
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from .mutant import Mutant
 from .native_mutants import _parse
 
 ENV = "WHETSTONE_MUTANT"  # named in PRELUDE too
-MAX_SCHEMA_MUTANTS = 600  # per file: the schema's compile grows with it
-SELECT = "whetstone_mutant_()"
+MAX_SCHEMA_MUTANTS = 600  # per file: the schema's compile grows with it (below the prelude's 1024 reach slots)
+REACHED_ENV = "WHETSTONE_REACHED"  # named in PRELUDE too
 
 # Declares getenv with the exception specification glibc's own declaration has, so no header is
 # included ahead of the user's feature macros; ``#line 1`` gives the file its own line numbers back.
+# ``whetstone_at_(id)`` is true when mutant ``id`` is switched on.  With ``$WHETSTONE_REACHED`` naming
+# a file, it also appends each id whose expression ran (4 bytes, native order), once per process: which
+# mutants the failing tests can reach at all.  It writes through raw system calls (x86-64 Linux; no
+# libc declaration that could clash with the user's), opened by a constructor that writes id 0, so an
+# empty file means "nothing reached" and a missing one "not recorded here".
 PRELUDE = """#ifndef WHETSTONE_SCHEMA_PRELUDE
 #define WHETSTONE_SCHEMA_PRELUDE
 #ifdef __cplusplus
@@ -54,6 +61,33 @@ static int whetstone_mutant_(void) {
   }
   return id;
 }
+#if defined(__x86_64__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
+static int whetstone_reach_fd_ = -1;
+static unsigned char whetstone_seen_[1024];
+static long whetstone_sys_(long n, long a, long b, long c) {
+  long r;
+  __asm__ volatile ("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
+  return r;
+}
+static void whetstone_seen_put_(int id) {
+  whetstone_sys_(1, whetstone_reach_fd_, (long)&id, (long)sizeof id);
+}
+__attribute__((constructor)) static void whetstone_reach_open_(void) {
+  const char *path = getenv("WHETSTONE_REACHED");
+  long fd = path ? whetstone_sys_(2, (long)path, 01 | 0100 | 02000 | 02000000, 0600) : -1;
+  whetstone_reach_fd_ = fd >= 0 ? (int)fd : -1;
+  if (whetstone_reach_fd_ >= 0) whetstone_seen_put_(0);
+}
+static int whetstone_at_(int id) {
+  if (whetstone_reach_fd_ >= 0 && id > 0 && id < 1024 && !whetstone_seen_[id]) {
+    whetstone_seen_[id] = 1;
+    whetstone_seen_put_(id);
+  }
+  return whetstone_mutant_() == id;
+}
+#else
+static int whetstone_at_(int id) { return whetstone_mutant_() == id; }
+#endif
 #endif
 #line 1
 """
@@ -143,6 +177,19 @@ def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: fro
     return schema
 
 
+def read_reached(path: Path) -> set[int] | None:
+    """The mutant ids whose expressions ran while ``$WHETSTONE_REACHED`` named ``path`` (None when the
+    schema could not record them: no file, or no constructor's mark)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    ids = array("i")
+    ids.frombytes(data[: len(data) - len(data) % ids.itemsize])
+    found = set(ids)
+    return found - {0} if 0 in found else None
+
+
 class _Out:
     """The schema's bytes as they are written, and where each choice's own text landed."""
 
@@ -166,7 +213,7 @@ def _render(data: bytes, hosts: list[_Host], i: int, start: int, end: int, out: 
             break
         out.put(data[pos:host.start] + b"(")
         for mid, new in host.choices:
-            out.put(f"{SELECT} == {mid} ? (".encode())
+            out.put(f"whetstone_at_({mid}) ? (".encode())
             out.spans.append((out.at, out.at + len(new), mid))
             out.put(new + b") : ")
         out.put(b"(")

@@ -11,6 +11,7 @@ compiled alone by the search, so every candidate is checked as it would be appli
 
 from __future__ import annotations
 
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from typing import Any, Protocol
 
 from ..build.gate import HEADER_EXT
 from .mutant import Mutant
-from .native_schema import Key, Schema, schema_text
+from .native_schema import Key, Schema, read_reached, schema_text
 from .native_trial import TrialOutcome
 
 MAX_COMPILES = 3  # per file: the first schema, then without the lines the compiler named
@@ -33,7 +34,7 @@ class SchemaTrial(Protocol):
 
     def prepare_schema(self, rel: str, text: str) -> str: ...
 
-    def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float) -> TrialOutcome: ...
+    def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "") -> TrialOutcome: ...
 
 
 @dataclass
@@ -47,6 +48,8 @@ class _FileState:
     # the schema's unmutated failing tests: failure id -> its signature there.  Built fast (-O0), a crash
     # or an uninitialized read may fail with other words than the real build; same tests, same verdict
     plain: dict[str, str] = field(default_factory=dict)
+    # the schema's mutant ids whose expressions the failing tests ran, unmutated (None: not recorded)
+    reached: set[int] | None = None
 
 
 class Screen:
@@ -115,6 +118,16 @@ class Screen:
         state = self.files.get(mutant.edit.file_path)
         return state is not None and mutant.key in state.rejected
 
+    def unreached(self, mutant: Mutant) -> bool:
+        """Whether the failing tests never ran the mutant's expression in its file's schema: switching it
+        on cannot change how they end (the schema holds no mutant where a constant is wanted, so every
+        one stands in code that runs only when reached)."""
+        state = self.files.get(mutant.edit.file_path)
+        if state is None or state.schema is None or state.reached is None:
+            return False
+        mid = state.schema.ids.get(mutant.key)
+        return mid is not None and mid not in state.reached
+
     def covers(self, mutant: Mutant) -> bool:
         """Whether the mutant costs a test run (screened) or nothing (rejected), not a compile."""
         state = self.files.get(mutant.edit.file_path)
@@ -124,6 +137,8 @@ class Screen:
     def stats(self) -> dict[str, Any]:
         built = [s for s in self.files.values() if s.schema is not None]
         return {"files": len(built), "mutants": sum(len(s.schema.ids) for s in built if s.schema),
+                "reached": sum(len(s.reached) for s in built if s.reached is not None),
+                "unrecorded": sum(s.reached is None for s in built),
                 "dropped": sum(s.dropped for s in self.files.values()),
                 "rejected": sum(len(s.rejected) for s in self.files.values()),
                 "compile_s": [round(s, 3) for s in self.compile_s]}
@@ -148,9 +163,9 @@ class Screen:
             last = time.monotonic() - started
             self.compile_s.append(last)
             if not why:
-                plain = self._sound(rel, schema, trial)
-                if plain is not None:
-                    state.schema, state.plain = schema, plain
+                sound = self._sound(rel, schema, trial)
+                if sound is not None:
+                    state.schema, (state.plain, state.reached) = schema, sound
                     state.dropped = len(state.mutants) - len(schema.ids) - len(state.rejected)
                 return
             # an error inside one mutant's text rejects that mutant; one elsewhere on a line with choices
@@ -164,16 +179,20 @@ class Screen:
             state.rejected |= own
             skip = skip | lines
 
-    def _sound(self, rel: str, schema: Schema, trial: SchemaTrial) -> dict[str, str] | None:
+    def _sound(self, rel: str, schema: Schema, trial: SchemaTrial) -> tuple[dict[str, str], set[int] | None] | None:
         """With no mutant switched on, the schema fails the tests the unchanged code failed, and only
-        those: their signatures there (None when it does not).  The words may differ (a crash at -O0);
-        a screened fix is compiled alone with the real flags before it counts."""
-        plain = trial.run_schema(rel, schema.text, 0, self.timeout_s)
+        those: their signatures there, and the mutants those tests reached (None when it does not).
+        The words may differ (a crash at -O0); a screened fix is compiled alone with the real flags
+        before it counts."""
+        with tempfile.TemporaryDirectory(prefix="whetstone-reach-") as scratch:
+            path = Path(scratch) / "reached"
+            plain = trial.run_schema(rel, schema.text, 0, self.timeout_s, str(path))
+            reached = read_reached(path)
         if plain.error or set(plain.failing) != set(self.base.failing) or plain.passed:
             self.notes.append(f"schema of {rel}: not used, it changes the unmutated tests "
                               f"({plain.error or 'other failures'})")
             return None
-        return dict(plain.failing)
+        return dict(plain.failing), reached
 
 
 def is_header(rel: str) -> bool:

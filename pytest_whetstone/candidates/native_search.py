@@ -407,6 +407,9 @@ class _Search:
                     if self.screen is not None and self.screen.rejects(plan.mutant):
                         self.stats.rejected += 1  # its own text does not compile: costs no trial
                         continue
+                    if self.screen is not None and self.screen.unreached(plan.mutant):
+                        self.not_reached(plan)  # the failing tests never run it: it cannot change them
+                        continue
                     if self.remaining() < self.cost(plan):
                         self.stats.priced_out += 1  # a header's mutant alone: cheaper ones may still fit
                         continue
@@ -514,6 +517,13 @@ class _Search:
                     screened.screened = True
                     return screened
         return trial.run_failing(plan.rel, text)
+
+    def not_reached(self, plan: _Plan) -> None:
+        """A mutant whose expression the failing tests never ran: it is evidence (it cannot change the
+        failure), known without a run."""
+        self.stats.unreached += 1
+        ev = self.evidence.setdefault((plan.rel, plan.qualname), MutantEvidence(plan.rel, plan.qualname))
+        ev.tried += 1
 
     def judge(self, plan: _Plan, text: str, outcome: TrialOutcome, trial: Trial, failing: int) -> FixCandidate | None:
         """What one mutant's run says: evidence for its suspect, and a candidate when it fixes a failing test

@@ -12,6 +12,7 @@ class NativeSearchStats:
     tried: int = 0
     errors: int = 0  # mutants that did not compile / link / run
     rejected: int = 0  # mutants a schema's compile showed not to compile: skipped, no trial spent
+    unreached: int = 0  # screened mutants the failing tests never ran (the schema's reach): no trial needed
     priced_out: int = 0  # mutants left because compiling them alone would not fit the time left
     screened: int = 0  # mutants run through a schema (:mod:`.native_screen`) rather than compiled alone
     timeouts: int = 0

@@ -31,6 +31,7 @@ from ..locate.native_tests import Workspace, _find_gtest_file
 from ..process import run_bounded
 from ..records import BuildErrorRecord, TestFailureRecord
 from .native_schema import ENV as SCHEMA_ENV
+from .native_schema import REACHED_ENV
 from .native_trial import SuiteOutcome, TrialOutcome
 
 if TYPE_CHECKING:
@@ -148,15 +149,16 @@ class CxxTrial:
         built = self._build(rel, text, [b for b in self.binaries if b.tests], schema=True)
         return built if isinstance(built, str) else ""
 
-    def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float) -> TrialOutcome:
-        """The failing tests on the schema's binaries with one of its mutants switched on (0: none)."""
+    def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "") -> TrialOutcome:
+        """The failing tests on the schema's binaries with one of its mutants switched on (0: none);
+        ``reached``: a file the schema appends the ids of the mutants those tests reached to."""
         started = time.monotonic()
         out = TrialOutcome()
         built = self._build(rel, text, [b for b in self.binaries if b.tests], schema=True)
         if isinstance(built, str):
             out.error = built
         else:
-            extra = {SCHEMA_ENV: str(mutant_id)}
+            extra = {SCHEMA_ENV: str(mutant_id), **({REACHED_ENV: reached} if reached else {})}
             for binary, path in built:
                 self._run_tests(binary, path, out, extra, timeout_s)
         out.seconds = time.monotonic() - started
@@ -401,6 +403,7 @@ class CxxTrial:
         env.pop("GTEST_OUTPUT", None)
         env.pop("GTEST_FILTER", None)
         env.pop(SCHEMA_ENV, None)
+        env.pop(REACHED_ENV, None)
         env.update(extra_env or {})
         try:
             code, raw = run_bounded(args, Path(binary.path).parent, timeout_s or self.timeout_s, env, limit_memory=True)
