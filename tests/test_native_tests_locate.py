@@ -55,6 +55,17 @@ def test_test_file_maps_to_implementation_stem(name: str, stem: str | None) -> N
     assert impl_stem(name) == stem
 
 
+@pytest.mark.parametrize("rel, test", [
+    ("util/testutil.cc", True), ("util/testharness.h", True), ("src/test_helpers.cpp", True), ("lib/mocks.h", True),
+    ("src/TestUtil.cpp", True), ("tests/anything.cc", True), ("util/coding.cc", False), ("src/testing.c", False),
+    ("src/contest.cc", False), ("src/mockingbird.cc", False),
+])
+def test_test_support_files_are_not_implementation(rel: str, test: bool) -> None:
+    from pytest_whetstone.locate.native_names import is_test_file
+
+    assert is_test_file(rel) is test
+
+
 def test_name_tokens_bridge_case_styles() -> None:
     assert name_tokens("ParserTest HandlesEmpty") >= name_tokens("handle_empty")
     assert name_tokens("parse") <= name_tokens("ParserTest")

@@ -1,8 +1,8 @@
 """Screening C/C++ mutants through one schema per file (:mod:`.native_schema`).
 
 The search (:mod:`.native_search`) asks :meth:`Screen.outcome` before it compiles a mutant alone.
-The first time a file's mutant is asked for, the file's schema is compiled and linked once on that
-trial (the other trials build their own copy the first time they run it, in parallel).  Lines the
+Every source file's schema is compiled and linked once, before the first mutant, the files spread
+over the search's trials (which share what they build); a header's when its first mutant is asked for.  Lines the
 compiler rejects are left out and the schema is compiled again, a bounded number of times.  Before
 it is trusted, the schema with no mutant switched on must fail exactly as the unchanged code did.
 A screened mutant that changes nothing costs one test run.  One that makes a failing test pass is
@@ -11,9 +11,11 @@ compiled alone by the search, so every candidate is checked as it would be appli
 
 from __future__ import annotations
 
+import queue
 import tempfile
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -98,14 +100,30 @@ class Screen:
                 outcome.failing[fid] = self.base.failing[fid]
         return outcome
 
-    def prepare(self, trial: SchemaTrial) -> None:
-        """Build every pending source file's schema now.  A header's recompiles every unit that includes
-        it: it is built when its first mutant comes up, after what the sources screen, and only while
-        the budget holds a few source compiles (:meth:`outcome`)."""
+    def prepare(self, trials: SchemaTrial | list[SchemaTrial]) -> None:
+        """Build every pending source file's schema now, one file per trial at a time (the search's
+        trials share what they build, so two cores compile two files at once).  A header's recompiles
+        every unit that includes it: it is built when its first mutant comes up, after what the sources
+        screen, and only while the budget holds a few source compiles (:meth:`outcome`)."""
+        free: queue.SimpleQueue[SchemaTrial] = queue.SimpleQueue()
+        for trial in trials if isinstance(trials, list) else [trials]:
+            free.put(trial)
+
+        def build(item: tuple[str, _FileState]) -> None:
+            trial = free.get()
+            try:
+                self._prepare(*item, trial)
+            finally:
+                free.put(trial)
+
         with self.lock:
-            for rel, state in self.files.items():
-                if not state.ready and not is_header(rel):
-                    self._prepare(rel, state, trial)
+            pending = [(rel, state) for rel, state in self.files.items() if not state.ready and not is_header(rel)]
+            if free.qsize() < 2 or len(pending) < 2:
+                for item in pending:
+                    build(item)
+                return
+            with ThreadPoolExecutor(max_workers=free.qsize()) as pool:
+                list(pool.map(build, pending))
 
     def settled(self, mutant: Mutant) -> bool:
         """Whether the mutant's file had its schema attempted (a header waits until its first mutant

@@ -460,7 +460,7 @@ class _Search:
         screen = self.screen
         if screen is None:
             return plans[:first], plans[first:]
-        screen.prepare(self.trial)  # type: ignore[arg-type]
+        screen.prepare(list(self.trials))  # type: ignore[arg-type]
         head = plans[:first]
         top = list(dict.fromkeys(p.suspect_index for p in head if p.suspect_index >= 0))[:TOP_SUSPECTS]
         early = [p for p in head if p.suspect_index in top and p.rank < FIRST_PASS and screen.settled(p.mutant)

@@ -63,10 +63,19 @@ def impl_stem(test_name: str) -> str | None:
     return m.group("a") or m.group("b") or m.group("c")
 
 
+# Test-support files no naming convention ties to one implementation (leveldb's util/testutil.cc, a
+# harness, shared helpers, mocks): code the tests run, never the code under test.
+_TEST_SUPPORT = re.compile(
+    r"^(?:test_?(?:utils?|utilities|harness|helpers?|support|common|main|fixtures?)|testing_?utils?"
+    r"|mocks?|fakes?|gtest_main)$", re.I)
+
+
 @lru_cache(maxsize=8192)
 def is_test_file(rel: str) -> bool:
     parts = Path(rel).parts
-    return impl_stem(parts[-1]) is not None or any(p.lower() in _TEST_DIRS for p in parts[:-1])
+    stem = parts[-1].split(".")[0] if parts else ""
+    return (impl_stem(parts[-1]) is not None or bool(_TEST_SUPPORT.match(stem))
+            or any(p.lower() in _TEST_DIRS for p in parts[:-1]))
 
 
 def gtest_names(suite: str, test: str) -> tuple[str, str]:
