@@ -226,6 +226,28 @@ def test_js_a_fault_reached_through_a_table_is_located_by_v8_coverage_and_fixed(
     assert (proj / "lib/index.js").read_text() == SHAPES_JS
 
 
+@pytest.mark.skipif(not shutil.which("node"), reason="node not installed")
+def test_js_a_mutant_on_a_line_the_failing_test_never_ran_costs_no_run(tmp_path: Path) -> None:
+    """node --test runs the files as written, so V8's coverage of the failing test is exact by line: the
+    mutants of `area`'s unknown-shape branch, which the failing test never enters, are known to change
+    nothing without a test run.  The fault needs two edits, so the search goes through every mutant."""
+    source = SHAPES_JS.replace("  return fn ? fn(a, b) : -1;\n", "  if (!fn) {\n    return -1;\n  }\n  return fn(a, b);\n")
+    source = source.replace("const base = a;", "const base = a - 1;").replace("base * b / 3", "base * b / 3 + 0.5")
+    proj = tmp_path / "shapes"
+    for rel, text in {"package.json": '{"name": "shapes", "version": "1.0.0", "main": "lib/index.js"}\n',
+                      "lib/index.js": source, "test/shapes.test.js": SHAPES_JS_TEST}.items():
+        (proj / rel).parent.mkdir(parents=True, exist_ok=True)
+        (proj / rel).write_text(text)
+    store = proj / ".whetstone"
+    verdict, out = _whetstone(["run", "--search", "--", "node", "--test", "test/"], proj, store)
+    report = json.loads((store / "reports" / Path(verdict["report"]).name).read_text())
+    session = load_session(store, report["session_id"])
+    search = [e["data"] for e in session.events() if e.get("event") == "search"][-1]
+    assert search["unreached"] >= 2 and search["stopped"] == "exhausted", search
+    assert not any(c.validated for c in session.state().current_candidates())
+    assert (proj / "lib/index.js").read_text() == source
+
+
 def test_v8_line_counts_follow_the_innermost_block(tmp_path: Path) -> None:
     """Real V8 output: a line inside a block that did not run is not executed, though its function ran."""
     if not shutil.which("node"):
@@ -240,6 +262,17 @@ def test_v8_line_counts_follow_the_innermost_block(tmp_path: Path) -> None:
     counts = read_dir(tmp_path / "cov", tmp_path)[str(tmp_path / "lib.js")]
     assert counts[2] == 2 and counts[5] == 2 and 3 not in counts
     assert difference({"f": {1: 3, 2: 1}}, {"f": {1: 1, 2: 1}}) == {"f": {1: 2}}
+    # a line that opens with the brace closing a block that did not run reads that block's count, though
+    # its `else if` condition ran; so does a `case` label: the search never skips a mutant there
+    (tmp_path / "lib.js").write_text("function f(x) {\n  if (x < 0) {\n    return 1;\n  } else if (x > 5) {\n"
+                                     "    return 2;\n  }\n  switch (x) {\n    case 1:\n      return 3;\n"
+                                     "    default:\n      return 4;\n  }\n}\nmodule.exports = f;\n")
+    (tmp_path / "run.js").write_text("const f = require('./lib.js');\nf(3);\n")
+    shutil.rmtree(tmp_path / "cov")
+    subprocess.run(["node", "run.js"], cwd=tmp_path, env={"NODE_V8_COVERAGE": str(tmp_path / "cov"),
+                                                          "PATH": "/usr/bin:/bin"}, check=True)
+    counts = read_dir(tmp_path / "cov", tmp_path)[str(tmp_path / "lib.js")]
+    assert 4 not in counts and 8 not in counts and counts[7] == 1
 
 
 CRASHY_TEST = """\

@@ -57,6 +57,9 @@ PROBE_FLOOR_MS = 250  # failing tests this cheap are always run by the search's 
 PROBE_MAX = 8  # failing tests a mutant's first run covers, at most
 JS_TIMEOUT_MIN_S = 3.0  # a JS mutant's run is stopped at five times the baseline's, and no sooner than this
 W_LINE = 0.6  # how far a mutated line's spectrum score moves its mutant (see line_bonus)
+# JS runners that load the user's files as they are, so V8's offsets are the file's own (Jest and vitest
+# run them transformed): a line their coverage says the failing tests never ran is skipped (see unreached)
+AS_WRITTEN_RUNNERS = {"node-test", "tape", "mocha"}
 ALONE_FACTOR = 2.0  # a mutant compiled alone (real flags) against its file's fast schema compile
 HEADER_ALONE_UNITS = 8  # units a header's mutant recompiles when it is compiled alone, at most
 
@@ -196,6 +199,7 @@ class _Search:
         self.screen: Screen | None = None
         self.spectrum: Any = None  # locate.native_spectrum.Spectrum, when one was taken
         self.spectrum_names: dict[str, str] = {}  # failure id -> its test's name in the spectrum
+        self.lines_complete = False  # the spectrum's lines hold every searched failing test's run (see unreached)
         self.neighbours: dict[tuple[str, str], Any] = {}  # (file, qualname) -> Func, for the ranking
         self.later: list[_Plan] = []  # mutants of the suspects past the top ones (see plans)
         self.alone_s: dict[bool, list[float]] = {False: [], True: []}  # compiled alone: header? -> seconds
@@ -243,6 +247,8 @@ class _Search:
             self.stats.notes.append("spectrum: no failing test was profiled in time")
             return
         self.spectrum, self.spectrum_names = spectrum, names
+        self.lines_complete = (tool == "v8" and getattr(self.trial, "kind", "") in AS_WRITTEN_RUNNERS
+                               and all(names.get(f.failure_id) in spectrum.failed for f in live))
         for failure in live:
             test = names.get(failure.failure_id)
             if test is None:
@@ -407,7 +413,7 @@ class _Search:
                     if self.screen is not None and self.screen.rejects(plan.mutant):
                         self.stats.rejected += 1  # its own text does not compile: costs no trial
                         continue
-                    if self.screen is not None and self.screen.unreached(plan.mutant):
+                    if self.unreached(plan):
                         self.not_reached(plan)  # the failing tests never run it: it cannot change them
                         continue
                     if self.remaining() < self.cost(plan):
@@ -517,6 +523,21 @@ class _Search:
                     screened.screened = True
                     return screened
         return trial.run_failing(plan.rel, text)
+
+    def unreached(self, plan: _Plan) -> bool:
+        """Whether the failing tests never run the mutant's code, so it cannot change how they end: C/C++
+        by its schema's own record, JS by V8's coverage of those tests (a line it says none of them ran;
+        not a line that starts with a closing brace or a ``case`` label, whose count is the block before)."""
+        if self.screen is not None:
+            return self.screen.unreached(plan.mutant)
+        if not self.lines_complete or self.spectrum is None:
+            return False
+        if self.spectrum.line_score(plan.rel, plan.mutant.line) != 0.0:
+            return False
+        lines = (self.original(plan.rel) or "").splitlines()
+        text = lines[plan.mutant.line - 1].lstrip() if 0 < plan.mutant.line <= len(lines) else ""
+        return bool(text) and not text.startswith(("}", ")", "]", "case ", "default")) and plan.mutant.edit.start.line \
+            == plan.mutant.edit.end.line
 
     def not_reached(self, plan: _Plan) -> None:
         """A mutant whose expression the failing tests never ran: it is evidence (it cannot change the
