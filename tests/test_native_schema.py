@@ -439,3 +439,34 @@ def test_the_search_knows_without_a_run_that_a_mutant_the_failing_test_never_rea
     assert [s.qualname for s in failure.suspects][0] == "inside"
     evidence = {e["qualname"]: e for e in stats.evidence}
     assert evidence["scale"]["tried"] >= 1 and evidence["scale"]["score"] == 0.0
+
+
+def test_schemata_are_built_on_the_second_trial_while_the_spectrum_runs(tmp_path: Path, monkeypatch) -> None:
+    """The spectrum (valgrind) takes one core for seconds: the files the static ranking points at get their
+    schemata built on the other trial meanwhile, and the search then screens through them."""
+    import threading
+
+    from pytest_whetstone.candidates import native_trial_cxx
+
+    proj = build_make_geo(tmp_path / "geo")
+    built = threading.Event()
+    seen: dict[str, bool] = {}
+    prepare = native_trial_cxx.CxxTrial.prepare_schema
+
+    def prepare_and_tell(self, rel: str, text: str) -> str:  # type: ignore[no-untyped-def]
+        why = prepare(self, rel, text)
+        built.set()
+        return why
+
+    def slow_profile(self, budget_s: float):  # type: ignore[no-untyped-def]
+        seen["during"] = built.wait(timeout=30)
+        return [], {}, "profile stubbed"
+
+    monkeypatch.setattr(native_trial_cxx.CxxTrial, "prepare_schema", prepare_and_tell)
+    monkeypatch.setattr(native_trial_cxx.CxxTrial, "profile", slow_profile)
+    failure = _failure(proj, "InsideExcludesFarEdge", Suspect("src/geo.cc", "inside", 9, 11, 1.0))
+    stats = NativeSearchStats()
+    found = native_search_candidates([failure], proj, 60, store=proj / ".whetstone", stats=stats)
+    assert seen == {"during": True}
+    assert stats.schema["files"] == 1 and stats.screened >= 1, stats.to_dict()
+    assert found and found[0].validated

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import statistics
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -386,9 +387,12 @@ class _Search:
             self.stats.stopped = "baseline-passes"
             self.stats.notes.append("the failing tests pass when re-run alone: not searched")
             return []
-        self.locate_by_spectrum(live)
         if all(hasattr(t, "run_schema") for t in self.trials):
             self.screen = Screen(self.base, self.original, self.deadline, min(TRIAL_TIMEOUT_S, self.remaining()))
+        early = self.early_schemata(live[0])
+        self.locate_by_spectrum(live)
+        if early is not None:
+            early.join()
         found: list[FixCandidate] = []
         fixed_ids: set[str] = set()  # failures a complete candidate already makes pass
         seen: set[tuple[str, int, int, int, int, str]] = set()
@@ -454,6 +458,21 @@ class _Search:
         self.stats.stopped = self.stats.stopped or (
             "found" if found else "budget" if self.stats.priced_out else "exhausted")
         return self.finish(found)
+
+    def early_schemata(self, failure: TestFailureRecord) -> threading.Thread | None:
+        """While the execution spectrum runs (valgrind, one core) on the first trial, build the schemata of
+        the files the static ranking points at on the others: the plan after the spectrum mostly mutates
+        the same files, and a file whose schema is built keeps it (its mutants known now: the suspects'
+        and every function's, since no spectrum filters the neighbours yet).  Without a spectrum to wait
+        for, or a second trial, nothing is built early."""
+        screen, others = self.screen, self.trials[1:]
+        if screen is None or not others or getattr(self.trial, "profile", None) is None or _spectrum_cap() <= 0:
+            return None
+        self.plans(failure)  # adds the static plan's mutants to the screen; made again after the spectrum
+        thread = threading.Thread(target=screen.prepare, args=(list(others),), daemon=True,
+                                  name="whetstone-early-schemata")
+        thread.start()
+        return thread
 
     def first_pass(self, plans: list[_Plan]) -> tuple[list[_Plan], list[_Plan]]:
         """(the first pass, the rest).  With schemata, every file's schema is built first; then what they
