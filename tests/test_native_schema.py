@@ -470,3 +470,76 @@ def test_schemata_are_built_on_the_second_trial_while_the_spectrum_runs(tmp_path
     assert seen == {"during": True}
     assert stats.schema["files"] == 1 and stats.screened >= 1, stats.to_dict()
     assert found and found[0].validated
+
+
+THREADED = """\
+#include <thread>
+
+int twice(int v) {
+  if (v < 0) return 0;
+  return v * 2;
+}
+
+int main() {
+  int a = 0, b = 0;
+  std::thread t1([&] { for (int i = 0; i < 2000; ++i) a += twice(i); });
+  std::thread t2([&] { for (int i = 0; i < 2000; ++i) b += twice(i); });
+  t1.join();
+  t2.join();
+  return a == b ? 0 : 1;
+}
+"""
+
+
+def test_a_threaded_schema_under_thread_sanitizer_reports_no_race_of_its_own(tmp_path: Path) -> None:
+    """Two threads reach the same choices at once: the chooser and the reach record use atomics, so a
+    -fsanitize=thread build of the user's stays quiet and the unmutated schema passes as the code does."""
+    probe = subprocess.run(["g++", "-fsanitize=thread", "-x", "c++", "-", "-o", str(tmp_path / "p")],
+                           input="int main() { return 0; }\n", capture_output=True, text=True)
+    if probe.returncode != 0:
+        pytest.skip("g++ cannot build with -fsanitize=thread here")
+    mutants = mutants_in("twice.cc", THREADED.encode(), 3, 6)
+    schema = schema_text("twice.cc", THREADED.encode(), mutants)
+    assert schema is not None
+    (tmp_path / "twice.cc").write_text(schema.text)
+    build = subprocess.run(["g++", "-std=c++17", "-fsanitize=thread", "-g", "twice.cc", "-o", "schema", "-pthread"],
+                           cwd=tmp_path, capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-2000:]
+    env = dict(os.environ, **{REACHED_ENV: str(tmp_path / "reached")}, TSAN_OPTIONS="halt_on_error=1")
+    run = subprocess.run([str(tmp_path / "schema")], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=60)
+    assert run.returncode == 0 and "data race" not in run.stderr, run.stderr[-3000:]
+    assert read_reached(tmp_path / "reached")
+
+
+def test_an_early_build_stops_at_the_spectrum_s_end_and_forgets_the_files_it_did_not_start() -> None:
+    """The plan made before the spectrum names files the plan made after it may not: a file whose schema
+    was started keeps it; the others are forgotten, so only the second plan's files are built."""
+    import threading
+
+    from pytest_whetstone.candidates.native_screen import Screen
+    from pytest_whetstone.candidates.native_trial import TrialOutcome
+
+    sources = {"a.cc": "int f(int a, int b) {\n  return a < b ? a : b;\n}\n",
+               "b.cc": "int g(int a) {\n  return a + 1;\n}\n"}
+    stop = threading.Event()
+
+    class Trial:
+        error_lines: set[int] = set()
+        error_points: set[tuple[int, int]] = set()
+        built: list[str] = []
+
+        def prepare_schema(self, rel: str, text: str) -> str:
+            self.built.append(rel)
+            stop.set()  # the spectrum ends while the first file is built
+            return ""
+
+        def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "") -> TrialOutcome:
+            return TrialOutcome(failing={"F1": "x"})
+
+    screen = Screen(TrialOutcome(failing={"F1": "x"}), sources.get, deadline=1e12, timeout_s=5.0)
+    for rel, text in sources.items():
+        screen.add(mutants_in(rel, text.encode(), 1, 3))
+    trial = Trial()
+    screen.prepare([trial], stop)  # type: ignore[list-item]
+    screen.forget_pending()
+    assert trial.built == ["a.cc"] and list(screen.files) == ["a.cc"]

@@ -37,7 +37,7 @@ REACHED_ENV = "WHETSTONE_REACHED"  # named in PRELUDE too
 # included ahead of the user's feature macros; ``#line 1`` gives the file its own line numbers back.
 # ``whetstone_at_(id)`` is true when mutant ``id`` is switched on.  With ``$WHETSTONE_REACHED`` naming
 # a file, it also appends each id whose expression ran (4 bytes, native order), once per process: which
-# mutants the failing tests can reach at all.  It writes through raw system calls (x86-64 Linux; no
+# mutants the failing tests can reach at all (an atomic flag per id: a sanitized threaded test sees no race).  It writes through raw system calls (x86-64 Linux; no
 # libc declaration that could clash with the user's), opened by a constructor that writes id 0, so an
 # empty file means "nothing reached" and a missing one "not recorded here".
 PRELUDE = """#ifndef WHETSTONE_SCHEMA_PRELUDE
@@ -53,15 +53,16 @@ extern char *getenv(const char *);
 #endif
 static int whetstone_mutant_(void) {
   static int id = -1;
-  if (id < 0) {
+  int v = __atomic_load_n(&id, __ATOMIC_RELAXED);
+  if (v < 0) {
     const char *s = getenv("WHETSTONE_MUTANT");
-    int v = 0;
+    v = 0;
     while (s && *s >= '0' && *s <= '9') { v = v * 10 + (*s - '0'); ++s; }
-    id = v;
+    __atomic_store_n(&id, v, __ATOMIC_RELAXED);
   }
-  return id;
+  return v;
 }
-#if defined(__x86_64__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(__x86_64__) && !defined(__ILP32__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
 static int whetstone_reach_fd_ = -1;
 static unsigned char whetstone_seen_[1024];
 static long whetstone_sys_(long n, long a, long b, long c) {
@@ -79,10 +80,9 @@ __attribute__((constructor)) static void whetstone_reach_open_(void) {
   if (whetstone_reach_fd_ >= 0) whetstone_seen_put_(0);
 }
 static int whetstone_at_(int id) {
-  if (whetstone_reach_fd_ >= 0 && id > 0 && id < 1024 && !whetstone_seen_[id]) {
-    whetstone_seen_[id] = 1;
+  if (whetstone_reach_fd_ >= 0 && id > 0 && id < 1024
+      && !__atomic_exchange_n(&whetstone_seen_[id], (unsigned char)1, __ATOMIC_RELAXED))
     whetstone_seen_put_(id);
-  }
   return whetstone_mutant_() == id;
 }
 #else

@@ -100,16 +100,19 @@ class Screen:
                 outcome.failing[fid] = self.base.failing[fid]
         return outcome
 
-    def prepare(self, trials: SchemaTrial | list[SchemaTrial]) -> None:
+    def prepare(self, trials: SchemaTrial | list[SchemaTrial], stop: threading.Event | None = None) -> None:
         """Build every pending source file's schema now, one file per trial at a time (the search's
         trials share what they build, so two cores compile two files at once).  A header's recompiles
         every unit that includes it: it is built when its first mutant comes up, after what the sources
-        screen, and only while the budget holds a few source compiles (:meth:`outcome`)."""
+        screen, and only while the budget holds a few source compiles (:meth:`outcome`).  Once ``stop``
+        is set, no further file is started (the rest wait for the next call)."""
         free: queue.SimpleQueue[SchemaTrial] = queue.SimpleQueue()
         for trial in trials if isinstance(trials, list) else [trials]:
             free.put(trial)
 
         def build(item: tuple[str, _FileState]) -> None:
+            if stop is not None and stop.is_set():
+                return
             trial = free.get()
             try:
                 self._prepare(*item, trial)
@@ -124,6 +127,12 @@ class Screen:
                 return
             with ThreadPoolExecutor(max_workers=free.qsize()) as pool:
                 list(pool.map(build, pending))
+
+    def forget_pending(self) -> None:
+        """Drop the files whose schema was not started: a plan made before the spectrum named them, and the
+        plan made after it names its own."""
+        with self.lock:
+            self.files = {rel: state for rel, state in self.files.items() if state.ready}
 
     def settled(self, mutant: Mutant) -> bool:
         """Whether the mutant's file had its schema attempted (a header waits until its first mutant

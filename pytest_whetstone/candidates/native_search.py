@@ -389,10 +389,13 @@ class _Search:
             return []
         if all(hasattr(t, "run_schema") for t in self.trials):
             self.screen = Screen(self.base, self.original, self.deadline, min(TRIAL_TIMEOUT_S, self.remaining()))
-        early = self.early_schemata(live[0])
+        stop = threading.Event()
+        early = self.early_schemata(live[0], stop)
         self.locate_by_spectrum(live)
-        if early is not None:
+        stop.set()  # files not started yet wait for the plan made after the spectrum
+        if early is not None and self.screen is not None:
             early.join()
+            self.screen.forget_pending()
         found: list[FixCandidate] = []
         fixed_ids: set[str] = set()  # failures a complete candidate already makes pass
         seen: set[tuple[str, int, int, int, int, str]] = set()
@@ -459,17 +462,18 @@ class _Search:
             "found" if found else "budget" if self.stats.priced_out else "exhausted")
         return self.finish(found)
 
-    def early_schemata(self, failure: TestFailureRecord) -> threading.Thread | None:
+    def early_schemata(self, failure: TestFailureRecord, stop: threading.Event) -> threading.Thread | None:
         """While the execution spectrum runs (valgrind, one core) on the first trial, build the schemata of
-        the files the static ranking points at on the others: the plan after the spectrum mostly mutates
-        the same files, and a file whose schema is built keeps it (its mutants known now: the suspects'
-        and every function's, since no spectrum filters the neighbours yet).  Without a spectrum to wait
-        for, or a second trial, nothing is built early."""
+        the files the static ranking points at on the others, the top suspects' first, until ``stop`` (the
+        spectrum's end): the plan after the spectrum mostly mutates the same files, and a file whose
+        schema is built keeps it (its mutants known now: the suspects' and every function's, since no
+        spectrum filters the neighbours yet).  Without a spectrum to wait for, or a second trial,
+        nothing is built early."""
         screen, others = self.screen, self.trials[1:]
         if screen is None or not others or getattr(self.trial, "profile", None) is None or _spectrum_cap() <= 0:
             return None
         self.plans(failure)  # adds the static plan's mutants to the screen; made again after the spectrum
-        thread = threading.Thread(target=screen.prepare, args=(list(others),), daemon=True,
+        thread = threading.Thread(target=screen.prepare, args=(list(others), stop), daemon=True,
                                   name="whetstone-early-schemata")
         thread.start()
         return thread
