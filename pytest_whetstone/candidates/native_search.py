@@ -391,11 +391,13 @@ class _Search:
             self.screen = Screen(self.base, self.original, self.deadline, min(TRIAL_TIMEOUT_S, self.remaining()))
         stop = threading.Event()
         early = self.early_schemata(live[0], stop)
-        self.locate_by_spectrum(live)
-        stop.set()  # files not started yet wait for the plan made after the spectrum
-        if early is not None and self.screen is not None:
-            early.join()
-            self.screen.forget_pending()
+        try:
+            self.locate_by_spectrum(live)
+        finally:  # the early build never outlives the spectrum, nor uses a trial the search has closed
+            stop.set()  # files not started yet wait for the plan made after the spectrum
+            if early is not None and self.screen is not None:
+                early.join()
+                self.screen.forget_pending()
         found: list[FixCandidate] = []
         fixed_ids: set[str] = set()  # failures a complete candidate already makes pass
         seen: set[tuple[str, int, int, int, int, str]] = set()
