@@ -16,7 +16,7 @@ import pytest
 from test_native_search import GEO_CC, build_make_geo
 from test_native_tests_e2e import whetstone
 
-from pytest_whetstone.candidates.native_search import probe_tests
+from pytest_whetstone.candidates.native_probe import probe_tests
 from pytest_whetstone.candidates.native_trial_cxx import cxx_trial
 from pytest_whetstone.records import Suspect, TestFailureRecord
 from pytest_whetstone.store.sessions import load_session

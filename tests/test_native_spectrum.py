@@ -205,15 +205,21 @@ test('unknown shape', () => { assert.strictEqual(area('hex', 1, 1), -1); });
 """
 
 
-@pytest.mark.skipif(not shutil.which("node"), reason="node not installed")
-def test_js_a_fault_reached_through_a_table_is_located_by_v8_coverage_and_fixed(tmp_path: Path) -> None:
+def _search_shapes(tmp_path: Path, source: str) -> tuple[Path, Path, dict, str]:
+    """The shapes package with ``source`` as lib/index.js, through `whetstone run --search -- node --test`."""
     proj = tmp_path / "shapes"
     for rel, text in {"package.json": '{"name": "shapes", "version": "1.0.0", "main": "lib/index.js"}\n',
-                      "lib/index.js": SHAPES_JS, "test/shapes.test.js": SHAPES_JS_TEST}.items():
+                      "lib/index.js": source, "test/shapes.test.js": SHAPES_JS_TEST}.items():
         (proj / rel).parent.mkdir(parents=True, exist_ok=True)
         (proj / rel).write_text(text)
     store = proj / ".whetstone"
     verdict, out = _whetstone(["run", "--search", "--", "node", "--test", "test/"], proj, store)
+    return proj, store, verdict, out
+
+
+@pytest.mark.skipif(not shutil.which("node"), reason="node not installed")
+def test_js_a_fault_reached_through_a_table_is_located_by_v8_coverage_and_fixed(tmp_path: Path) -> None:
+    proj, store, verdict, out = _search_shapes(tmp_path, SHAPES_JS)
     assert verdict["failure"] == "test-failure", out
     report = json.loads((store / "reports" / Path(verdict["report"]).name).read_text())
     session = load_session(store, report["session_id"])
@@ -233,13 +239,7 @@ def test_js_a_mutant_on_a_line_the_failing_test_never_ran_costs_no_run(tmp_path:
     nothing without a test run.  The fault needs two edits, so the search goes through every mutant."""
     source = SHAPES_JS.replace("  return fn ? fn(a, b) : -1;\n", "  if (!fn) {\n    return -1;\n  }\n  return fn(a, b);\n")
     source = source.replace("const base = a;", "const base = a - 1;").replace("base * b / 3", "base * b / 3 + 0.5")
-    proj = tmp_path / "shapes"
-    for rel, text in {"package.json": '{"name": "shapes", "version": "1.0.0", "main": "lib/index.js"}\n',
-                      "lib/index.js": source, "test/shapes.test.js": SHAPES_JS_TEST}.items():
-        (proj / rel).parent.mkdir(parents=True, exist_ok=True)
-        (proj / rel).write_text(text)
-    store = proj / ".whetstone"
-    verdict, out = _whetstone(["run", "--search", "--", "node", "--test", "test/"], proj, store)
+    proj, store, verdict, out = _search_shapes(tmp_path, source)
     report = json.loads((store / "reports" / Path(verdict["report"]).name).read_text())
     session = load_session(store, report["session_id"])
     search = [e["data"] for e in session.events() if e.get("event") == "search"][-1]

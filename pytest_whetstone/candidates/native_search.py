@@ -33,10 +33,12 @@ from typing import Any
 from ..edits import TEXT_ERRORS, EditError, apply_edits_text
 from ..locate.mutation import NEUTRAL, MutantEvidence, rerank
 from ..locate.native_tests import family_of
+from ..locate.v8coverage import counts_itself
 from ..records import FixCandidate, Suspect, TestFailureRecord, rank_candidates
-from .hashing import record_hashes
 from .mutant import Mutant
+from .native_candidate import validated_candidate
 from .native_mutants import mutants_in
+from .native_probe import probe_tests
 from .native_screen import Screen, is_header
 from .native_search_stats import NativeSearchStats
 from .native_trial import Trial, TrialOutcome
@@ -54,8 +56,6 @@ CONCENTRATE = 1.0  # how far mutant evidence moves a suspect's remaining mutants
 PARTIAL_GRACE = 8  # trials spent looking for a fix of every failing test after one that fixes some
 SPECTRUM_SHARE = 0.35  # of the search's time, at most, for the execution spectrum before the mutants
 SPECTRUM_MAX_S = 8.0
-PROBE_FLOOR_MS = 250  # failing tests this cheap are always run by the search's trials
-PROBE_MAX = 8  # failing tests a mutant's first run covers, at most
 JS_TIMEOUT_MIN_S = 3.0  # a JS mutant's run is stopped at five times the baseline's, and no sooner than this
 W_LINE = 0.6  # how far a mutated line's spectrum score moves its mutant (see line_bonus)
 # JS runners that load the user's files as they are, so V8's offsets are the file's own (Jest and vitest
@@ -133,27 +133,6 @@ def native_search_candidates(
     finally:
         stats.elapsed_s = round(time.monotonic() - started, 3)
     return rank_candidates(found)
-
-
-def probe_tests(failures: list[TestFailureRecord]) -> list[TestFailureRecord] | None:
-    """The failing tests each mutant runs first, when the run said how long they took and some cost far
-    more than others (None: all of them).  A mutant's screen costs one run of them, so one slow
-    randomized test among fast ones would set the price of every mutant; a crashed test, which may
-    take its whole binary down with it, comes last.  A mutant that makes them pass is then checked on
-    every test (:meth:`_Search.judge`)."""
-    if len(failures) < 2 or not any(f.duration_ms for f in failures):
-        return None
-
-    def cost(f: TestFailureRecord) -> float:
-        # gtest's crash record, or ctest's own record of a test that died on a signal ("SegFault", "Subprocess aborted")
-        crashed = f.exception_type == "crash" or (f.runner == "ctest" and bool(f.exception_type))
-        return float("inf") if crashed else f.duration_ms
-    ordered = sorted(failures, key=cost)
-    limit = max(PROBE_FLOOR_MS, 2 * cost(ordered[0]))
-    chosen = {id(f) for f in ordered[:PROBE_MAX] if cost(f) <= limit} or {id(ordered[0])}
-    if len(chosen) == len(failures):
-        return None
-    return [f for f in failures if id(f) in chosen]  # in the run's order: the first failure leads
 
 
 def _spectrum_cap() -> float:
@@ -465,12 +444,10 @@ class _Search:
         return self.finish(found)
 
     def early_schemata(self, failure: TestFailureRecord, stop: threading.Event) -> threading.Thread | None:
-        """While the execution spectrum runs (valgrind, one core) on the first trial, build the schemata of
-        the files the static ranking points at on the others, the top suspects' first, until ``stop`` (the
-        spectrum's end): the plan after the spectrum mostly mutates the same files, and a file whose
-        schema is built keeps it (its mutants known now: the suspects' and every function's, since no
-        spectrum filters the neighbours yet).  Without a spectrum to wait for, or a second trial,
-        nothing is built early."""
+        """While the spectrum runs (valgrind, one core) on the first trial, the other trials build the
+        schemata of the files the static ranking points at, until ``stop``: the plan after the spectrum
+        mostly mutates the same files, and a file built keeps its schema (every function's mutants:
+        no spectrum filters the neighbours yet).  Nothing without a spectrum or a second trial."""
         screen, others = self.screen, self.trials[1:]
         if screen is None or not others or getattr(self.trial, "profile", None) is None or _spectrum_cap() <= 0:
             return None
@@ -551,18 +528,16 @@ class _Search:
 
     def unreached(self, plan: _Plan) -> bool:
         """Whether the failing tests never run the mutant's code, so it cannot change how they end: C/C++
-        by its schema's own record, JS by V8's coverage of those tests (a line it says none of them ran;
-        not a line that starts with a closing brace or a ``case`` label, whose count is the block before)."""
+        by its schema's own record, JS by V8's coverage of those tests (a one-line edit on a line none
+        of them ran, whose count is its own: :func:`..locate.v8coverage.counts_itself`)."""
         if self.screen is not None:
             return self.screen.unreached(plan.mutant)
-        if not self.lines_complete or self.spectrum is None:
-            return False
-        if self.spectrum.line_score(plan.rel, plan.mutant.line) != 0.0:
+        edit = plan.mutant.edit
+        if not self.lines_complete or self.spectrum is None or edit.start.line != edit.end.line \
+                or self.spectrum.line_score(plan.rel, edit.start.line) != 0.0:
             return False
         lines = (self.original(plan.rel) or "").splitlines()
-        text = lines[plan.mutant.line - 1].lstrip() if 0 < plan.mutant.line <= len(lines) else ""
-        return bool(text) and not text.startswith(("}", ")", "]", "case ", "default")) and plan.mutant.edit.start.line \
-            == plan.mutant.edit.end.line
+        return 0 < edit.start.line <= len(lines) and counts_itself(lines[edit.start.line - 1])
 
     def not_reached(self, plan: _Plan) -> None:
         """A mutant whose expression the failing tests never ran: it is evidence (it cannot change the
@@ -603,31 +578,7 @@ class _Search:
         self.stats.validated += 1
         if self.stats.first_validated_s is None:
             self.stats.first_validated_s = round(time.monotonic() - self.started, 3)
-        # complete: every failing test passes or fails exactly as before (another fault's failure); one
-        # outside the probe has no baseline to compare with, so it must pass
-        unchanged = [fid for fid, sig in base.items() if outcome.failing.get(fid) == sig]
-        complete = len(fixes) + len(unchanged) >= len(base) and all(wider.others.values())
-        fixes += [fid for fid, passes in wider.others.items() if passes]
-        covered = ", ".join(wider.covered[:4]) or "the failing tests"
-        mutant = plan.mutant
-        share = f"{len(fixes)} of {failing} failing tests" if len(fixes) < failing else f"all {failing} failing test(s)"
-        confidence = min(0.8 + 0.15 * mutant.prior, 0.97) if complete else 0.7 + 0.1 * mutant.prior
-        total = len(base) + len(wider.others)  # the failing tests, in the probe and outside it
-        confidence -= 0.1 * (total - len(fixes)) / max(total, 1)  # one edit fixing them all ranks first
-        return record_hashes(
-            FixCandidate(
-                target_id=fixes[0],
-                description=f"{mutant.description} (validated: makes {share} pass, breaks no other test of {covered})",
-                confidence=round(confidence, 3),
-                mutation_type="replaceNode",
-                mutation={"kind": mutant.kind, "fixes": fixes, "complete": complete, "checked": wider.covered,
-                          "unchecked": []},
-                edits=[mutant.edit],
-                source="search",
-                validated=True,
-            ).ensure_id(),
-            self.workspace,
-        )
+        return validated_candidate(plan.mutant, base, outcome, wider, fixes, failing, self.workspace)
 
     def finish(self, found: list[FixCandidate]) -> list[FixCandidate]:
         if self.screen is not None:

@@ -96,6 +96,15 @@ def _line_counts(path: Path, functions: list[dict]) -> dict[int, int]:
     return counts
 
 
+def counts_itself(line: str) -> bool:
+    """Whether a line's count is that of the code on it.  A line is counted by the innermost block
+    holding its first non-blank character: one that opens with the brace closing a block (``} else if
+    (c) {``) or with a ``case``/``default`` label reads the count of the block before, though its
+    condition or label ran."""
+    text = line.lstrip()
+    return bool(text) and not text.startswith(("}", ")", "]", "case ", "default"))
+
+
 def difference(more: LineCounts, less: LineCounts) -> LineCounts:
     """Lines that ran more often in ``more`` than in ``less`` (a whole file's run less its failing tests:
     what the passing tests ran)."""
