@@ -106,7 +106,7 @@ class Outcome:
 
 
 def _env(proj: Path, project: Project) -> dict[str, str]:
-    keep = {"WHETSTONE_SPECTRUM_S"}  # the execution spectrum's cap: 0 measures the search without it
+    keep = {"WHETSTONE_SPECTRUM_S", "WHETSTONE_SPECTRUM_TOOL"}  # the spectrum: its cap (0: none), its profiler
     env = {k: v for k, v in os.environ.items() if not k.startswith("WHETSTONE_") or k in keep}
     env["WHETSTONE_DIR"] = str(proj / ".whetstone")
     scripts = Path(sys.executable).parent
@@ -162,6 +162,9 @@ def faults(proj: Path, project: Project, n: int, seed: int, fault_list: str) -> 
     return drawn
 
 
+PLAIN_ONLY = False
+
+
 def _sh(args: list[str], cwd: Path, env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess[str]:
     return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
 
@@ -185,6 +188,16 @@ def _rank(report: dict, fault: Fault) -> int | None:
         if s["file_path"] == fault.rel and s["qualname"] == fault.qualname:
             return i + 1
     return None
+
+
+def _print_suspects(report: dict, fault: Fault) -> None:
+    """The first failure's suspects, for reading a development project's ranking (never a held-out one)."""
+    failures = report.get("test_failures") or []
+    first = failures[0] if failures else {}
+    print(f"  fault {fault.rel}::{fault.qualname} ({fault.kind}); first failure {first.get('test_suite')}."
+          f"{first.get('test_name')} {first.get('file_path')}:{first.get('line')}")
+    for i, s in enumerate(first.get("suspects") or []):
+        print(f"    {i + 1}. {s['file_path']}::{s['qualname']} {s.get('score')}")
 
 
 def _search_event(proj: Path, report: dict) -> dict:
@@ -232,6 +245,9 @@ def measure(project: Project, proj: Path, fault: Fault, env: dict[str, str]) -> 
         test = project.test
         _v, report, run_s = _whetstone(["run", "--", *test], proj, env)
         rank = _rank(report, fault)
+        if PLAIN_ONLY:
+            _print_suspects(report, fault)
+            return Outcome(fault, rank, None, False, False, False, plain, run_s, 0.0, None, 0, "")
         _v, report, search_s = _whetstone(["run", "--search", "--", *test], proj, env)
         rank_after = _rank(report, fault)
         stats = _search_event(proj, report)
@@ -258,7 +274,11 @@ def main() -> None:
     ap.add_argument("--max-minutes", type=float, default=0.0, help="start no new fault past this (0: no bound)")
     ap.add_argument("--out", default=str(HERE / "results" / "native_fix.md"),
                     help="bench/results/native_fix_<project>.md by convention")
+    ap.add_argument("--plain-only", action="store_true",
+                    help="the plain run's ranking only, with each fault's suspects printed (no search, no fix)")
     args = ap.parse_args()
+    global PLAIN_ONLY
+    PLAIN_ONLY = args.plain_only
     started = time.monotonic()
     deadline = started + args.max_minutes * 60 if args.max_minutes > 0 else float("inf")
     outcomes: list[Outcome] = []

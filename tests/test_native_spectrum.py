@@ -1,10 +1,11 @@
-"""The execution spectrum of C/C++ tests: what the failing test really ran, under callgrind.
+"""The execution spectrum of C/C++ tests: what the failing test really ran, under one-shot breakpoints
+or callgrind.
 
 End to end: a gtest project built with ``make CXX=ccwrap++`` whose fault sits in a function the test
 reaches only through a table of function pointers, so no name in the test or its callees points at
-it.  ``whetstone run --search`` profiles the failing test and its suite's passing tests, the faulty
-function becomes the first suspect, and the search fixes it -- with debug info (lines) and without
-(symbol names).  Plus the profile reader on the real tool's output, compressed names and relative
+it.  ``whetstone run --search`` profiles the failing test and its neighbours, the faulty function
+becomes the first suspect, and the search fixes it: under the breakpoint tracer (every test of the
+binary, function entries), and under callgrind with debug info (lines) and without (symbol names).  Plus the profile reader on the real tool's output, compressed names and relative
 positions, and a skipped test that dumps no part.
 """
 
@@ -102,8 +103,10 @@ def _project(root: Path, cxxflags: str) -> Path:
 
 
 @needs_tools
-@pytest.mark.parametrize("cxxflags", ["-O0 -g", "-O0"], ids=["debug-info", "symbols-only"])
-def test_a_fault_reached_through_a_function_pointer_is_located_and_fixed(tmp_path: Path, cxxflags: str) -> None:
+@pytest.mark.parametrize(("tool", "cxxflags"), [("bptrace", "-O2 -g"), ("callgrind", "-O0 -g"), ("callgrind", "-O0")],
+                         ids=["breakpoints", "callgrind-debug-info", "callgrind-symbols-only"])
+def test_a_fault_reached_through_a_function_pointer_is_located_and_fixed(tmp_path: Path, tool: str,
+                                                                         cxxflags: str) -> None:
     proj = _project(tmp_path, cxxflags)
     store = proj / ".whetstone"
     plain, _ = _whetstone(["run", "--", "make", "check"], proj, store)
@@ -112,7 +115,8 @@ def test_a_fault_reached_through_a_function_pointer_is_located_and_fixed(tmp_pat
     failure = next(f for f in plain_state.test_failures if f.test_name == "Triangle")
     assert "tri" not in [s.qualname for s in failure.suspects[:1]]  # the static ranking cannot see it
 
-    verdict, out = _whetstone(["run", "--search", "--", "make", "check"], proj, store)
+    verdict, out = _whetstone(["run", "--search", "--", "make", "check"], proj, store,
+                              extra_env={"WHETSTONE_SPECTRUM_TOOL": tool})
     assert verdict["failure"] == "test-failure", out
     report = json.loads((store / "reports" / Path(verdict["report"]).name).read_text())
     session = load_session(store, report["session_id"])
@@ -120,8 +124,11 @@ def test_a_fault_reached_through_a_function_pointer_is_located_and_fixed(tmp_pat
     failure = next(f for f in state.test_failures if f.test_name == "Triangle")
     assert failure.suspects[0].qualname == "tri", [s.qualname for s in failure.suspects]
     search = [e["data"] for e in session.events() if e.get("event") == "search"][-1]
-    assert search["spectrum"]["tests"] == 4 and search["spectrum"]["failing"] == 1, search
-    assert search["spectrum"]["debug_info"] == ("-g" in cxxflags)
+    assert search["spectrum"]["tool"] == tool and search["spectrum"]["failing"] == 1, search
+    if tool == "bptrace":  # every test of the binary, one process each; function entries only
+        assert search["spectrum"]["tests"] == 5 and not search["spectrum"]["debug_info"], search
+    else:  # the failing test's suite, in one valgrind run
+        assert search["spectrum"]["tests"] == 4 and search["spectrum"]["debug_info"] == ("-g" in cxxflags), search
     top = state.current_candidates()[0]
     assert top.validated and top.edits[0].file_path == "src/shapes.cc", top.description
     assert (proj / "src/shapes.cc").read_text() == SHAPES_CC  # nothing written before apply

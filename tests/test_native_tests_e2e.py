@@ -36,9 +36,11 @@ def whetstone_run(cmd: list[str], cwd: Path, store: Path, timeout: float = 120) 
     return whetstone(["run", "--", *cmd], cwd, store, timeout)
 
 
-def whetstone(args: list[str], cwd: Path, store: Path, timeout: float = 300) -> tuple[dict[str, Any], str]:
+def whetstone(args: list[str], cwd: Path, store: Path, timeout: float = 300,
+              extra_env: dict[str, str] | None = None) -> tuple[dict[str, Any], str]:
     """A whetstone command in a subprocess: (the last verdict block it printed, all it printed)."""
-    proc = subprocess.run([sys.executable, "-m", "pytest_whetstone", *args], cwd=cwd, env=_env(store),
+    proc = subprocess.run([sys.executable, "-m", "pytest_whetstone", *args], cwd=cwd,
+                          env=_env(store, **(extra_env or {})),
                           capture_output=True, text=True, timeout=timeout)
     lines = proc.stdout.splitlines()
     assert BEGIN in lines, proc.stdout[-2000:] + proc.stderr[-2000:]

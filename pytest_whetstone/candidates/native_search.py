@@ -211,6 +211,7 @@ class _Search:
         tool = "v8" if family_of(self.failures[0].suspects[0].file_path) == "js" else "callgrind"
         started = time.monotonic()
         runs, names, why = profile(budget)
+        tool = getattr(self.trial, "spectrum_tool", "") or tool
         seconds = round(time.monotonic() - started, 3)
         if not runs:
             self.stats.notes.append(f"spectrum: {why}")

@@ -76,6 +76,7 @@ class CxxTrial:
         self.timeout_s = timeout_s
         self.gate = Gate(workspace, db, timeout_s=max(30.0, timeout_s))
         self.scratch = Path(tempfile.mkdtemp(prefix="whetstone-cxx-trial-"))
+        self.spectrum_tool = ""  # which profiler the last spectrum used
         self._count = 0
         self._members: dict[str, set[str]] = {}
         self._last: tuple[tuple[str, str], _Build | str] | None = None
@@ -165,11 +166,23 @@ class CxxTrial:
         return out
 
     def profile(self, budget_s: float) -> tuple[list[TestRun], dict[str, str], str]:
-        """The failing tests and their suites' other tests under callgrind (the user's binaries,
-        unchanged): what each executed, for the execution spectrum."""
-        from .native_spectra_cxx import profile_tests
+        """What the failing tests and their neighbours executed (the user's binaries, unchanged), for
+        the execution spectrum: one-shot breakpoints where they work, else callgrind
+        (``$WHETSTONE_SPECTRUM_TOOL`` = ``bptrace`` / ``callgrind`` picks one)."""
+        from . import native_spectra_bp, native_spectra_cxx
 
-        return profile_tests(self.binaries, self.scratch, budget_s)
+        started = time.monotonic()
+        wanted = os.environ.get("WHETSTONE_SPECTRUM_TOOL", "")
+        why = ""
+        if wanted != "callgrind":
+            runs, names, why = native_spectra_bp.profile_tests(self.binaries, self.scratch, budget_s)
+            if runs or wanted == "bptrace":
+                self.spectrum_tool = "bptrace"
+                return runs, names, why
+        self.spectrum_tool = "callgrind"
+        left = budget_s - (time.monotonic() - started)
+        runs, names, fallback_why = native_spectra_cxx.profile_tests(self.binaries, self.scratch, left)
+        return runs, names, fallback_why if not why else f"{why}; {fallback_why}"
 
     def share_with(self, first: CxxTrial) -> None:
         """Use the test files ``first`` compiled for one-step links (:meth:`_link_sources`) and the

@@ -1,0 +1,147 @@
+"""The one-shot breakpoint tracer (``candidates/bptrace.c``) on real programs built here.
+
+It must say which functions ran -- in threads and forked children too -- and change nothing else: the
+program's output bytes, exit status, its own SIGTRAP handler and a GoogleTest death test behave as
+without it.  Then the spectrum it feeds: one process per test, failing tests first.
+"""
+
+from __future__ import annotations
+
+import platform
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pytest_whetstone.candidates.native_spectra_bp import function_entries, profile_tests, tracer
+
+pytestmark = pytest.mark.skipif(
+    platform.system() != "Linux" or platform.machine() != "x86_64" or not shutil.which("gcc") or not shutil.which("nm"),
+    reason="the tracer is x86-64 Linux only and needs gcc and nm",
+)
+
+PROGRAM = r"""
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+int never_called(int x) { return x * 3; }
+int in_thread(int x) { return x + 1; }
+int in_child(int x) { return x - 1; }
+int hot(int x) { return x ^ 5; }
+static volatile int trapped;
+static void on_trap(int sig) { (void)sig; trapped = 1; }
+static void *worker(void *arg) { long s = 0; for (int i = 0; i < 100000; i++) s += in_thread(i); return (void *)s; }
+int main(int argc, char **argv) {
+  pthread_t t[4];
+  for (int i = 0; i < 4; i++) pthread_create(&t[i], 0, worker, 0);
+  for (int i = 0; i < 4; i++) pthread_join(t[i], 0);
+  pid_t p = fork();
+  if (p == 0) { _exit(in_child(4)); }
+  int st; waitpid(p, &st, 0);
+  long s = 0; for (int i = 0; i < 1000000; i++) s += hot(i);
+  signal(SIGTRAP, on_trap); raise(SIGTRAP);
+  printf("child %d trapped %d sum %ld\n", WEXITSTATUS(st), trapped, s);
+  fflush(stdout);
+  if (argc > 1 && strcmp(argv[1], "abort") == 0) abort();
+  return 7;
+}
+"""
+
+
+def _build(tmp_path: Path, flags: list[str]) -> Path:
+    src = tmp_path / "prog.c"
+    src.write_text(PROGRAM)
+    exe = tmp_path / "prog"
+    subprocess.run(["gcc", *flags, "-o", str(exe), str(src), "-pthread"], check=True)
+    return exe
+
+
+def _traced(exe: Path, tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[bytes], set[str]]:
+    tool = tracer()
+    assert tool is not None
+    entries = function_entries(str(exe))
+    addresses, hits = tmp_path / "addresses", tmp_path / "hits"
+    addresses.write_text("".join(f"{a:x}\n" for a in entries))
+    hits.unlink(missing_ok=True)
+    done = subprocess.run([str(tool), str(addresses), str(hits), "--", str(exe), *args], capture_output=True)
+    return done, {entries[int(h, 16)] for h in hits.read_text().split()}
+
+
+@pytest.mark.parametrize("flags", [["-O0"], ["-O2", "-fno-inline", "-no-pie"], ["-O1", "-fno-inline", "-pie", "-fPIE"]], ids=["pie", "no-pie", "pie-O1"])
+def test_it_names_what_ran_in_threads_and_forks_and_changes_nothing_else(tmp_path: Path, flags: list[str]) -> None:
+    exe = _build(tmp_path, flags)
+    plain = subprocess.run([str(exe)], capture_output=True)
+    done, ran = _traced(exe, tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (plain.returncode, plain.stdout, plain.stderr)
+    assert plain.stdout.startswith(b"child 3 trapped 1")  # the program's own SIGTRAP reached its handler
+    assert {"in_thread", "in_child", "hot"} <= ran
+    assert "never_called" not in ran
+
+
+def test_a_program_killed_by_a_signal_is_reported_as_the_shell_would(tmp_path: Path) -> None:
+    exe = _build(tmp_path, ["-O0"])
+    done, ran = _traced(exe, tmp_path, "abort")
+    assert done.returncode == 128 + signal.SIGABRT
+    assert b"trapped 1" in done.stdout and "hot" in ran
+
+
+def test_a_program_that_cannot_start_is_the_tracers_own_status(tmp_path: Path) -> None:
+    tool = tracer()
+    assert tool is not None
+    (tmp_path / "addresses").write_text("")
+    done = subprocess.run([str(tool), str(tmp_path / "addresses"), str(tmp_path / "hits"), "--",
+                           str(tmp_path / "missing")], capture_output=True)
+    assert done.returncode == 127
+    usage = subprocess.run([str(tool)], capture_output=True)
+    assert usage.returncode == 125 and b"usage" in usage.stderr
+
+
+GTEST = r"""
+#include <gtest/gtest.h>
+#include <cstdlib>
+int add(int a, int b) { return a + b; }
+int sub(int a, int b) { return a - b + 1; }
+int unused_fn(int a) { return a * 7; }
+[[noreturn]] void die() { std::abort(); }
+TEST(Math, Add) { EXPECT_EQ(add(2, 2), 4); }
+TEST(Math, Sub) { EXPECT_EQ(sub(3, 1), 2); }
+TEST(Other, Dies) { EXPECT_DEATH(die(), ""); }
+"""
+
+
+class _Binary:
+    def __init__(self, path: str, tests: dict[str, str]) -> None:
+        self.path, self.tests, self.gtest = path, tests, True
+
+
+def test_the_spectrum_runs_each_test_alone_failing_first(tmp_path: Path) -> None:
+    src = tmp_path / "t.cc"
+    src.write_text(GTEST)
+    exe = tmp_path / "t"
+    built = subprocess.run(["g++", "-O0", "-o", str(exe), str(src), "-lgtest", "-lgtest_main", "-pthread"],
+                           capture_output=True, text=True)
+    if built.returncode != 0:
+        pytest.skip("GoogleTest (libgtest-dev) not installed")
+    runs, names, why = profile_tests([_Binary(str(exe), {"f1": "Math.Sub"})], tmp_path / "scratch", 30)
+    assert why == "" and names == {"f1": "Math.Sub"}
+    assert [r.name for r in runs] == ["Math.Sub", "Math.Add", "Other.Dies"]  # its suite first, then the rest
+    by_name = {r.name: r for r in runs}
+    assert by_name["Math.Sub"].failed and not by_name["Math.Add"].failed
+    assert not by_name["Other.Dies"].failed  # the death test's forked child traps nothing of ours
+    assert any(f.startswith("sub(") for f in by_name["Math.Sub"].executed.functions)
+    assert not any(f.startswith("add(") for f in by_name["Math.Sub"].executed.functions)
+    assert not any(f.startswith("unused_fn") for r in runs for f in r.executed.functions)
+
+
+def test_no_time_no_runs(tmp_path: Path) -> None:
+    exe = _build(tmp_path, ["-O0"])
+    binary = _Binary(str(exe), {"f1": "prog"})
+    binary.gtest = False
+    runs, _names, why = profile_tests([binary], tmp_path / "scratch", 0.0)
+    assert runs == [] and "no time" in why
