@@ -104,7 +104,9 @@ def test_a_program_that_cannot_start_is_the_tracers_own_status(tmp_path: Path) -
 
 GTEST = r"""
 #include <gtest/gtest.h>
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 int add(int a, int b) { return a + b; }
 int sub(int a, int b) { return a - b + 1; }
 int unused_fn(int a) { return a * 7; }
@@ -112,6 +114,7 @@ int unused_fn(int a) { return a * 7; }
 TEST(Math, Add) { EXPECT_EQ(add(2, 2), 4); }
 TEST(Math, Sub) { EXPECT_EQ(sub(3, 1), 2); }
 TEST(Other, Dies) { EXPECT_DEATH(die(), ""); }
+TEST(Other, Slow) { std::this_thread::sleep_for(std::chrono::seconds(20)); }
 """
 
 
@@ -130,7 +133,8 @@ def test_the_spectrum_runs_each_test_alone_failing_first(tmp_path: Path) -> None
         pytest.skip("GoogleTest (libgtest-dev) not installed")
     runs, names, why = profile_tests([_Binary(str(exe), {"f1": "Math.Sub"})], tmp_path / "scratch", 30)
     assert why == "" and names == {"f1": "Math.Sub"}
-    assert [r.name for r in runs] == ["Math.Sub", "Math.Add", "Other.Dies"]  # its suite first, then the rest
+    # its suite first, then the rest; a neighbour far slower than the failing test is stopped and left out
+    assert [r.name for r in runs] == ["Math.Sub", "Math.Add", "Other.Dies"]
     by_name = {r.name: r for r in runs}
     assert by_name["Math.Sub"].failed and not by_name["Math.Add"].failed
     assert not by_name["Other.Dies"].failed  # the death test's forked child traps nothing of ours

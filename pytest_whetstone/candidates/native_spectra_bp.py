@@ -34,6 +34,10 @@ from .native_spectra_cxx import ProfiledBinary
 SOURCE = Path(__file__).with_name("bptrace.c")
 MAX_TESTS = 400  # per binary: past this the spectrum has what it needs, and the budget is better spent on mutants
 MIN_S = 0.2  # a test's run below this much time left is not started
+# A passing neighbour slower than this many times the slowest failing test (and than NEIGHBOUR_MIN_S)
+# is stopped and left out: one long test must not use up the budget the others share.
+NEIGHBOUR_FACTOR = 4.0
+NEIGHBOUR_MIN_S = 1.0
 _NM_LINE = re.compile(r"^([0-9a-fA-F]+) [TtWw] (.+)$")
 # Code that is never the project's: the runtime, the standard library, the test framework.
 _FOREIGN = re.compile(r"^(?:std::|__gnu_cxx::|__cxxabiv1::|testing::|_GLOBAL__|__|_init$|_fini$|_start$|"
@@ -127,12 +131,18 @@ def profile_tests(
         addresses.write_text("".join(f"{a:x}\n" for a in entries))
         cwd = Path(binary.path).parent
         tests = _test_list(binary, cwd, env) if binary.gtest else [Path(binary.path).name]
+        failing = set(binary.tests.values()) if binary.gtest else set(tests)
+        slowest = 0.0  # of the failing tests: a passing neighbour may take a few times that, no more
         for number, test in enumerate(tests):
-            if deadline - time.monotonic() < MIN_S:
+            left = deadline - time.monotonic()
+            if left < MIN_S:
                 why = why or "no time left for the breakpoint spectrum"
                 break
-            run = _run_one(tool, binary, test, entries, addresses, out_dir / f"hits{number}", cwd, env,
-                           deadline - time.monotonic())
+            cap = left if test in failing else min(left, max(NEIGHBOUR_MIN_S, NEIGHBOUR_FACTOR * slowest))
+            started = time.monotonic()
+            run = _run_one(tool, binary, test, entries, addresses, out_dir / f"hits{number}", cwd, env, cap)
+            if test in failing:
+                slowest = max(slowest, time.monotonic() - started)
             if run is not None:
                 runs.append(run)
         for failure_id, name in binary.tests.items():
