@@ -149,3 +149,31 @@ def test_no_time_no_runs(tmp_path: Path) -> None:
     binary.gtest = False
     runs, _names, why = profile_tests([binary], tmp_path / "scratch", 0.0)
     assert runs == [] and "no time" in why
+
+
+TWO_PROGRAMS = r"""
+int common(int x) { return x + 1; }
+int only_failing(int x) { return x * 2; }
+int main(void) {
+#ifdef FAILING
+  return only_failing(common(1)) == 99 ? 0 : 1;
+#else
+  return common(1) == 2 ? 0 : 1;
+#endif
+}
+"""
+
+
+def test_test_binaries_with_no_failure_are_the_passing_side(tmp_path: Path) -> None:
+    """Tests that are one program each (no GoogleTest): the failing program against the passing ones."""
+    src = tmp_path / "t.c"
+    src.write_text(TWO_PROGRAMS)
+    subprocess.run(["gcc", "-O0", "-DFAILING", "-o", str(tmp_path / "fails"), str(src)], check=True)
+    subprocess.run(["gcc", "-O0", "-o", str(tmp_path / "passes"), str(src)], check=True)
+    failing, passing = _Binary(str(tmp_path / "fails"), {"f1": "fails"}), _Binary(str(tmp_path / "passes"), {})
+    failing.gtest = passing.gtest = False
+    runs, names, why = profile_tests([passing, failing], tmp_path / "scratch", 30)
+    assert why == "" and names == {"f1": "fails"}
+    assert [(r.name, r.failed) for r in runs] == [("fails", True), ("passes", False)]
+    assert runs[0].executed.functions == {"common", "only_failing"}
+    assert runs[1].executed.functions == {"common"}

@@ -6,8 +6,8 @@ ties every function they share.  ``bptrace.c`` (built once per machine with the 
 project uses anyway) writes an ``int3`` at the entry of every function the test binary defines and
 puts each back the first time it is hit, so a test runs at close to its own speed and says which
 functions it entered.  That is cheap enough to run the failing tests, every other test of their
-suites, then the binary's other tests, one process each (a crash ends only its own test), until
-the spectrum's budget ends.  Function entries only: no lines, so the spectrum scores functions.
+suites, the test binaries with no failure (whole), then the failing binaries' other tests, one
+process each (a crash ends only its own test), until the spectrum's budget ends.  Function entries only: no lines, so the spectrum scores functions.
 
 x86-64 Linux with ptrace allowed, ``nm`` and a C compiler; elsewhere (or when the tracer cannot run)
 :func:`profile_tests` returns nothing and the search uses callgrind as before.
@@ -24,6 +24,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..locate.callgrind import Executed
@@ -86,13 +87,12 @@ def function_entries(binary: str) -> dict[int, str]:
     return out
 
 
-def _test_list(binary: ProfiledBinary, cwd: Path, env: dict[str, str]) -> list[str]:
-    """The failing tests, then the other tests of their suites, then the rest of the binary's."""
-    failing = list(dict.fromkeys(binary.tests.values()))
+def _listed(binary: ProfiledBinary, cwd: Path, env: dict[str, str]) -> list[str]:
+    """Every test a GoogleTest binary lists (``--gtest_list_tests``), as ``Suite.Name``."""
     try:
         code, raw = run_bounded([binary.path, "--gtest_list_tests"], cwd, 10, env)
     except OSError:
-        return failing
+        return []
     listed: list[str] = []
     suite = ""
     for line in raw.decode("utf-8", "replace").splitlines() if code == 0 else []:
@@ -102,10 +102,40 @@ def _test_list(binary: ProfiledBinary, cwd: Path, env: dict[str, str]) -> list[s
             suite = line.split("#", 1)[0].strip()
         elif suite:
             listed.append(suite + line.split("#", 1)[0].strip())
-    suites = {name.split(".", 1)[0] + "." for name in failing}
-    same = [t for t in listed if t.startswith(tuple(suites)) and t not in failing]
-    rest = [t for t in listed if t not in failing and t not in same]
-    return [*failing, *same, *rest][:MAX_TESTS]
+    return listed
+
+
+@dataclass
+class _Job:
+    binary: ProfiledBinary
+    test: str  # ``Suite.Name``, or "" for the whole binary
+    failing: bool
+
+    @property
+    def name(self) -> str:
+        return self.test or Path(self.binary.path).name
+
+
+def _jobs(binaries: list[ProfiledBinary], env: dict[str, str]) -> list[_Job]:
+    """What to run, most telling first: the failing tests (a failing binary without GoogleTest whole),
+    the other tests of their suites, the test binaries with no failure (whole: the passing side of a
+    project whose tests are one binary each), then the failing binaries' other tests."""
+    failing = [b for b in binaries if b.tests]
+    first: list[_Job] = []
+    same: list[_Job] = []
+    rest: list[_Job] = []
+    for binary in failing:
+        if not binary.gtest:
+            first.append(_Job(binary, "", True))
+            continue
+        wanted = list(dict.fromkeys(binary.tests.values()))
+        first += [_Job(binary, t, True) for t in wanted]
+        suites = tuple({t.split(".", 1)[0] + "." for t in wanted})
+        others = [t for t in _listed(binary, Path(binary.path).parent, env) if t not in wanted][:MAX_TESTS]
+        same += [_Job(binary, t, False) for t in others if t.startswith(suites)]
+        rest += [_Job(binary, t, False) for t in others if not t.startswith(suites)]
+    whole = [_Job(b, "", False) for b in binaries if not b.tests]
+    return [*first, *same, *whole, *rest]
 
 
 def profile_tests(
@@ -117,64 +147,75 @@ def profile_tests(
         return [], {}, "no breakpoint tracer on this machine"
     deadline = time.monotonic() + budget_s
     env = {k: v for k, v in os.environ.items() if k not in ("GTEST_OUTPUT", "GTEST_FILTER")}
+    binaries = list(binaries)
+    names = {failure_id: name if binary.gtest else Path(binary.path).name
+             for binary in binaries for failure_id, name in binary.tests.items()}
     runs: list[TestRun] = []
-    names: dict[str, str] = {}
     why = ""
-    for index, binary in enumerate(b for b in binaries if b.tests):
-        entries = function_entries(binary.path)
-        if not entries:
-            why = why or f"nm read no functions from {Path(binary.path).name}"
-            continue
-        out_dir = scratch / f"bp{index}"
-        out_dir.mkdir(parents=True, exist_ok=True)
-        addresses = out_dir / "addresses"
-        addresses.write_text("".join(f"{a:x}\n" for a in entries))
-        cwd = Path(binary.path).parent
-        tests = _test_list(binary, cwd, env) if binary.gtest else [Path(binary.path).name]
-        failing = set(binary.tests.values()) if binary.gtest else set(tests)
-        slowest = 0.0  # of the failing tests: a passing neighbour may take a few times that, no more
-        for number, test in enumerate(tests):
+    prepared: dict[str, tuple[dict[int, str], Path] | None] = {}  # per binary: its entries and their file
+    slowest = 0.0  # of the failing tests: a passing neighbour may take a few times that, no more
+    scratch.mkdir(parents=True, exist_ok=True)
+    out_dir = Path(tempfile.mkdtemp(prefix="bp", dir=scratch))
+    try:
+        for number, job in enumerate(_jobs(binaries, env)):
             left = deadline - time.monotonic()
             if left < MIN_S:
                 why = why or "no time left for the breakpoint spectrum"
                 break
-            cap = left if test in failing else min(left, max(NEIGHBOUR_MIN_S, NEIGHBOUR_FACTOR * slowest))
+            if job.binary.path not in prepared:
+                prepared[job.binary.path] = _prepare(job.binary, out_dir / f"addresses{len(prepared)}")
+            ready = prepared[job.binary.path]
+            if ready is None:
+                why = why or f"nm read no functions from {Path(job.binary.path).name}"
+                continue
+            cap = left if job.failing else min(left, max(NEIGHBOUR_MIN_S, NEIGHBOUR_FACTOR * slowest))
             started = time.monotonic()
-            run = _run_one(tool, binary, test, entries, addresses, out_dir / f"hits{number}", cwd, env, cap)
-            if test in failing:
+            run = _run_one(tool, job, *ready, out_dir / f"hits{number}", env, cap)
+            if job.failing:
                 slowest = max(slowest, time.monotonic() - started)
             if run is not None:
                 runs.append(run)
-        for failure_id, name in binary.tests.items():
-            names[failure_id] = name if binary.gtest else Path(binary.path).name
+    finally:
         shutil.rmtree(out_dir, ignore_errors=True)
     if runs and not any(r.failed for r in runs):
-        why = "no failing test failed under the breakpoint tracer"
-        return [], {}, why
+        return [], {}, "no failing test failed under the breakpoint tracer"
     return runs, names, "" if runs else why or "the breakpoint tracer profiled no test"
 
 
-def _run_one(tool: Path, binary: ProfiledBinary, test: str, entries: dict[int, str], addresses: Path,
-             hits: Path, cwd: Path, env: dict[str, str], timeout: float) -> TestRun | None:
-    """One test in its own process; None when it did not run to an end we can read."""
-    args = [str(tool), str(addresses), str(hits), "--", binary.path]
-    if binary.gtest:
-        args.append(f"--gtest_filter={test}")
+def _prepare(binary: ProfiledBinary, addresses: Path) -> tuple[dict[int, str], Path] | None:
+    entries = function_entries(binary.path)
+    if not entries:
+        return None
+    addresses.write_text("".join(f"{a:x}\n" for a in entries))
+    return entries, addresses
+
+
+def _run_one(tool: Path, job: _Job, entries: dict[int, str], addresses: Path, hits: Path, env: dict[str, str],
+             timeout: float) -> TestRun | None:
+    """One test (or a whole binary) in its own process; None when it did not run to an end we can read."""
+    args = [str(tool), str(addresses), str(hits), "--", job.binary.path]
+    if job.test:
+        args.append(f"--gtest_filter={job.test}")
     try:
-        code, raw = run_bounded(args, cwd, timeout, env)
+        code, raw = run_bounded(args, Path(job.binary.path).parent, timeout, env)
     except OSError:
         return None
     if code is None or code in (125, 126, 127):
         return None  # timed out, or the tracer itself could not start the binary
-    output = raw.decode("utf-8", "replace")
-    if binary.gtest:
-        failed = test in _FAILED.findall(output) or (code != 0 and test not in _PASSED.findall(output))
-        if not failed and test not in _PASSED.findall(output):
+    if job.test:
+        output = raw.decode("utf-8", "replace")
+        passed = job.test in _PASSED.findall(output)
+        failed = job.test in _FAILED.findall(output) or (code != 0 and not passed)
+        if not failed and not passed:
             return None  # filtered out, skipped or disabled: it ran nothing of its own
-    else:
+    elif job.failing:
         failed = code != 0
+    elif code != 0:
+        return None  # a binary with no recorded failure that fails: not a side we can name
+    else:
+        failed = False
     try:
         seen = {int(h, 16) for h in hits.read_text().split()}
     except (OSError, ValueError):
         seen = set()
-    return TestRun(test, failed, Executed(functions={entries[a] for a in seen if a in entries}))
+    return TestRun(job.name, failed, Executed(functions={entries[a] for a in seen if a in entries}))
