@@ -7,7 +7,8 @@ project uses anyway) writes an ``int3`` at the entry of every function the test 
 puts each back the first time it is hit, so a test runs at close to its own speed and says which
 functions it entered.  That is cheap enough to run the failing tests, every other test of their
 suites, the test binaries with no failure (whole), then the failing binaries' other tests, one
-process each (a crash ends only its own test), until the spectrum's budget ends.  Function entries only: no lines, so the spectrum scores functions.
+process each (a crash ends only its own test), until the spectrum's budget ends.  Function entries
+only: no lines, so the spectrum scores functions, and a function inlined into its caller is not seen.
 
 x86-64 Linux with ptrace allowed, ``nm`` and a C compiler; elsewhere (or when the tracer cannot run)
 :func:`profile_tests` returns nothing and the search uses callgrind as before.
@@ -30,7 +31,7 @@ from pathlib import Path
 from ..locate.callgrind import Executed
 from ..locate.native_spectrum import TestRun
 from ..process import run_bounded
-from .native_spectra_cxx import ProfiledBinary
+from .native_spectra_cxx import _FAILED, ProfiledBinary
 
 SOURCE = Path(__file__).with_name("bptrace.c")
 MAX_TESTS = 400  # per binary: past this the spectrum has what it needs, and the budget is better spent on mutants
@@ -43,7 +44,6 @@ _NM_LINE = re.compile(r"^([0-9a-fA-F]+) [TtWw] (.+)$")
 # Code that is never the project's: the runtime, the standard library, the test framework.
 _FOREIGN = re.compile(r"^(?:std::|__gnu_cxx::|__cxxabiv1::|testing::|_GLOBAL__|__|_init$|_fini$|_start$|"
                       r"frame_dummy$|register_tm_clones$|deregister_tm_clones$|main$|operator (?:new|delete))")
-_FAILED = re.compile(r"^\[  FAILED  \] (\S+) \(", re.M)
 _PASSED = re.compile(r"^\[ {7}OK \] (\S+) \(", re.M)
 
 
@@ -54,14 +54,17 @@ def tracer() -> Path | None:
     source = SOURCE.read_bytes()
     cache = Path(tempfile.gettempdir()) / f"whetstone-tools-{os.getuid()}"
     built = cache / f"bptrace-{hashlib.sha256(source).hexdigest()[:12]}"
-    if built.is_file() and os.access(built, os.X_OK):
+    if built.is_file() and os.access(built, os.X_OK) and built.stat().st_uid == os.getuid():
         return built
-    wanted = [*os.environ.get("CC", "").split()[:1], "cc", "gcc", "clang"]
-    compiler = next((c for c in wanted if shutil.which(c)), None)
+    # the system compiler, never $CC: that may be ccwrap, which would record this build as the project's
+    compiler = next((c for c in ("cc", "gcc", "clang") if shutil.which(c)), None)
     if compiler is None:
         return None
     try:
         cache.mkdir(mode=0o700, exist_ok=True)
+        info = cache.stat()
+        if info.st_uid != os.getuid() or info.st_mode & 0o022:
+            return None  # not ours alone: never run a program another user could have put there
         scratch = cache / f".{built.name}.{os.getpid()}"
         done = subprocess.run([compiler, "-O2", "-o", str(scratch), str(SOURCE)], capture_output=True, timeout=60)
         if done.returncode != 0:
