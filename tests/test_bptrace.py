@@ -18,8 +18,9 @@ import pytest
 from pytest_whetstone.candidates.native_spectra_bp import function_entries, profile_tests, tracer
 
 pytestmark = pytest.mark.skipif(
-    platform.system() != "Linux" or platform.machine() != "x86_64" or not shutil.which("gcc") or not shutil.which("nm"),
-    reason="the tracer is x86-64 Linux only and needs gcc and nm",
+    platform.system() != "Linux" or platform.machine() != "x86_64" or not shutil.which("gcc") or not shutil.which("nm")
+    or tracer() is None,
+    reason="the tracer is x86-64 Linux only and needs gcc, nm and ptrace",
 )
 
 PROGRAM = r"""

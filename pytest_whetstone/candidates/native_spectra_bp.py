@@ -16,6 +16,7 @@ x86-64 Linux with ptrace allowed, ``nm`` and a C compiler; elsewhere (or when th
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import platform
@@ -47,8 +48,23 @@ _FOREIGN = re.compile(r"^(?:std::|__gnu_cxx::|__cxxabiv1::|testing::|_GLOBAL__|_
 _PASSED = re.compile(r"^\[ {7}OK \] (\S+) \(", re.M)
 
 
+@functools.lru_cache(maxsize=1)
 def tracer() -> Path | None:
-    """The built tracer, built on first use into a per-user cache; None where it cannot run."""
+    """The tracer, built on first use into a per-user cache, once it has traced ``true``; None where
+    it cannot run (another platform, no compiler, ptrace not permitted)."""
+    built = _built()
+    if built is None:
+        return None
+    true = shutil.which("true")
+    try:
+        probe = subprocess.run([str(built), os.devnull, os.devnull, "--", true or "/bin/true"],
+                               capture_output=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return built if probe.returncode == 0 else None
+
+
+def _built() -> Path | None:
     if platform.system() != "Linux" or platform.machine() not in ("x86_64", "amd64"):
         return None
     source = SOURCE.read_bytes()
