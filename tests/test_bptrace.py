@@ -178,3 +178,17 @@ def test_test_binaries_with_no_failure_are_the_passing_side(tmp_path: Path) -> N
     assert [(r.name, r.failed) for r in runs] == [("fails", True), ("passes", False)]
     assert runs[0].executed.functions == {"common", "only_failing"}
     assert runs[1].executed.functions == {"common"}
+
+
+def test_a_binary_that_loads_project_code_from_a_shared_library_is_left_to_callgrind(tmp_path: Path) -> None:
+    """The tracer arms the executable only: functions in the project's own .so would all look unrun."""
+    (tmp_path / "lib.c").write_text("int common(int x) { return x + 1; }\n")
+    (tmp_path / "main.c").write_text("int common(int);\nint main(void) { return common(1) == 3; }\n")
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(tmp_path / "libcommon.so"), str(tmp_path / "lib.c")],
+                   check=True)
+    subprocess.run(["gcc", "-o", str(tmp_path / "fails"), str(tmp_path / "main.c"), f"-L{tmp_path}", "-lcommon",
+                    f"-Wl,-rpath,{tmp_path}"], check=True)
+    binary = _Binary(str(tmp_path / "fails"), {"f1": "fails"})
+    binary.gtest = False
+    runs, _names, why = profile_tests([binary], tmp_path / "scratch", 30)
+    assert runs == [] and "libcommon.so" in why and "executable's functions only" in why

@@ -45,6 +45,8 @@ _NM_LINE = re.compile(r"^([0-9a-fA-F]+) [TtWw] (.+)$")
 # Code that is never the project's: the runtime, the standard library, the test framework.
 _FOREIGN = re.compile(r"^(?:std::|__gnu_cxx::|__cxxabiv1::|testing::|_GLOBAL__|__|_init$|_fini$|_start$|"
                       r"frame_dummy$|register_tm_clones$|deregister_tm_clones$|main$|operator (?:new|delete))")
+_LDD_LINE = re.compile(r"=> (/\S+) \(0x", re.M)
+_SYSTEM_LIBS = ("/lib/", "/lib64/", "/lib32/", "/usr/", "/nix/store/", "/gnu/store/")
 _PASSED = re.compile(r"^\[ {7}OK \] (\S+) \(", re.M)
 
 
@@ -89,6 +91,17 @@ def _built() -> Path | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return built
+
+
+def project_libraries(binary: str) -> list[str]:
+    """The shared libraries the binary loads from outside the system's directories (``ldd``): the
+    project's own, whose functions the tracer (armed in the executable only) would wrongly call unrun."""
+    try:
+        done = subprocess.run(["ldd", binary], capture_output=True, text=True, errors="replace", timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    found = [m[1] for m in _LDD_LINE.finditer(done.stdout)]
+    return [path for path in found if not path.startswith(_SYSTEM_LIBS)]
 
 
 def function_entries(binary: str) -> dict[int, str]:
@@ -167,6 +180,10 @@ def profile_tests(
     deadline = time.monotonic() + budget_s
     env = {k: v for k, v in os.environ.items() if k not in ("GTEST_OUTPUT", "GTEST_FILTER")}
     binaries = list(binaries)
+    for binary in binaries:
+        if binary.tests and (libraries := project_libraries(binary.path)):
+            return [], {}, (f"{Path(binary.path).name} loads code of its own from {Path(libraries[0]).name}: "
+                            "the breakpoint tracer sees the executable's functions only")
     names = {failure_id: name if binary.gtest else Path(binary.path).name
              for binary in binaries for failure_id, name in binary.tests.items()}
     runs: list[TestRun] = []

@@ -1,0 +1,139 @@
+"""What one test costs under each execution-spectrum profiler, beside the plain test (development set).
+
+    python bench/bench_spectrum.py [--project jsonnet|leveldb|exprcalc|hiredis] [--tests N] [--repeat R]
+        [--out bench/results/spectrum.md]
+
+Builds the project as bench_native_fix.py does (scratch directory, ccwrap), picks its first gtest
+binary with the most tests, and runs the first ``--tests`` of them one at a time, ``--repeat`` times
+each, three ways, interleaved so the machine's drift falls on all three alike:
+
+* plain: ``BINARY --gtest_filter=Suite.Name``;
+* breakpoints: the same under ``bptrace`` (one-shot breakpoints at every function the binary defines),
+  including writing the address file once per binary, as the search does;
+* callgrind: the same under ``valgrind --tool=callgrind`` with collection in the test body only.
+
+Prints and writes the median seconds per test of each and the ratios to plain, and the whole-spectrum
+time for those tests (what the search spends before its first mutant).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+from bench_native_fix import _builds, _env, _sh  # noqa: E402
+from native_fix_projects import PROJECTS, materialize  # noqa: E402
+
+from pytest_whetstone.candidates.native_spectra_bp import function_entries, tracer  # noqa: E402
+
+
+def _gtest_binaries(root: Path) -> list[tuple[Path, list[str]]]:
+    out = []
+    for path in sorted(root.rglob("*")):
+        if not path.is_file() or not os.access(path, os.X_OK) or path.suffix in (".sh", ".py", ".so", ".a", ".o"):
+            continue
+        try:
+            listed = subprocess.run([str(path), "--gtest_list_tests"], capture_output=True, text=True, timeout=10)
+        except (OSError, subprocess.SubprocessError):
+            continue
+        if listed.returncode != 0 or "." not in listed.stdout:
+            continue
+        tests, suite = [], ""
+        for line in listed.stdout.splitlines():
+            if line and not line.startswith(" "):
+                suite = line.split("#")[0].strip()
+            elif line.strip() and suite:
+                tests.append(suite + line.split("#")[0].strip())
+        if tests:
+            out.append((path, tests))
+    return sorted(out, key=lambda bt: -len(bt[1]))
+
+
+def _time(args: list[str], cwd: Path) -> float:
+    started = time.perf_counter()
+    subprocess.run(args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--project", default="jsonnet", choices=["jsonnet", "leveldb", "exprcalc", "hiredis"])
+    ap.add_argument("--tests", type=int, default=20)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--out", default=str(HERE / "results" / "spectrum.md"))
+    args = ap.parse_args()
+    tool = tracer()
+    assert tool is not None, "the breakpoint tracer cannot run on this machine"
+    assert shutil.which("valgrind"), "valgrind is needed for the callgrind column"
+    project = PROJECTS[args.project]
+    scratch = Path(tempfile.mkdtemp(prefix="bench-spectrum-"))
+    proj = scratch / project.name
+    materialize(project, proj)
+    env = _env(proj, project)
+    if project.configure:
+        _sh(project.configure, proj, env)
+    assert _builds(project, proj, env), f"{project.name} does not build"
+    binaries = _gtest_binaries(proj)
+    assert binaries, "no gtest binary found"
+    binary, tests = binaries[0]
+    tests = tests[: args.tests]
+    cwd = binary.parent
+    setup_started = time.perf_counter()
+    entries = function_entries(str(binary))
+    addresses = scratch / "addresses"
+    addresses.write_text("".join(f"{a:x}\n" for a in entries))
+    setup_s = time.perf_counter() - setup_started
+    hits = scratch / "hits"
+    cg_out = scratch / "cg.out"
+    seconds: dict[str, list[float]] = {"plain": [], "breakpoints": [], "callgrind": []}
+    per_test: dict[str, list[float]] = {k: [] for k in seconds}
+    for test in tests:
+        samples: dict[str, list[float]] = {k: [] for k in seconds}
+        for _ in range(args.repeat):
+            filt = f"--gtest_filter={test}"
+            samples["plain"].append(_time([str(binary), filt], cwd))
+            hits.unlink(missing_ok=True)
+            samples["breakpoints"].append(_time([str(tool), str(addresses), str(hits), "--", str(binary), filt], cwd))
+            samples["callgrind"].append(_time(["valgrind", "--tool=callgrind", f"--callgrind-out-file={cg_out}",
+                                               "--toggle-collect=*::TestBody()", str(binary), filt], cwd))
+        for k in seconds:
+            per_test[k].append(statistics.median(samples[k]))
+    for k in seconds:
+        seconds[k] = per_test[k]
+    med = {k: statistics.median(v) for k, v in seconds.items()}
+    total = {k: sum(v) for k, v in seconds.items()}
+    total["breakpoints"] += setup_s
+    lines = [
+        f"# Execution spectrum: one test under each profiler ({project.name})",
+        "",
+        f"`python bench/bench_spectrum.py --project {args.project} --tests {len(tests)} --repeat {args.repeat}`: "
+        f"`{binary.relative_to(proj)}` ({len(binaries[0][1])} tests, {len(entries)} function entries given to the "
+        f"tracer), its first {len(tests)} tests one process each, each way {args.repeat} times, interleaved; "
+        "medians per test, then the sum over the tests (the breakpoint column includes reading `nm` and writing "
+        f"the address file once: {setup_s:.3f} s).",
+        "",
+        "| | median per test (s) | / plain | all tests (s) | / plain |",
+        "|---|---|---|---|---|",
+    ]
+    for k in seconds:
+        lines.append(f"| {k} | {med[k]:.4f} | {med[k] / med['plain']:.2f}x | {total[k]:.2f} | "
+                     f"{total[k] / total['plain']:.2f}x |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    Path(args.out).write_text(text)
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
