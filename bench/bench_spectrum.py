@@ -35,28 +35,16 @@ sys.path.insert(0, str(HERE))
 from bench_native_fix import _builds, _env, _sh  # noqa: E402
 from native_fix_projects import PROJECTS, materialize  # noqa: E402
 
-from pytest_whetstone.candidates.native_spectra_bp import function_entries, tracer  # noqa: E402
+from pytest_whetstone.candidates.native_spectra_bp import function_entries, gtest_tests, tracer  # noqa: E402
 
 
 def _gtest_binaries(root: Path) -> list[tuple[Path, list[str]]]:
     out = []
     for path in sorted(root.rglob("*")):
-        if not path.is_file() or not os.access(path, os.X_OK) or path.suffix in (".sh", ".py", ".so", ".a", ".o"):
-            continue
-        try:
-            listed = subprocess.run([str(path), "--gtest_list_tests"], capture_output=True, text=True, timeout=10)
-        except (OSError, subprocess.SubprocessError):
-            continue
-        if listed.returncode != 0 or "." not in listed.stdout:
-            continue
-        tests, suite = [], ""
-        for line in listed.stdout.splitlines():
-            if line and not line.startswith(" "):
-                suite = line.split("#")[0].strip()
-            elif line.strip() and suite:
-                tests.append(suite + line.split("#")[0].strip())
-        if tests:
-            out.append((path, tests))
+        if path.is_file() and os.access(path, os.X_OK) and path.suffix not in (".sh", ".py", ".so", ".a", ".o"):
+            tests = gtest_tests(str(path), path.parent)
+            if tests:
+                out.append((path, tests))
     return sorted(out, key=lambda bt: -len(bt[1]))
 
 

@@ -114,3 +114,47 @@ def test_bfd_object_warning_is_a_warning() -> None:
     assert [(r.severity, r.message[:20]) for r in result.build_errors] == [
         ("warning", "relocation against `"), ("error", "undefined reference "), ("error", "undefined reference "),
         ("warning", "creating DT_TEXTREL ")]
+
+
+# Sources whose diagnostics stress the tally: errors past -fmax-errors, C compiled as C++ (-fpermissive
+# errors with their notes), C89 pedantic errors, the analyzer's warnings with their event paths.
+TALLY_SOURCES = {
+    "many.cpp": ("#include <string>\n#include <vector>\n"
+                 "template <class T> struct S { void f() { T t; t.nope(); } };\n"
+                 "int main() { S<int> s; s.f(); std::vector<int> v; v.push_back(\"x\"); std::string q = 3;\n"
+                 "  int unused; undefined(); int a = b; c(); d(); return 0; }\n"),
+    "c_as_cxx.c": ("#include <stdlib.h>\nstruct P { int a; int b; };\nstatic struct P p = { .b = 2, .a = 1 };\n"
+                   "char narrow[] = { 300, 1 };\nint main(void) {\n  char *s = malloc(3);\n  int n = 1;\n"
+                   "  if (n) goto out;\n  int k = 3;\nout:\n  free(s);\n  return k + p.a + narrow[0];\n}\n"),
+    "c89.c": ("#include <stdint.h>\nint main(void) { long long a = 1LL; for (int i = 0; i < 3; i++) a += i;"
+              " // comment\n  return (int)a; }\n"),
+    "leak.c": ("#include <stdlib.h>\nint *f(void) { int x = 1; int *p = &x; return p; }\n"
+               "void g(void) { char *p = malloc(3); if (p) p[0] = 1; }\nint main(void) { g(); return *f(); }\n"),
+}
+_PRINTED = re.compile(r"^(?:[^\s:][^:]*:\d+:\d+|(?:gcc|g\+\+|cc1|cc1plus|clang|clang\+\+)): "
+                      r"(fatal error|error|warning): ", re.M)
+
+
+@pytest.mark.parametrize("argv", [
+    ["g++", "-c", "-fmax-errors=3", "many.cpp"],
+    ["g++", "-c", "-Wfatal-errors", "many.cpp"],
+    ["g++", "-x", "c++", "-c", "-Wall", "c_as_cxx.c"],
+    ["gcc", "-c", "-std=c89", "-pedantic-errors", "c89.c"],
+    ["gcc", "-c", "-std=c89", "-pedantic", "c89.c"],
+    ["gcc", "-c", "-fanalyzer", "leak.c"],
+    ["clang", "-c", "-std=c89", "-pedantic-errors", "c89.c"],
+    ["clang++", "-c", "-ferror-limit=3", "many.cpp"],
+], ids=lambda argv: " ".join(argv[1:-1]) + " " + argv[-1] + " (" + argv[0] + ")")
+def test_a_compilers_counts_are_its_own_tally(tmp_path: Path, argv: list[str]) -> None:
+    """One per printed error/warning (gcc prints no tally), or clang's ``N errors generated``."""
+    if shutil.which(argv[0]) is None:
+        pytest.skip(f"{argv[0]} is needed")
+    for name, text in TALLY_SOURCES.items():
+        (tmp_path / name).write_text(text)
+    code, out = compile_output(tmp_path, [*argv[:-1], "-o", "/dev/null", argv[-1]])
+    printed = [m.group(1) for m in _PRINTED.finditer(out)]
+    said = re.search(r"^(\d+) errors? generated\.$", out, re.M)
+    errors = int(said.group(1)) if said else sum(kind != "warning" for kind in printed)
+    assert printed, out
+    result = parse_text(out, cwd=str(tmp_path))
+    assert (result.reported_error_count, result.warning_count) == (errors, printed.count("warning")), out

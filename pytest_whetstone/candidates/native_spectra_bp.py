@@ -119,10 +119,11 @@ def function_entries(binary: str) -> dict[int, str]:
     return out
 
 
-def _listed(binary: ProfiledBinary, cwd: Path, env: dict[str, str]) -> list[str]:
-    """Every test a GoogleTest binary lists (``--gtest_list_tests``), as ``Suite.Name``."""
+def gtest_tests(binary: str, cwd: Path, env: dict[str, str] | None = None) -> list[str]:
+    """Every test a GoogleTest binary lists (``--gtest_list_tests``), as ``Suite.Name``; [] for
+    anything else."""
     try:
-        code, raw = run_bounded([binary.path, "--gtest_list_tests"], cwd, 10, env)
+        code, raw = run_bounded([binary, "--gtest_list_tests"], cwd, 10, env)
     except OSError:
         return []
     listed: list[str] = []
@@ -163,7 +164,7 @@ def _jobs(binaries: list[ProfiledBinary], env: dict[str, str]) -> list[_Job]:
         wanted = list(dict.fromkeys(binary.tests.values()))
         first += [_Job(binary, t, True) for t in wanted]
         suites = tuple({t.split(".", 1)[0] + "." for t in wanted})
-        others = [t for t in _listed(binary, Path(binary.path).parent, env) if t not in wanted][:MAX_TESTS]
+        others = [t for t in gtest_tests(binary.path, Path(binary.path).parent, env) if t not in wanted][:MAX_TESTS]
         same += [_Job(binary, t, False) for t in others if t.startswith(suites)]
         rest += [_Job(binary, t, False) for t in others if not t.startswith(suites)]
     whole = [_Job(b, "", False) for b in binaries if not b.tests]
