@@ -70,7 +70,7 @@ def _traced(exe: Path, tmp_path: Path, *args: str) -> tuple[subprocess.Completed
     addresses, hits = tmp_path / "addresses", tmp_path / "hits"
     addresses.write_text("".join(f"{a:x}\n" for a in entries))
     hits.unlink(missing_ok=True)
-    done = subprocess.run([str(tool), str(addresses), str(hits), "--", str(exe), *args], capture_output=True)
+    done = subprocess.run([str(tool), str(addresses), str(hits), "--", str(exe), *args], capture_output=True, timeout=20)
     return done, {entries[int(h, 16)] for h in hits.read_text().split()}
 
 
@@ -192,3 +192,13 @@ def test_a_binary_that_loads_project_code_from_a_shared_library_is_left_to_callg
     binary.gtest = False
     runs, _names, why = profile_tests([binary], tmp_path / "scratch", 30)
     assert runs == [] and "libcommon.so" in why and "executable's functions only" in why
+
+
+def test_a_process_the_program_leaves_running_does_not_hold_the_tracer(tmp_path: Path) -> None:
+    src = tmp_path / "daemon.c"
+    src.write_text("#include <unistd.h>\nint lingers(void) { sleep(30); return 0; }\n"
+                   "int main(void) { if (fork() == 0) return lingers(); usleep(300000); return 4; }\n")
+    exe = tmp_path / "daemon"
+    subprocess.run(["gcc", "-O0", "-o", str(exe), str(src)], check=True)
+    done, ran = _traced(exe, tmp_path)
+    assert done.returncode == 4 and "lingers" in ran

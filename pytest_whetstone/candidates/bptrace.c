@@ -8,8 +8,8 @@
  * each address costs one trap per process at most and the program runs on unchanged after it.
  * Threads, forks and vforks are followed (a fork has its own copy of the breakpoints); a process
  * that execs another program is let go.  PROGRAM's standard streams, cwd and environment are its
- * own; bptrace exits with its status (128 + the signal when a signal ended it).  If the tracer is
- * killed, the traced processes die with it (PTRACE_O_EXITKILL).  Built by whetstone on first use.
+ * own; bptrace exits with its status (128 + the signal when a signal ended it) as soon as it ends:
+ * a process it left running is killed then, as it is if the tracer is killed (PTRACE_O_EXITKILL).  Built by whetstone on first use.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -267,7 +267,10 @@ int main(int argc, char **argv) {
             break; /* ECHILD: every traced process has ended */
         }
         if (WIFEXITED(status) || WIFSIGNALED(status)) {
-            if (pid == root) root_status = status;
+            if (pid == root) { /* what it left running (a daemon) dies with us: PTRACE_O_EXITKILL */
+                root_status = status;
+                break;
+            }
             forget(pid);
             continue;
         }
