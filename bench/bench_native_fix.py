@@ -291,17 +291,23 @@ def main() -> None:
     write(outcomes, args, [PROJECTS[n] for n in names], time.monotonic() - started, cut)
 
 
-def run_project(project: Project, n: int, seed: int, fault_list: str, deadline: float) -> tuple[list[Outcome], bool]:
-    """The project's outcomes, and whether the time limit cut its list short."""
-    if time.monotonic() >= deadline:
-        return [], True
-    scratch = Path(tempfile.mkdtemp(prefix="bench-native-fix-"))
+def built_project(project: Project, scratch: Path) -> tuple[Path, dict[str, str]]:
+    """The project laid out in ``scratch``, configured and built through ccwrap: (its root, its env)."""
     proj = scratch / project.name
     materialize(project, proj)
     env = _env(proj, project)
     if project.configure:
         _sh(project.configure, proj, env)
     assert _builds(project, proj, env), f"{project.name} does not build"
+    return proj, env
+
+
+def run_project(project: Project, n: int, seed: int, fault_list: str, deadline: float) -> tuple[list[Outcome], bool]:
+    """The project's outcomes, and whether the time limit cut its list short."""
+    if time.monotonic() >= deadline:
+        return [], True
+    scratch = Path(tempfile.mkdtemp(prefix="bench-native-fix-"))
+    proj, env = built_project(project, scratch)
     assert _sh(project.test, proj, env).returncode == 0, f"{project.name}: the tests fail before any fault"
     outcomes: list[Outcome] = []
     try:

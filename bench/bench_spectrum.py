@@ -32,8 +32,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from bench_native_fix import _builds, _env, _sh  # noqa: E402
-from native_fix_projects import PROJECTS, materialize  # noqa: E402
+from bench_native_fix import built_project  # noqa: E402
+from native_fix_projects import PROJECTS  # noqa: E402
 
 from pytest_whetstone.candidates.native_spectra_bp import function_entries, gtest_tests, tracer  # noqa: E402
 
@@ -66,12 +66,7 @@ def main() -> None:
     assert shutil.which("valgrind"), "valgrind is needed for the callgrind column"
     project = PROJECTS[args.project]
     scratch = Path(tempfile.mkdtemp(prefix="bench-spectrum-"))
-    proj = scratch / project.name
-    materialize(project, proj)
-    env = _env(proj, project)
-    if project.configure:
-        _sh(project.configure, proj, env)
-    assert _builds(project, proj, env), f"{project.name} does not build"
+    proj, _env = built_project(project, scratch)
     binaries = _gtest_binaries(proj)
     assert binaries, "no gtest binary found"
     binary, tests = binaries[0]
