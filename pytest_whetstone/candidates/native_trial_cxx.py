@@ -167,22 +167,12 @@ class CxxTrial:
 
     def profile(self, budget_s: float) -> tuple[list[TestRun], dict[str, str], str]:
         """What the failing tests and their neighbours executed (the user's binaries, unchanged), for
-        the execution spectrum: one-shot breakpoints where they work, else callgrind
-        (``$WHETSTONE_SPECTRUM_TOOL`` = ``bptrace`` / ``callgrind`` picks one)."""
-        from . import native_spectra_bp, native_spectra_cxx
+        the execution spectrum (:func:`.native_spectra_bp.profile_with_best`)."""
+        from .native_spectra_bp import profile_with_best
 
-        started = time.monotonic()
         wanted = os.environ.get("WHETSTONE_SPECTRUM_TOOL", "")
-        why = ""
-        if wanted != "callgrind":
-            runs, names, why = native_spectra_bp.profile_tests(self.binaries, self.scratch, budget_s)
-            if runs or wanted == "bptrace":
-                self.spectrum_tool = "bptrace"
-                return runs, names, why
-        self.spectrum_tool = "callgrind"
-        left = budget_s - (time.monotonic() - started)
-        runs, names, fallback_why = native_spectra_cxx.profile_tests(self.binaries, self.scratch, left)
-        return runs, names, fallback_why if not why else f"{why}; {fallback_why}"
+        runs, names, why, self.spectrum_tool = profile_with_best(self.binaries, self.scratch, budget_s, wanted)
+        return runs, names, why
 
     def share_with(self, first: CxxTrial) -> None:
         """Use the test files ``first`` compiled for one-step links (:meth:`_link_sources`) and the
