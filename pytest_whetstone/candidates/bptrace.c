@@ -9,7 +9,8 @@
  * Threads, forks and vforks are followed (a fork has its own copy of the breakpoints); a process
  * that execs another program is let go.  PROGRAM's standard streams, cwd and environment are its
  * own; bptrace exits with its status (128 + the signal when a signal ended it) as soon as it ends:
- * a process it left running is killed then, as it is if the tracer is killed (PTRACE_O_EXITKILL).  Built by whetstone on first use.
+ * a process it left running is killed then, as it is if the tracer is killed (PTRACE_O_EXITKILL).
+ * Built by whetstone on first use.
  */
 #define _GNU_SOURCE
 #include <elf.h>

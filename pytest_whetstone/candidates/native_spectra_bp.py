@@ -227,7 +227,7 @@ def profile_tests(
     if tool is None:
         return [], {}, "no breakpoint tracer on this machine"
     deadline = time.monotonic() + budget_s
-    env = {k: v for k, v in os.environ.items() if k not in ("GTEST_OUTPUT", "GTEST_FILTER")}
+    env = native_spectra_cxx.test_env()
     binaries = list(binaries)
     for binary in binaries:
         if binary.tests and (libraries := project_libraries(binary.path)):

@@ -32,6 +32,12 @@ MIN_S = 1.0  # below this a valgrind start-up alone does not fit
 MAX_RESTARTS = 3  # runs after a test crashed the binary, each without the tests already started
 
 
+def test_env() -> dict[str, str]:
+    """The environment a test binary runs in when whetstone runs it: the user's, less the GoogleTest
+    variables that would redirect its report or narrow its tests behind our back."""
+    return {k: v for k, v in os.environ.items() if k not in ("GTEST_OUTPUT", "GTEST_FILTER")}
+
+
 class ProfiledBinary(Protocol):
     path: str
     tests: dict[str, str]  # failure id -> gtest name
@@ -68,9 +74,7 @@ def profile_tests(
 
 def _profile(valgrind: str, binary: ProfiledBinary, out_dir: Path, timeout: float) -> tuple[list[TestRun], str]:
     base = [valgrind, "--tool=callgrind", "--compress-pos=no"]
-    env = dict(os.environ)
-    for var in ("GTEST_OUTPUT", "GTEST_FILTER"):
-        env.pop(var, None)
+    env = test_env()
     cwd = Path(binary.path).parent
     deadline = time.monotonic() + timeout
     if not binary.gtest:

@@ -32,6 +32,7 @@ from ..process import run_bounded
 from ..records import BuildErrorRecord, TestFailureRecord
 from .native_schema import ENV as SCHEMA_ENV
 from .native_schema import REACHED_ENV
+from .native_spectra_cxx import test_env
 from .native_trial import SuiteOutcome, TrialOutcome
 
 if TYPE_CHECKING:
@@ -400,11 +401,9 @@ class CxxTrial:
             args.append(f"--gtest_output=xml:{report}")
             if tests:
                 args.append("--gtest_filter=" + ":".join(tests))
-        env = dict(os.environ)
+        env = test_env()
         if path in self._env_for:
             env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [self._env_for[path], env.get("LD_LIBRARY_PATH")]))
-        env.pop("GTEST_OUTPUT", None)
-        env.pop("GTEST_FILTER", None)
         env.pop(SCHEMA_ENV, None)
         env.pop(REACHED_ENV, None)
         env.update(extra_env or {})
