@@ -114,6 +114,8 @@ def _env(proj: Path, project: Project) -> dict[str, str]:
         env["PATH"] = f"{scripts}{os.pathsep}{env.get('PATH', '')}"
     if project.compiler_env:
         env.update(CC="ccwrap", CXX="ccwrap++")
+    if DEBUG_INFO:  # CMake takes its first CMAKE_<LANG>_FLAGS from these at configure time
+        env.update(CFLAGS="-g", CXXFLAGS="-g")
     return env
 
 
@@ -163,6 +165,7 @@ def faults(proj: Path, project: Project, n: int, seed: int, fault_list: str) -> 
 
 
 PLAIN_ONLY = False
+DEBUG_INFO = False
 
 
 def _sh(args: list[str], cwd: Path, env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess[str]:
@@ -276,9 +279,12 @@ def main() -> None:
                     help="bench/results/native_fix_<project>.md by convention")
     ap.add_argument("--plain-only", action="store_true",
                     help="the plain run's ranking only, with each fault's suspects printed (no search, no fix)")
+    ap.add_argument("--debug-info", action="store_true",
+                    help="build the CMake projects with -g (CFLAGS/CXXFLAGS at configure), as a Debug build has it")
     args = ap.parse_args()
-    global PLAIN_ONLY
+    global PLAIN_ONLY, DEBUG_INFO
     PLAIN_ONLY = args.plain_only
+    DEBUG_INFO = args.debug_info
     started = time.monotonic()
     deadline = started + args.max_minutes * 60 if args.max_minutes > 0 else float("inf")
     outcomes: list[Outcome] = []
@@ -360,7 +366,8 @@ def write(outcomes: list[Outcome], args: argparse.Namespace, projects: list[Proj
     trials = [o.trial_median_s for o in outcomes if o.trial_median_s]
     command = (f"python bench/bench_native_fix.py --project {args.project} --faults {args.faults} --seed {args.seed}"
                + (f" --fault-list {args.fault_list}" if args.fault_list else "")
-               + (f" --max-minutes {args.max_minutes:g}" if args.max_minutes else ""))
+               + (f" --max-minutes {args.max_minutes:g}" if args.max_minutes else "")
+               + (" --debug-info" if args.debug_info else ""))
     lines = [
         "# Native search on C/C++ and JS test failures (development set)",
         "",

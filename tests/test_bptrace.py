@@ -186,18 +186,27 @@ def test_test_binaries_with_no_failure_are_the_passing_side(tmp_path: Path) -> N
     assert runs[1].executed.functions == {"common"}
 
 
-def test_a_binary_that_loads_project_code_from_a_shared_library_is_left_to_callgrind(tmp_path: Path) -> None:
-    """The tracer arms the executable only: functions in the project's own .so would all look unrun."""
-    (tmp_path / "lib.c").write_text("int common(int x) { return x + 1; }\n")
-    (tmp_path / "main.c").write_text("int common(int);\nint main(void) { return common(1) == 3; }\n")
-    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(tmp_path / "libcommon.so"), str(tmp_path / "lib.c")],
+@pytest.mark.parametrize("debug", [False, True], ids=["symbols", "lines"])
+def test_the_projects_own_shared_library_is_armed_when_the_program_starts(tmp_path: Path, debug: bool) -> None:
+    """A test binary that loads the project's code from its own .so (CMake's BUILD_SHARED_LIBS, libtool):
+    the library's functions (and lines) are armed once the loader has mapped it."""
+    flags = ["-g"] if debug else []
+    lib = tmp_path / "lib" / "common.c"
+    lib.parent.mkdir()
+    lib.write_text("int common(int x) {\n  return x + 1;\n}\nint unrun(int x) {\n  return x * 5;\n}\n")
+    (tmp_path / "main.c").write_text("int common(int);\nint main(void) { return common(1) == 2; }\n")  # exits 1
+    subprocess.run(["gcc", *flags, "-shared", "-fPIC", "-o", str(tmp_path / "lib" / "libcommon.so.1"), str(lib)],
                    check=True)
-    subprocess.run(["gcc", "-o", str(tmp_path / "fails"), str(tmp_path / "main.c"), f"-L{tmp_path}", "-lcommon",
-                    f"-Wl,-rpath,{tmp_path}"], check=True)
+    (tmp_path / "lib" / "libcommon.so").symlink_to("libcommon.so.1")  # ldd names the link, maps the file
+    subprocess.run(["gcc", *flags, "-o", str(tmp_path / "fails"), str(tmp_path / "main.c"), f"-L{tmp_path / 'lib'}",
+                    "-lcommon", f"-Wl,-rpath,{tmp_path / 'lib'}"], check=True)
     binary = _Binary(str(tmp_path / "fails"), {"f1": "fails"})
     binary.gtest = False
     runs, _names, why = profile_tests([binary], tmp_path / "scratch", 30)
-    assert runs == [] and "libcommon.so" in why and "executable's functions only" in why
+    assert why == "" and [(r.name, r.failed) for r in runs] == [("fails", True)]
+    assert "common" in runs[0].executed.functions and "unrun" not in runs[0].executed.functions
+    if debug:
+        assert runs[0].executed.lines.get(str(lib)) == {1, 2, 3}  # common's lines; unrun's none
 
 
 def test_a_process_the_program_leaves_running_does_not_hold_the_tracer(tmp_path: Path) -> None:
@@ -230,3 +239,19 @@ def test_debug_info_sends_the_spectrum_to_callgrind_which_then_scores_lines(tmp_
     forced = _Binary(str(tmp_path / "debug"), {"f1": "debug"})
     forced.gtest = False
     assert profile_with_best([forced], tmp_path / "scratch-forced", 60, "bptrace")[3] == "bptrace"
+
+
+def test_with_debug_info_the_tracer_says_which_lines_ran(tmp_path: Path) -> None:
+    """Breakpoints at the line table's addresses too: lines at the tracer's cost, not callgrind's."""
+    src = tmp_path / "t.c"
+    src.write_text(TWO_PROGRAMS)
+    subprocess.run(["gcc", "-g", "-O0", "-DFAILING", "-o", str(tmp_path / "fails"), str(src)], check=True)
+    subprocess.run(["gcc", "-g", "-O0", "-o", str(tmp_path / "passes"), str(src)], check=True)
+    failing, passing = _Binary(str(tmp_path / "fails"), {"f1": "fails"}), _Binary(str(tmp_path / "passes"), {})
+    failing.gtest = passing.gtest = False
+    runs, _names, why = profile_tests([passing, failing], tmp_path / "scratch", 30)
+    assert why == "" and [(r.name, r.failed) for r in runs] == [("fails", True), ("passes", False)]
+    failed_lines, passed_lines = (r.executed.lines.get(str(src), set()) for r in runs)
+    assert {2, 3, 6} <= failed_lines and 8 not in failed_lines  # common, only_failing, its own branch
+    assert {2, 8} <= passed_lines and not {3, 6} & passed_lines
+    assert runs[0].executed.functions == {"common", "only_failing"}

@@ -1,11 +1,16 @@
-/* Which functions a program runs, at close to its own speed: one-shot breakpoints (x86-64 Linux).
+/* Which functions and lines a program runs, at close to its own speed: one-shot breakpoints
+ * (x86-64 Linux).
  *
  *   bptrace ADDRS HITS -- PROGRAM [ARGS...]
  *
- * ADDRS holds hexadecimal addresses as the program file names them (symbol values), one per line.
- * An int3 is written at each once the program is loaded; the first time any process of the run
- * executes one, its address is appended to HITS ("%lx\n") and the original byte is put back, so
- * each address costs one trap per process at most and the program runs on unchanged after it.
+ * ADDRS holds hexadecimal code addresses as the program file names them (symbol values, line-table
+ * addresses), one per line; after a line "@PATH", those of the shared library at PATH (its real
+ * path, as /proc/PID/maps names it).  An int3 is written at each of the program's once it is loaded
+ * (through /proc/PID/mem, one write per megabyte of code), at each of a library's when the program
+ * reaches its entry point (the loader has mapped the libraries then).  The first time any process of
+ * the run executes one, the original byte is put back, so each address costs one trap per process at
+ * most and the program runs on unchanged after it.  The addresses hit are appended to HITS, in the
+ * same form, when the program ends.
  * Threads, forks and vforks are followed (a fork has its own copy of the breakpoints); a process
  * that execs another program is let go.  PROGRAM's standard streams, cwd and environment are its
  * own; bptrace exits with its status (128 + the signal when a signal ended it) as soon as it ends:
@@ -32,9 +37,18 @@
 #endif
 
 typedef struct {
-    unsigned long addr; /* as the file names it */
+    unsigned long addr; /* as the object's file names it */
     unsigned char orig;
 } Bp;
+
+/* The program itself (path NULL), or one of its shared libraries, armed once the loader has mapped it */
+typedef struct {
+    char *path;
+    Bp *bps; /* sorted by address */
+    size_t nbp, first; /* first: its breakpoints' place in the per-space and hit arrays */
+    unsigned long base, lo, hi; /* load bias; where it is mapped, [lo, hi) */
+    int armed;
+} Obj;
 
 typedef struct {
     pid_t pid;
@@ -42,13 +56,16 @@ typedef struct {
     int pending; /* stopped before its parent's event: continued once the space is known */
 } Tracee;
 
-static Bp *bps;
-static size_t nbp;
-static unsigned long base;
+static Obj *objs;
+static size_t nobjs, total;
 static unsigned char **spaces; /* per address space: which breakpoints are already put back */
 static size_t nspaces;
 static unsigned char *hit;
 static int hits_fd = -1;
+static int root_mem = -1; /* /proc/ROOT/mem, kept open for writing the program's code */
+static unsigned long entry;   /* the program's entry point: the libraries are armed when it is reached */
+static unsigned char entry_orig;
+static int entry_pending;
 static Tracee *tracees;
 static size_t ntracees, cap_tracees;
 
@@ -57,14 +74,14 @@ static int by_addr(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static long find_bp(unsigned long file_addr) {
-    size_t lo = 0, hi = nbp;
+static long find_bp(const Obj *o, unsigned long file_addr) {
+    size_t lo = 0, hi = o->nbp;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (bps[mid].addr < file_addr) lo = mid + 1;
+        if (o->bps[mid].addr < file_addr) lo = mid + 1;
         else hi = mid;
     }
-    return lo < nbp && bps[lo].addr == file_addr ? (long)lo : -1;
+    return lo < o->nbp && o->bps[lo].addr == file_addr ? (long)lo : -1;
 }
 
 static Tracee *tracee(pid_t pid, int create) {
@@ -91,21 +108,25 @@ static void forget(pid_t pid) {
 static int new_space(int copy_of) {
     spaces = realloc(spaces, (nspaces + 1) * sizeof *spaces);
     if (!spaces) exit(125);
-    spaces[nspaces] = calloc(nbp ? nbp : 1, 1);
+    spaces[nspaces] = calloc(total ? total : 1, 1);
     if (!spaces[nspaces]) exit(125);
-    if (copy_of >= 0) memcpy(spaces[nspaces], spaces[copy_of], nbp);
+    if (copy_of >= 0) memcpy(spaces[nspaces], spaces[copy_of], total);
     return (int)nspaces++;
 }
 
-/* The load bias of the program's image: 0 for a fixed-address executable, else where the mapping
- * of file offset 0 starts, less the first PT_LOAD's page. */
-static int load_bias(pid_t pid, unsigned long *out) {
+/* Where an object is loaded: its load bias (0 for a fixed-address executable, else where the mapping
+ * of file offset 0 starts, less the first PT_LOAD's page), the span of its mappings and its entry
+ * point as the file names it.  The program itself when path is NULL. */
+static int locate(pid_t pid, const char *path, Obj *o, unsigned long *file_entry) {
     char exe[PATH_MAX], link[64];
-    snprintf(link, sizeof link, "/proc/%d/exe", pid);
-    ssize_t n = readlink(link, exe, sizeof exe - 1);
-    if (n <= 0) return -1;
-    exe[n] = 0;
-    int fd = open(exe, O_RDONLY);
+    if (!path) {
+        snprintf(link, sizeof link, "/proc/%d/exe", pid);
+        ssize_t n = readlink(link, exe, sizeof exe - 1);
+        if (n <= 0) return -1;
+        exe[n] = 0;
+        path = exe;
+    }
+    int fd = open(path, O_RDONLY);
     if (fd < 0) return -1;
     Elf64_Ehdr eh;
     if (pread(fd, &eh, sizeof eh, 0) != sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
@@ -119,24 +140,26 @@ static int load_bias(pid_t pid, unsigned long *out) {
         if (ph.p_type == PT_LOAD && ph.p_vaddr < first_load) first_load = ph.p_vaddr & ~0xfffUL;
     }
     close(fd);
-    if (eh.e_type == ET_EXEC) {
-        *out = 0;
-        return 0;
-    }
+    if (file_entry) *file_entry = eh.e_entry;
     char maps[64], line[PATH_MAX + 128];
     snprintf(maps, sizeof maps, "/proc/%d/maps", pid);
     FILE *fh = fopen(maps, "r");
     if (!fh) return -1;
     int found = -1;
+    o->lo = ~0UL;
+    o->hi = 0;
     while (fgets(line, sizeof line, fh)) {
         unsigned long start, end, offset;
-        char perms[8], path[PATH_MAX];
-        path[0] = 0;
-        if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %4095s", &start, &end, perms, &offset, path) >= 4 &&
-            offset == 0 && strcmp(path, exe) == 0) {
-            *out = start - (first_load == ~0UL ? 0 : first_load);
+        char perms[8], mapped[PATH_MAX];
+        mapped[0] = 0;
+        if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %4095s", &start, &end, perms, &offset, mapped) < 5 ||
+            strcmp(mapped, path) != 0)
+            continue;
+        if (start < o->lo) o->lo = start;
+        if (end > o->hi) o->hi = end;
+        if (offset == 0 && found != 0) {
+            o->base = eh.e_type == ET_EXEC ? 0 : start - (first_load == ~0UL ? 0 : first_load);
             found = 0;
-            break;
         }
     }
     fclose(fh);
@@ -152,34 +175,101 @@ static int poke_byte(pid_t pid, unsigned long addr, unsigned char value, unsigne
     return ptrace(PTRACE_POKETEXT, pid, (void *)addr, (void *)word) == 0 ? 0 : -1;
 }
 
-static void arm(pid_t pid) {
+/* Breakpoints i..j-1 of o (sorted, within SPAN bytes) written through /proc/PID/mem: one read and
+ * one write for the lot, where word-sized peeks and pokes cost two system calls a breakpoint.  0 when
+ * done; -1 leaves them to poke_byte (a gap between mappings, or a kernel that refuses the write). */
+#define SPAN (1UL << 20)
+static int arm_span(Obj *o, size_t i, size_t j) {
+    unsigned long lo = o->bps[i].addr, len = o->bps[j - 1].addr - lo + 1;
+    unsigned char *buf = root_mem >= 0 ? malloc(len) : NULL;
+    if (!buf) return -1;
+    int ok = pread(root_mem, buf, len, (off_t)(o->base + lo)) == (ssize_t)len;
+    if (ok) {
+        for (size_t k = i; k < j; k++) {
+            o->bps[k].orig = buf[o->bps[k].addr - lo];
+            buf[o->bps[k].addr - lo] = 0xcc;
+        }
+        ok = pwrite(root_mem, buf, len, (off_t)(o->base + lo)) == (ssize_t)len;
+    }
+    free(buf);
+    return ok ? 0 : -1;
+}
+
+/* Arms the object in the stopped program; one that is not loaded (or cannot be written) keeps none */
+static void arm(pid_t pid, Obj *o, unsigned long *file_entry) {
     size_t kept = 0;
-    if (load_bias(pid, &base) != 0) nbp = 0; /* the program runs untraced in effect */
-    for (size_t i = 0; i < nbp; i++) /* an address that cannot be written (not code) is dropped */
-        if (poke_byte(pid, base + bps[i].addr, 0xcc, &bps[i].orig) == 0) bps[kept++] = bps[i];
-    nbp = kept;
-    hit = calloc(nbp ? nbp : 1, 1);
-    if (!hit) exit(125);
+    if (locate(pid, o->path, o, file_entry) != 0) {
+        o->nbp = 0;
+        return;
+    }
+    for (size_t i = 0, j; i < o->nbp; i = j) {
+        for (j = i + 1; j < o->nbp && o->bps[j].addr - o->bps[i].addr < SPAN; j++)
+            ;
+        if (arm_span(o, i, j) == 0) {
+            memmove(&o->bps[kept], &o->bps[i], (j - i) * sizeof *o->bps);
+            kept += j - i;
+            continue;
+        }
+        for (size_t k = i; k < j; k++) /* an address that cannot be written (not code) is dropped */
+            if (poke_byte(pid, o->base + o->bps[k].addr, 0xcc, &o->bps[k].orig) == 0) o->bps[kept++] = o->bps[k];
+    }
+    o->nbp = kept;
+    o->armed = 1;
 }
 
 static int read_addresses(const char *path) {
     FILE *fh = fopen(path, "r");
     if (!fh) return -1;
-    size_t cap = 1024;
-    bps = malloc(cap * sizeof *bps);
-    unsigned long addr;
-    while (bps && fscanf(fh, "%lx", &addr) == 1) {
-        if (nbp == cap) bps = realloc(bps, (cap *= 2) * sizeof *bps);
-        if (bps) bps[nbp++] = (Bp){addr, 0};
+    char line[PATH_MAX + 16];
+    size_t cap = 0;
+    objs = calloc(1, sizeof *objs);
+    if (!objs) return -1;
+    nobjs = 1; /* the program itself */
+    while (fgets(line, sizeof line, fh)) {
+        line[strcspn(line, "\n")] = 0;
+        Obj *o = &objs[nobjs - 1];
+        if (line[0] == '@') { /* the addresses after this line are that shared library's */
+            objs = realloc(objs, (nobjs + 1) * sizeof *objs);
+            if (!objs) return -1;
+            objs[nobjs] = (Obj){.path = strdup(line + 1)};
+            nobjs++;
+            cap = 0;
+            continue;
+        }
+        char *end;
+        unsigned long addr = strtoul(line, &end, 16);
+        if (end == line) continue;
+        if (o->nbp == cap) {
+            cap = cap ? cap * 2 : 1024;
+            o->bps = realloc(o->bps, cap * sizeof *o->bps);
+            if (!o->bps) return -1;
+        }
+        o->bps[o->nbp++] = (Bp){addr, 0};
     }
     fclose(fh);
-    if (!bps) return -1;
-    qsort(bps, nbp, sizeof *bps, by_addr);
-    size_t uniq = 0; /* two symbols at one address (aliases) are one breakpoint */
-    for (size_t i = 0; i < nbp; i++)
-        if (uniq == 0 || bps[uniq - 1].addr != bps[i].addr) bps[uniq++] = bps[i];
-    nbp = uniq;
-    return 0;
+    for (size_t n = 0; n < nobjs; n++) {
+        Obj *o = &objs[n];
+        if (o->nbp) qsort(o->bps, o->nbp, sizeof *o->bps, by_addr);
+        size_t uniq = 0; /* two symbols at one address (aliases) are one breakpoint */
+        for (size_t i = 0; i < o->nbp; i++)
+            if (uniq == 0 || o->bps[uniq - 1].addr != o->bps[i].addr) o->bps[uniq++] = o->bps[i];
+        o->nbp = uniq;
+        o->first = total;
+        total += uniq;
+    }
+    hit = calloc(total ? total : 1, 1);
+    return hit ? 0 : -1;
+}
+
+/* The program reached its entry point: the loader has mapped its libraries (and run their
+ * constructors, which are not seen).  The entry's own byte goes back and the libraries are armed. */
+static void on_entry(pid_t pid, struct user_regs_struct *regs) {
+    if (pwrite(root_mem, &entry_orig, 1, (off_t)entry) != 1) poke_byte(pid, entry, entry_orig, NULL);
+    entry_pending = 0;
+    for (size_t n = 1; n < nobjs; n++) arm(pid, &objs[n], NULL);
+    regs->rip = entry;
+    ptrace(PTRACE_SETREGS, pid, NULL, regs);
+    ptrace(PTRACE_CONT, pid, NULL, NULL);
 }
 
 static void on_trap(pid_t pid, Tracee *t) {
@@ -189,19 +279,25 @@ static void on_trap(pid_t pid, Tracee *t) {
         return;
     }
     unsigned long at = regs.rip - 1;
-    long i = at >= base ? find_bp(at - base) : -1;
+    if (entry_pending && at == entry && t->space == 0) {
+        on_entry(pid, &regs);
+        return;
+    }
+    Obj *o = NULL;
+    long i = -1;
+    for (size_t n = 0; n < nobjs && i < 0; n++)
+        if (objs[n].armed && at >= objs[n].lo && at < objs[n].hi) i = find_bp(o = &objs[n], at - objs[n].base);
     if (i < 0 || t->space < 0) { /* not ours: the program's own trap */
         ptrace(PTRACE_CONT, pid, NULL, (void *)(long)SIGTRAP);
         return;
     }
-    if (!spaces[t->space][i]) {
-        poke_byte(pid, at, bps[i].orig, NULL);
-        spaces[t->space][i] = 1;
+    size_t flat = o->first + (size_t)i;
+    if (!spaces[t->space][flat]) { /* the first space is the program's own: one write through its memory file */
+        if (t->space != 0 || root_mem < 0 || pwrite(root_mem, &o->bps[i].orig, 1, (off_t)at) != 1)
+            poke_byte(pid, at, o->bps[i].orig, NULL);
+        spaces[t->space][flat] = 1;
     }
-    if (!hit[i]) {
-        hit[i] = 1;
-        dprintf(hits_fd, "%lx\n", bps[i].addr);
-    }
+    hit[flat] = 1; /* written out when the program ends: a system call a hit would double its cost */
     regs.rip = at;
     ptrace(PTRACE_SETREGS, pid, NULL, &regs);
     ptrace(PTRACE_CONT, pid, NULL, NULL);
@@ -257,8 +353,23 @@ int main(int argc, char **argv) {
                           PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL));
     Tracee *first = tracee(root, 1);
     first->space = 0;
-    arm(root);
+    char mem[64];
+    snprintf(mem, sizeof mem, "/proc/%d/mem", root);
+    root_mem = open(mem, O_RDWR | O_CLOEXEC);
+    unsigned long file_entry = 0;
+    arm(root, &objs[0], &file_entry);
     new_space(-1);
+    if (nobjs > 1 && objs[0].armed) { /* libraries to arm: stop where the program starts */
+        entry = objs[0].base + file_entry;
+        long at = find_bp(&objs[0], file_entry);
+        if (at >= 0) { /* a breakpoint already: the entry's trap puts its byte back for good */
+            entry_orig = objs[0].bps[at].orig;
+            spaces[0][objs[0].first + (size_t)at] = 1;
+            entry_pending = 1;
+        } else {
+            entry_pending = poke_byte(root, entry, 0xcc, &entry_orig) == 0;
+        }
+    }
     ptrace(PTRACE_CONT, root, NULL, NULL);
     int root_status = 0;
     for (;;) {
@@ -289,6 +400,16 @@ int main(int argc, char **argv) {
             ptrace(PTRACE_CONT, pid, NULL, (void *)(long)(sig == SIGSTOP ? 0 : sig));
         }
     }
+    FILE *out = fdopen(hits_fd, "a");
+    for (size_t n = 0; out && n < nobjs; n++) {
+        int named = n == 0; /* a library's addresses follow its "@PATH" line, as in ADDRS */
+        for (size_t i = 0; i < objs[n].nbp; i++) {
+            if (!hit[objs[n].first + i]) continue;
+            if (!named) named = fprintf(out, "@%s\n", objs[n].path) > 0;
+            fprintf(out, "%lx\n", objs[n].bps[i].addr);
+        }
+    }
+    if (out) fclose(out);
     if (WIFSIGNALED(root_status)) return 128 + WTERMSIG(root_status);
     return WEXITSTATUS(root_status);
 }

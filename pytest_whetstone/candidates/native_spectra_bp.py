@@ -3,12 +3,14 @@
 Callgrind (:mod:`.native_spectra_cxx`) runs a test 20-100 times slower, so within the search's few
 seconds it profiles a handful of tests, and a spectrum of five failing tests and one passing one
 ties every function they share.  ``bptrace.c`` (built once per machine with the C compiler the
-project uses anyway) writes an ``int3`` at the entry of every function the test binary defines and
-puts each back the first time it is hit, so a test runs at close to its own speed and says which
-functions it entered.  That is cheap enough to run the failing tests, every other test of their
-suites, the test binaries with no failure (whole), then the failing binaries' other tests, one
-process each (a crash ends only its own test), until the spectrum's budget ends.  Function entries
-only: no lines, so the spectrum scores functions, and a function inlined into its caller is not seen.
+project uses anyway) writes an ``int3`` at the entry of every function the test binary defines --
+and, when the binary carries a DWARF line table (``-g``, :mod:`.elf_lines`), at the start of each
+run of one source line's code -- and puts each back the first time it is hit, so a test runs at
+close to its own speed and says which functions it entered and which lines it ran.  That is cheap
+enough to run the failing tests, every other test of their suites, the test binaries with no
+failure (whole), then the failing binaries' other tests, one process each (a crash ends only its
+own test), until the spectrum's budget ends.  Without ``-g``, function entries only: the spectrum
+scores functions, and a function inlined into its caller is not seen.
 
 x86-64 Linux with ptrace allowed, ``nm`` and a C compiler; elsewhere (or when the tracer cannot run)
 :func:`profile_tests` returns nothing and the search uses callgrind as before.
@@ -22,7 +24,6 @@ import os
 import platform
 import re
 import shutil
-import struct
 import subprocess
 import tempfile
 import time
@@ -33,7 +34,8 @@ from pathlib import Path
 from ..locate.callgrind import Executed
 from ..locate.native_spectrum import TestRun
 from ..process import run_bounded
-from . import native_spectra_cxx
+from . import elf_lines, native_spectra_cxx
+from .elf_lines import SYSTEM_DIRS, has_line_info
 from .native_spectra_cxx import _FAILED, ProfiledBinary
 
 SOURCE = Path(__file__).with_name("bptrace.c")
@@ -48,7 +50,6 @@ _NM_LINE = re.compile(r"^([0-9a-fA-F]+) [TtWw] (.+)$")
 _FOREIGN = re.compile(r"^(?:std::|__gnu_cxx::|__cxxabiv1::|testing::|_GLOBAL__|__|_init$|_fini$|_start$|"
                       r"frame_dummy$|register_tm_clones$|deregister_tm_clones$|main$|operator (?:new|delete))")
 _LDD_LINE = re.compile(r"=> (/\S+) \(0x", re.M)
-_SYSTEM_LIBS = ("/lib/", "/lib64/", "/lib32/", "/usr/", "/nix/store/", "/gnu/store/")
 _PASSED = re.compile(r"^\[ {7}OK \] (\S+) \(", re.M)
 
 
@@ -103,26 +104,7 @@ def project_libraries(binary: str) -> list[str]:
     except (OSError, subprocess.SubprocessError):
         return []
     found = [m[1] for m in _LDD_LINE.finditer(done.stdout)]
-    return [path for path in found if not path.startswith(_SYSTEM_LIBS)]
-
-
-def has_line_info(binary: str) -> bool:
-    """Whether the ELF file carries DWARF line tables (``.debug_line``): built with ``-g``."""
-    try:
-        with open(binary, "rb") as fh:
-            head = fh.read(64)
-            if head[:4] != b"\x7fELF" or head[4] != 2 or head[5] != 1:  # 64-bit little-endian only
-                return False
-            shoff, = struct.unpack_from("<Q", head, 0x28)
-            shentsize, shnum, shstrndx = struct.unpack_from("<HHH", head, 0x3A)
-            fh.seek(shoff)
-            table = fh.read(shentsize * shnum)
-            names_at, names_size = struct.unpack_from("<QQ", table, shstrndx * shentsize + 0x18)
-            fh.seek(names_at)
-            names = fh.read(names_size)
-    except (OSError, struct.error, IndexError):
-        return False
-    return b"\x00.debug_line\x00" in b"\x00" + names
+    return [path for path in found if not path.startswith(SYSTEM_DIRS)]
 
 
 def function_entries(binary: str) -> dict[int, str]:
@@ -229,15 +211,11 @@ def profile_tests(
     deadline = time.monotonic() + budget_s
     env = native_spectra_cxx.test_env()
     binaries = list(binaries)
-    for binary in binaries:
-        if binary.tests and (libraries := project_libraries(binary.path)):
-            return [], {}, (f"{Path(binary.path).name} loads code of its own from {Path(libraries[0]).name}: "
-                            "the breakpoint tracer sees the executable's functions only")
     names = {failure_id: name if binary.gtest else Path(binary.path).name
              for binary in binaries for failure_id, name in binary.tests.items()}
     runs: list[TestRun] = []
     why = ""
-    prepared: dict[str, tuple[dict[int, str], Path] | None] = {}  # per binary: its entries and their file
+    prepared: dict[str, _Armed | None] = {}  # per binary: what the tracer arms in it
     slowest = 0.0  # of the failing tests: a passing neighbour may take a few times that, no more
     scratch.mkdir(parents=True, exist_ok=True)
     out_dir = Path(tempfile.mkdtemp(prefix="bp", dir=scratch))
@@ -255,7 +233,7 @@ def profile_tests(
                 continue
             cap = left if job.failing else min(left, max(NEIGHBOUR_MIN_S, NEIGHBOUR_FACTOR * slowest))
             started = time.monotonic()
-            run = _run_one(tool, job, *ready, out_dir / f"hits{number}", env, cap)
+            run = _run_one(tool, job, ready, out_dir / f"hits{number}", env, cap)
             if job.failing:
                 slowest = max(slowest, time.monotonic() - started)
             if run is not None:
@@ -267,18 +245,67 @@ def profile_tests(
     return runs, names, "" if runs else why or "the breakpoint tracer profiled no test"
 
 
-def _prepare(binary: ProfiledBinary, addresses: Path) -> tuple[dict[int, str], Path] | None:
-    entries = function_entries(binary.path)
-    if not entries:
-        return None
-    addresses.write_text("".join(f"{a:x}\n" for a in entries))
-    return entries, addresses
+@dataclass
+class _Armed:
+    """What the tracer arms for one test binary, and what each address means.  Addresses are keyed by
+    object: "" for the executable, a shared library's real path for the project's own libraries."""
+
+    entries: dict[tuple[str, int], str]  # function entry -> its name
+    lines: dict[tuple[str, int], tuple[str, int]]  # code address -> (source file, line), with debug info
+    addresses: Path  # the tracer's ADDRS file
 
 
-def _run_one(tool: Path, job: _Job, entries: dict[int, str], addresses: Path, hits: Path, env: dict[str, str],
-             timeout: float) -> TestRun | None:
+def _prepare(binary: ProfiledBinary, addresses: Path) -> _Armed | None:
+    """The executable's functions (and lines, with ``-g``), and those of the shared libraries it loads
+    from outside the system's directories (``ldd``): the project's own, armed when the program starts."""
+    objects = ["", *dict.fromkeys(os.path.realpath(lib) for lib in project_libraries(binary.path))]
+    entries: dict[tuple[str, int], str] = {}
+    lines: dict[tuple[str, int], tuple[str, int]] = {}
+    text: list[str] = []
+    for obj in objects:
+        path = obj or binary.path
+        found = function_entries(path)
+        if not found and not obj:
+            return None
+        starts = line_starts(elf_lines.line_table(path))
+        entries.update(((obj, a), name) for a, name in found.items())
+        lines.update(((obj, a), where) for a, where in starts.items())
+        text += [f"@{obj}\n"] if obj else []
+        text += [f"{a:x}\n" for a in found.keys() | starts.keys()]
+    addresses.write_text("".join(text))
+    return _Armed(entries, lines, addresses)
+
+
+def read_hits(text: str) -> set[tuple[str, int]]:
+    """The tracer's HITS: (object, address), the object "" for the executable, else the library's path
+    from the "@PATH" line before its addresses."""
+    obj = ""
+    out: set[tuple[str, int]] = set()
+    for line in text.splitlines():
+        if line.startswith("@"):
+            obj = line[1:]
+        elif line.strip():
+            try:
+                out.add((obj, int(line, 16)))
+            except ValueError:
+                continue
+    return out
+
+
+def line_starts(table: dict[int, tuple[str, int]]) -> dict[int, tuple[str, int]]:
+    """The addresses where each run of code of one line begins: a line's code entered at its start
+    says it ran, so the rest of the run needs no breakpoint (each hit is a trap, ~50 us)."""
+    out: dict[int, tuple[str, int]] = {}
+    previous = None
+    for address in sorted(table):
+        if table[address] != previous:
+            out[address] = previous = table[address]
+    return out
+
+
+def _run_one(tool: Path, job: _Job, armed: _Armed, hits: Path, env: dict[str, str], timeout: float) -> TestRun | None:
     """One test (or a whole binary) in its own process; None when it did not run to an end we can read."""
-    args = [str(tool), str(addresses), str(hits), "--", job.binary.path]
+    args = [str(tool), str(armed.addresses), str(hits), "--", job.binary.path]
     if job.test:
         args.append(f"--gtest_filter={job.test}")
     try:
@@ -290,17 +317,26 @@ def _run_one(tool: Path, job: _Job, entries: dict[int, str], addresses: Path, hi
     if job.test:
         output = raw.decode("utf-8", "replace")
         passed = job.test in _PASSED.findall(output)
-        failed = job.test in _FAILED.findall(output) or (code != 0 and not passed)
+        reported = job.test in _FAILED.findall(output)
+        failed = reported or (code != 0 and not passed)
         if not failed and not passed:
             return None  # filtered out, skipped or disabled: it ran nothing of its own
+        if failed and not reported and not job.failing:
+            return None  # a neighbour that died here, where the run saw none fail: flaky, or disturbed
     elif job.failing:
         failed = code != 0
     elif code != 0:
         return None  # a binary with no recorded failure that fails: not a side we can name
     else:
         failed = False
+    if job.failing and not failed:
+        return None  # the recorded failure did not happen under the tracer: evidence of neither side
     try:
-        seen = {int(h, 16) for h in hits.read_text().split()}
-    except (OSError, ValueError):
+        seen = read_hits(hits.read_text())
+    except OSError:
         seen = set()
-    return TestRun(job.name, failed, Executed(functions={entries[a] for a in seen if a in entries}))
+    lines: dict[str, set[int]] = {}
+    for address in seen & armed.lines.keys():
+        path, line = armed.lines[address]
+        lines.setdefault(path, set()).add(line)
+    return TestRun(job.name, failed, Executed(lines=lines, functions={armed.entries[a] for a in seen & armed.entries.keys()}))
