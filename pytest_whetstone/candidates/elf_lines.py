@@ -60,11 +60,6 @@ def sections(binary: str) -> dict[str, Section]:
     return out
 
 
-def has_line_info(binary: str) -> bool:
-    """Whether the ELF file carries DWARF line tables (``.debug_line``): built with ``-g``."""
-    return ".debug_line" in sections(binary)
-
-
 def line_table(binary: str) -> dict[int, tuple[str, int]]:
     """Code address (as the file names it) -> (source path, line) for the project's own sources;
     {} without line tables.  Paths are as the compiler wrote them: absolute, or relative to where
