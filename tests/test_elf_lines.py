@@ -121,3 +121,9 @@ def test_junk_never_raises_past_the_reader(data: bytes) -> None:
         elf_lines._decode(data, {}, [(0, 1 << 64)], rows)
     except (IndexError, ValueError, elf_lines.struct.error):
         pass  # what line_table catches: the rows read so far stand
+
+
+def test_the_systems_headers_are_left_out_not_a_project_built_under_usr() -> None:
+    keep = elf_lines._keeper(["", "/usr/src/app/a.c", "/usr/include/stdio.h", "/usr/lib/gcc/x86_64-linux-gnu/12/include/x.h",
+                              "src/b.c", "/usr/include/c++/12/bits/stl_vector.h"])
+    assert [i for i in range(7) if keep(i)] == [1, 4]

@@ -19,7 +19,9 @@ import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 
-SYSTEM_DIRS = ("/lib/", "/lib64/", "/lib32/", "/usr/", "/nix/store/", "/gnu/store/")
+# The system's headers and libraries (not all of /usr: a project may be built in /usr/src/app)
+SYSTEM_DIRS = ("/lib/", "/lib64/", "/lib32/", "/usr/include/", "/usr/lib", "/usr/local/include/", "/usr/local/lib",
+               "/usr/share/", "/nix/store/", "/gnu/store/")
 MAX_ADDRESSES = 400_000  # past this, the table is not read: arming that many would cost more than the run
 _SHF_EXECINSTR = 0x4
 # DWARF 5 forms a line table's directory and file entries use
