@@ -183,9 +183,20 @@ def test_tap_parent_of_failing_subtest_not_counted() -> None:
     assert "group > inner fails" in [r.test_name for r in records]
 
 
-def test_tap_todo_is_not_a_failure() -> None:
-    result = parse_text("1..2\nnot ok 1 - later # TODO not yet\nok 2 - now\n", "tap")
-    assert result.test_failures == [] and result.skip_count == 1 and result.pass_count == 1
+def test_tap_todo_is_not_a_failure_nor_a_skip() -> None:
+    """A todo test is neither passed nor skipped: node's own tallies count it apart (``# todo 1``)."""
+    result = parse_text("1..3\nnot ok 1 - later # TODO not yet\nok 2 - now\nok 3 # skip no network\n", "tap")
+    assert result.test_failures == [] and (result.pass_count, result.skip_count) == (1, 1)
+
+
+def test_tap_yaml_after_a_test_that_is_no_failure_is_no_record() -> None:
+    """node --test 20's TAP: a todo test's error and a suite's ``'1 subtest failed'`` in their YAML blocks,
+    which the generic parser must not read as ``error:`` lines (node_todo_suite.log, node 20.20)."""
+    result = parse_text((FIXTURES / "tap" / "node_todo_suite.log").read_bytes())
+    assert result.build_errors == [] and result.error_count == 0
+    assert sorted(r.test_name for r in result.test_failures) == ["fails", "suite > inner fail"]
+    # the log's own tallies: # pass 2, # fail 2, # skipped 1, # todo 1
+    assert (result.pass_count, result.fail_count, result.skip_count) == (2, 2, 1)
 
 
 def test_tap_bail_out_is_infra() -> None:

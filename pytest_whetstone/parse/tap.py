@@ -1,8 +1,10 @@
 """TAP 13/14 (Test Anything Protocol): prove/Test::More, ``node --test``, npm ``tap``.
 
-``not ok N - desc`` is a failure unless marked ``# TODO`` (then, like ``# SKIP``,
-it counts as skipped).  A YAML block (``  ---`` ... ``  ...``) after a test line
-adds message/severity/found/wanted/expected/actual/at/location/stack/diff.
+``not ok N - desc`` is a failure unless marked ``# TODO``; a ``# SKIP`` test counts as skipped and a
+``# TODO`` one (failing or not) as neither passed nor skipped, as node's own ``# skipped`` / ``# todo``
+tallies count them.  A YAML block (``  ---`` ... ``  ...``) after a failing test line adds
+message/severity/found/wanted/expected/actual/at/location/stack/diff; after any other test line
+(a todo test's error, a suite's ``'1 subtest failed'``) it is read and dropped.
 Subtests are indented four spaces under ``# Subtest: name``; a failing parent
 whose failure is only its failing children is not counted again.  Test::More's
 diagnostics (``#   Failed test 'x'`` / ``#   at t/x.t line 8.`` / ``got:`` /
@@ -34,7 +36,7 @@ _DIED_AT = re.compile(r" at (\S+) line (\d+)\.$")
 _VERSION = re.compile(r"^TAP version (1[34])\s*$")
 _PLAN = re.compile(r"^(\s*)1\.\.(\d+)(?:\s*#.*)?$")
 _TEST = re.compile(r"^(\s*)(not ok|ok)\b(?: (\d+))?(?: -)? ?(.*?)$")
-_DIRECTIVE = re.compile(r"\s+#\s*(SKIP|TODO)\b\S*\s*(.*)$", re.I)
+_DIRECTIVE = re.compile(r"(?:^|\s+)#\s*(SKIP|TODO)\b\S*\s*(.*)$", re.I)  # "ok 1 # skip why": no description
 _SUBTEST = re.compile(r"^(\s*)# Subtest: (.*)$")
 _BAIL = re.compile(r"^\s*Bail out!\s*(.*)$|^Bailout called\.\s+Further testing stopped:\s*(.*)$")
 _DIAG_FAILED = re.compile(r"^(\s*)#\s+Failed (?:\(TODO\) )?test (?:'(.*)'|in (.*))\s*$")
@@ -130,6 +132,7 @@ class TapParser(LineParser):
         self.last: _Pending | None = None  # the record a YAML block or diagnostic belongs to
         self.yaml: list[str] | None = None
         self.yaml_indent = 0
+        self.after_test = False  # the line before was a test line: a YAML block may follow it
         self.diag: _Pending | None = None
         self.bailed = False
         self.dropped: set[str] = set()  # parents not recorded: their own diagnostics are ignored too
@@ -190,10 +193,12 @@ class TapParser(LineParser):
             self.last_plain = line  # a script may die before its first TAP line (stripped when used)
             return False
         stripped = line.strip()
-        if stripped == "---" and self.last is not None and not self.last.from_diag:
-            self.yaml = []
+        if stripped == "---" and (self.after_test or self.last is not None and not self.last.from_diag):
+            self.yaml = []  # applied to self.last when that is the test's failure, else dropped
             self.yaml_indent = len(line) - len(line.lstrip())
+            self.after_test = False
             return True
+        self.after_test = False
         if stripped.startswith("#"):
             return self._diagnostic(line)
         if not self.active:
@@ -243,8 +248,9 @@ class TapParser(LineParser):
             self.subtests.pop()
         parent_of_failures = self.child_failed.pop(indent, False)
         self.last = None
+        self.after_test = True
         if directive:
-            self.result.skip_count += 1
+            self.result.skip_count += directive.group(1).upper() == "SKIP"
             return
         if not failed:
             self.result.pass_count += 1
