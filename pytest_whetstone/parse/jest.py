@@ -173,7 +173,8 @@ class JestParser(LineParser):
             self._close_file()
             counts = dict((w, int(n)) for n, w in _COUNT.findall(m.group(1)))
             self.result.pass_count += counts.get("passed", 0)
-            self.result.skip_count += counts.get("skipped", 0) + counts.get("todo", 0) + counts.get("pending", 0)
+            # todo tests are neither passed nor skipped: Jest counts them apart ("1 skipped, 1 todo")
+            self.result.skip_count += counts.get("skipped", 0) + counts.get("pending", 0)
             self.counted = True
             return True
         if _END.match(line):
@@ -222,7 +223,7 @@ class JestParser(LineParser):
             failure.duration_ms = int(ms) if ms else 0
         elif mark in ("✓", "√"):
             self.verbose_pass += 1
-        else:
+        elif mark == "○":  # ✎ is a todo test: neither passed nor skipped
             self.verbose_skip += 1
 
     def _close_block(self) -> None:
@@ -237,7 +238,7 @@ class JestParser(LineParser):
             record = analyse(failure.suite, failure.title, failure.body)
             record.duration_ms = failure.duration_ms
             self.result.test_failures.append(record)
-            self.result.fail_count += 1
+            _count(self.result, record)
         self.pending = {}
         self.describe = []
         self.in_file = False
@@ -264,7 +265,7 @@ class JestJsonParser(DocumentParser):
     def parse(self, text: str, result: ParseResult, ctx: ParseContext) -> None:
         data = json.loads(text)
         result.pass_count += int(data.get("numPassedTests", 0) or 0)
-        result.skip_count += int(data.get("numPendingTests", 0) or 0) + int(data.get("numTodoTests", 0) or 0)
+        result.skip_count += int(data.get("numPendingTests", 0) or 0)  # numTodoTests: neither passed nor skipped
         root = _common_root([str(s.get("name", "")) for s in data.get("testResults", []) or []])
         for suite in data.get("testResults", []) or []:
             name = str(suite.get("name", ""))
@@ -286,7 +287,16 @@ class JestJsonParser(DocumentParser):
                 start = next((i for i, b in enumerate(body) if SUITE_FAILED in b), 0)
                 record = analyse(rel, SUITE_FAILED, body[start + 1 :])
                 result.test_failures.append(record)
-                result.fail_count += 1
+                _count(result, record)
+
+
+def _count(result: ParseResult, record: TestFailureRecord) -> None:
+    """A failed test is one of Jest's "Tests: N failed"; a file that failed to run is none of its tests
+    (Jest counts it under "Test Suites: N failed"): an errored test file, as vitest's and pytest's."""
+    if record.test_name == SUITE_FAILED:
+        result.test_error_count += 1
+    else:
+        result.fail_count += 1
 
 
 def _common_root(paths: list[str]) -> str:
