@@ -40,6 +40,9 @@ _BANNER = re.compile(
     r"|^ *YOU HAVE \d+ DISABLED TESTS?$|^ *\d+ FAILED TESTS?$|^ *\d+ FAILED TEST SUITES?$"
 )
 _PASSED_COUNT = re.compile(r"^\[  PASSED  \] (\d+) tests?\.?\s*$")
+# the run's skip tally: "[  SKIPPED ] 2 tests, listed below:" (--gtest_brief: "[  SKIPPED ] 2 tests.")
+_SKIPPED_COUNT = re.compile(r"^\[  SKIPPED \] (\d+) tests?(?:\.|, listed below:)\s*$")
+_REPEAT = re.compile(r"^Repeating all tests \(iteration (\d+)\)")
 _NEW_RUN = re.compile(r"^Running main\(\) from |^\[==========\] Running \d+ tests?|^Repeating all tests")
 # Substrings every line an idle parser can claim holds, besides "[..." lines.
 _IDLE_WORDS = ("Running main() from ", "Note: Google Test filter = ", "Repeating all tests", "DISABLED TEST",
@@ -213,6 +216,8 @@ class GtestParser(LineParser):
         self.listing = False  # inside a "listed below" summary
         self.active = False  # seen a gtest banner: claim blank lines and loose output
         self.run_passed = 0  # OK lines of the current run (its "[  PASSED  ] N tests." may say more)
+        self.run_skipped = 0  # SKIPPED lines of the current run (--gtest_brief prints none, only the tally)
+        self.iteration = [0, 0]  # passed, skipped counted since --gtest_repeat's last "Repeating all tests"
 
     # ----------------------------------------------------------------- helpers
     def _emit(self, record: TestFailureRecord) -> None:
@@ -222,6 +227,12 @@ class GtestParser(LineParser):
         self.seen.add(key)
         self.result.test_failures.append(record)
         self.result.fail_count += 1
+
+    def _add(self, passed: int, skipped: int) -> None:
+        self.result.pass_count += passed
+        self.result.skip_count += skipped
+        self.iteration[0] += passed
+        self.iteration[1] += skipped
 
     def _crash_open(self) -> None:
         if self.current is not None:
@@ -233,6 +244,11 @@ class GtestParser(LineParser):
         if (not self.active and self.current is None and not self.loose and line[:1] != "["
                 and not _has_idle_word(line)):
             return False  # an idle parser claims only banners and failure lines (tested in C first)
+        m = _REPEAT.match(line)
+        if m:  # --gtest_repeat: passed and skipped are the last iteration's (the failures: each one seen)
+            if int(m.group(1)) > 1:
+                self._add(-self.iteration[0], -self.iteration[1])
+            self.iteration = [0, 0]
         m = _RUN.match(line)
         if m:
             self._crash_open()
@@ -250,7 +266,7 @@ class GtestParser(LineParser):
             # a log cut mid-line may end "[       OK ] Suite." : a prefix still closes the test
             if self.current and self.current.name.startswith(m.group(1)):
                 self.current = None
-            self.result.pass_count += 1
+            self._add(1, 0)
             self.run_passed += 1
             self.loose = []
             return True
@@ -262,10 +278,15 @@ class GtestParser(LineParser):
         if m:
             self._failed(m)
             return True
+        m = _SKIPPED_COUNT.match(line)
+        if m:  # the run's own tally: skipped tests whose line the log does not show count too
+            self._add(0, max(0, int(m.group(1)) - self.run_skipped))
+            self.run_skipped = 0
         m = _SKIPPED.match(line)
-        if m:
+        if m and not _SKIPPED_COUNT.match(line):
             if not self.listing:
-                self.result.skip_count += 1
+                self._add(0, 1)
+                self.run_skipped += 1
                 self.current = None
             return True
         m = _LISTED.match(line)
@@ -278,13 +299,13 @@ class GtestParser(LineParser):
             if line.startswith("[----------] Global test environment tear-down"):
                 self._crash_open()
             elif _NEW_RUN.match(line):
-                self.run_passed = 0
+                self.run_passed = self.run_skipped = 0
             else:
                 m = _PASSED_COUNT.match(line)
                 if m:
                     # The run's own tally: with --gtest_brief, or a log whose head was cut,
                     # not every passing test printed an OK line.
-                    self.result.pass_count += max(0, int(m.group(1)) - self.run_passed)
+                    self._add(max(0, int(m.group(1)) - self.run_passed), 0)
                     self.run_passed = 0
             return True
         return self._body(line)
@@ -299,7 +320,7 @@ class GtestParser(LineParser):
             self.active = True
             self.loose = []
             if new_run:
-                self.run_passed = 0
+                self.run_passed = self.run_skipped = 0
             return True
         if self.current is not None:
             if len(self.current.body) < MAX_BODY:
