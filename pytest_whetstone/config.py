@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .records import ERROR_TYPES, FAILURE_TYPES
+
 CONFIG_NAME = "whetstone.json5"
 
 
@@ -190,9 +192,6 @@ class _Checker:
             raise  # unreachable; keeps type checkers satisfied
         error_type = value.get("error_type", "")
         failure_type = value.get("failure_type", "")
-        # Imported here: `whetstone run` reads its config before its command starts, the records load meanwhile.
-        from .records import ERROR_TYPES, FAILURE_TYPES
-
         if error_type and error_type not in ERROR_TYPES:
             self.fail("error_type", f"rules[{index}].error_type {error_type!r} is not one of {', '.join(ERROR_TYPES)}")
         if failure_type and failure_type not in FAILURE_TYPES:

@@ -22,14 +22,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .config import Config
+from .records import BuildErrorRecord, FixCandidate, TestFailureRecord
 from .runner import RunOutcome, generate_candidates, locate_records, run_command
 
 if TYPE_CHECKING:
     from .parse import ParseResult
-    from .records import BuildErrorRecord, FixCandidate, TestFailureRecord
 
-# records, parse/, report/ and edits.py are imported by the calls that need them: `whetstone run` starts the
-# command first and loads them while it runs.
+# parse/, report/ and edits.py are imported by the calls that need them: `whetstone run` starts the command
+# first and loads the parsers while it runs.
 
 __all__ = [
     "RunOutcome",

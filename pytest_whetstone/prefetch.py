@@ -1,13 +1,13 @@
 """What a run's analysis needs, imported while its command runs.
 
-`whetstone run` starts the command after importing only what opening the session needs.  Meanwhile a
-second thread imports the record classes and the report writer, the parsers (and compiles their
-patterns), then what a failure calls on: the locators and the candidate generators.  The command runs
-in its own process and this one only waits on its pipes, so on a test command of a tenth of a second
-or more most of that cost is hidden.  Each step is one module (or a call that warms one);
-:meth:`Prefetch.stop` lets the step under way finish and skips the rest, so a run whose command ended
-early waits for one step at most and then imports what it needs itself.  Nothing here changes what a
-run reports: the same modules load and the same patterns compile either way, only sooner.
+`whetstone run` starts the command after importing only what opening the session and judging the run
+need.  Meanwhile a second thread imports the parsers (and compiles their patterns), then what a failure
+calls on: the locators and the candidate generators.  The command runs in its own process and this one
+only waits on its pipes, so on a test command of a tenth of a second or more most of that cost is
+hidden.  Each step is one module (or the parser registry); :meth:`Prefetch.stop` lets the step under
+way finish and skips the rest, so a run whose command ended early waits for one step at most and then
+imports what it needs itself.  Nothing here changes what a run reports: the same modules load either
+way, only sooner.
 """
 
 from __future__ import annotations
@@ -15,18 +15,14 @@ from __future__ import annotations
 import importlib
 import threading
 
-# In the order a run needs them: every run builds its records and writes its report, parses its output
-# (a failing test's is classified) and folds in ccwrap's captures; a failing test command locates its
-# failures and generates their candidates.
-# Left out (imported when needed): Python's locators (a pytest run reports through the plugin) and the
-# build-error generators (a failing build runs for seconds; importing them meanwhile would only take CPU
-# from a test command's tests).
+# In the order a run needs them: every run parses its output and folds in ccwrap's captures; a failing
+# test command locates its failures and generates their candidates.  Left out (imported when needed):
+# Python's locators (a pytest run reports through the plugin) and the build-error generators (a failing
+# build runs for seconds; importing them meanwhile would only take CPU from a test command's tests).
 STEPS = (
-    "pytest_whetstone.records",
-    "pytest_whetstone.report.agent",
     "pytest_whetstone.parse:load_parsers",
-    "pytest_whetstone.classify:warm_test_patterns",
     "pytest_whetstone.store.spool",
+    "pytest_whetstone.report.agent",
     "pytest_whetstone.locate.cfamily",
     "pytest_whetstone.locate.native_tests",
     "pytest_whetstone.locate.ccwrap_sources",

@@ -18,8 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
-# Defined in .wire (what opening a session needs, without the record classes); imported from here by the rest.
-from .wire import SCHEMA_VERSION, dumps, stable_id
+SCHEMA_VERSION = "whetstone/1"
 
 BUILD_TOOLS = ("gcc", "clang", "clang_tidy", "tsc", "cmake", "linker", "make", "unknown")
 SEVERITIES = ("error", "warning", "note")
@@ -78,6 +77,17 @@ ESCALATION_REASONS = (
 )
 
 R = TypeVar("R", bound="Record")
+
+
+def stable_id(*parts: object, length: int = 12) -> str:
+    """A short content hash: the same inputs always name the same record."""
+    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8", "replace"))
+    return digest.hexdigest()[:length]
+
+
+def dumps(data: Any) -> str:
+    """Deterministic one-line JSON used for every file Whetstone writes."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 class Record:

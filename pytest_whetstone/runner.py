@@ -20,23 +20,31 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from . import verdict as verdict_mod
-from .agent_mode import is_agent_environment
 from .config import Config, load_config
 from .paths import display_path
 from .prefetch import Prefetch
 from .process import Interrupted, command_text, execute, signals_interrupt
+from .records import (
+    AttemptRecord,
+    BuildErrorRecord,
+    FixCandidate,
+    GapModel,
+    ObservationRecord,
+    TestFailureRecord,
+    Verdict,
+    stable_id,
+)
+from .report.agent import is_agent_environment, write_agent_report
 from .store import events
 from .store.events import RunWriter
 from .store.sessions import ENV_DIR, ENV_SESSION, Session, find_store, now_iso, open_session, warn_line
 from .verdict import Evidence, RunFacts
-from .wire import stable_id
 
 if TYPE_CHECKING:
     from .parse import ParseResult
-    from .records import BuildErrorRecord, FixCandidate, GapModel, TestFailureRecord, Verdict
 
-# The record classes, the report writer, the parsers, locators and generators are imported while the
-# command runs (.prefetch), or on first use: the command starts after only what opening the session needs.
+# The parsers, locators and generators are imported while the command runs (.prefetch), or on first
+# use: the command starts after only what opening the session and judging the run need.
 
 _BUILD_TOOLS = {"gcc", "clang", "clang_tidy", "cmake", "linker", "make", "unknown"}
 _RAW_KEEP = 64 * 1024  # bytes of raw output kept in the observation (head and tail)
@@ -205,8 +213,6 @@ def _run_and_record(
     own = {**verdict.to_dict(), "facts": facts.to_dict(), "attempt_id": attempt_id, "duration_ms": duration_ms}
     configured = [p.name for p in config.phases] if nested else []
     phases = verdict_mod.phase_ledger([*nested, own] if not nested else nested, configured)
-    from .report.agent import write_agent_report
-
     written = write_agent_report(
         session.store, verdict, session_id=session.session_id, session_path=display_path(session.path),
         phases=phases, duration_ms=duration_ms, build_errors=result.build_errors,
@@ -296,8 +302,6 @@ def _native_test_report(
     events: list[dict[str, Any]],
 ) -> tuple[list[TestFailureRecord], list[FixCandidate]] | None:
     """Failures and candidates the pytest plugin recorded during this run, if it did."""
-    from .records import FixCandidate, TestFailureRecord
-
     failures: list[TestFailureRecord] | None = None
     candidates: list[FixCandidate] = []
     try:
@@ -383,8 +387,6 @@ def _raw_excerpt(log_path: Path) -> tuple[str, bool]:
 
 
 def _gap(result: ParseResult) -> GapModel:
-    from .records import GapModel
-
     if any(tool not in _BUILD_TOOLS for tool in result.tools) or result.test_failures:
         failing = len([f for f in result.test_failures if not f.flaky])
         return GapModel("test_failure_count", max(failing, result.fail_count if failing else 0), 0)
@@ -407,8 +409,6 @@ def _record(
     duration_ms: int,
     record_tests: bool = True,
 ) -> None:
-    from .records import AttemptRecord, ObservationRecord
-
     previous = _last_gap(session)
     action = "test" if gap.metric_type == "test_failure_count" else "build"
     attempt = AttemptRecord(
@@ -463,8 +463,6 @@ def _record(
 
 def _last_gap(session: Session) -> GapModel | None:
     """The gap the previous attempt measured (read from the end of the log, not by folding it)."""
-    from .records import GapModel
-
     last = session.last_event(events.ATTEMPT)
     gap = ((last or {}).get("data") or {}).get("attempt", {}).get("gap_after")
     try:

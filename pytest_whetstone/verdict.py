@@ -21,15 +21,9 @@ import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
-from .wire import dumps
-
-if TYPE_CHECKING:
-    from .records import BuildErrorRecord, TestFailureRecord, Verdict
-
-# The record classes load when a verdict is made: `whetstone run` starts its command after importing this
-# module (RunFacts, ENV_NESTED) and builds them while the command runs (.prefetch).
+from .records import BuildErrorRecord, TestFailureRecord, Verdict, dumps
 
 BEGIN = "===WHETSTONE-RESULT==="
 END = "===END-WHETSTONE-RESULT==="
@@ -352,8 +346,6 @@ def make_verdict(
     if not isinstance(judgement, Judgement):
         judgement = Judgement(status_for(judgement), judgement, phase, first_error,
                               RETRY_FOR.get(judgement, "escalate"))
-    from .records import Verdict
-
     return Verdict(
         target=target,
         status=judgement.status,
@@ -398,8 +390,6 @@ def parse_last(text: str) -> Verdict | None:
     if idx < 0:
         return None
     body = text[idx + len(BEGIN) :].lstrip("\r\n").split("\n", 1)[0]
-    from .records import Verdict
-
     try:
         return Verdict.from_dict(json.loads(body))
     except (ValueError, TypeError):

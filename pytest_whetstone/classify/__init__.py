@@ -180,13 +180,6 @@ _EXCEPTION = FoldedPattern(
 _ASSERTION_EXCEPTIONS = ("AssertionError", "Failed", "AssertionError [ERR_ASSERTION]", "ERR_ASSERTION")
 
 
-def warm_test_patterns() -> None:
-    """Compile the test-failure patterns now (``whetstone run`` does it while its command runs): a failing
-    test is judged against every one of them, and compiling them is most of what that costs."""
-    for pattern in [p for _, p in _TEST_PATTERNS] + [_ASSERTION, _EXCEPTION]:
-        pattern.found("")  # compiled on first use; nothing is found in empty text
-
-
 # Quoted names do not change what kind of error a message is: "‘x’ undeclared" and
 # "‘y’ undeclared" share one cache entry, so a log with thousands of errors runs
 # the (slow, case-insensitive) patterns once per message shape.

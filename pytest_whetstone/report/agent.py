@@ -15,7 +15,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..agent_mode import is_agent_environment as is_agent_environment  # defined there; importable here
 from ..records import SCHEMA_VERSION, BuildErrorRecord, FixCandidate, TestFailureRecord, Verdict, dumps
 
 TOP_CANDIDATES = 5
@@ -110,6 +109,14 @@ def _candidate(c: FixCandidate) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- agent mode
+
+_AGENT_VARS = ("AGENT", "AI_AGENT")
+_FALSE = ("", "0", "false", "no", "off")
+
+
+def is_agent_environment() -> bool:
+    """An agent drives when ``AGENT``/``AI_AGENT`` say so (the convention Vitest, Bun and others follow)."""
+    return any(os.environ.get(name, "").strip().lower() not in _FALSE for name in _AGENT_VARS)
 
 
 def _one_line(text: str, limit: int = 200) -> str:

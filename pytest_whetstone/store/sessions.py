@@ -26,27 +26,24 @@ import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..wire import SCHEMA_VERSION, dumps
+from ..records import (
+    SCHEMA_VERSION,
+    AttemptRecord,
+    BuildErrorRecord,
+    EscalationReport,
+    FixCandidate,
+    GapModel,
+    ObservationRecord,
+    TestFailureRecord,
+    dumps,
+    rank_candidates,
+)
 from . import events
 from .location import ENV_DIR, ENV_SESSION, STORE_DIRNAME, check_session_id, resolve_store, workspace_of
 
 __all__ = ["ENV_DIR", "ENV_SESSION", "STORE_DIRNAME", "workspace_of"]
-
-if TYPE_CHECKING:
-    from ..records import (
-        AttemptRecord,
-        BuildErrorRecord,
-        EscalationReport,
-        FixCandidate,
-        GapModel,
-        ObservationRecord,
-        TestFailureRecord,
-    )
-
-# The record classes are imported by the fold, which reads them: opening a session and appending to it
-# (all `whetstone run` does before its command starts) does not build them.
 
 
 class SessionWarning(UserWarning):
@@ -295,8 +292,6 @@ class SessionState:
             f.failure_id for f in self.test_failures
         }
         live = [c for c in self.candidates if not c.target_id or c.target_id in targets]
-        from ..records import rank_candidates
-
         return rank_candidates(live)
 
 
@@ -336,8 +331,6 @@ class _Folder:
     def _on_build_errors(self, data: dict[str, Any], event: dict[str, Any]) -> None:
         """A batch of diagnostics from one origin; replaces that origin's previous batch."""
         origin = str(data.get("origin", "run"))
-        from ..records import BuildErrorRecord
-
         records = [BuildErrorRecord.from_dict(r) for r in data.get("records", [])]
         self.errors_by_origin[origin] = records
         self._drop_superseded_tus(origin, data)
@@ -349,8 +342,6 @@ class _Folder:
 
     def _on_test_failures(self, data: dict[str, Any], event: dict[str, Any]) -> None:
         origin = str(data.get("origin", "tests"))
-        from ..records import TestFailureRecord
-
         records = [TestFailureRecord.from_dict(r) for r in data.get("records", [])]
         if data.get("replace", True):
             self.failures_by_origin[origin] = records
@@ -359,16 +350,12 @@ class _Folder:
 
     def _on_test_failure(self, data: dict[str, Any], event: dict[str, Any]) -> None:
         origin = str(data.get("origin", "tests"))
-        from ..records import TestFailureRecord
-
         record = TestFailureRecord.from_dict(data.get("record", {}))
         bucket = self.failures_by_origin.setdefault(origin, [])
         bucket[:] = [r for r in bucket if r.failure_id != record.failure_id]
         bucket.append(record)
 
     def _on_candidates(self, data: dict[str, Any], event: dict[str, Any]) -> None:
-        from ..records import FixCandidate
-
         for raw in data.get("records", []):
             cand = FixCandidate.from_dict(raw)
             if cand.candidate_id in self.validated:
@@ -382,8 +369,6 @@ class _Folder:
             self.candidates[cid].validated = True
 
     def _on_attempt(self, data: dict[str, Any], event: dict[str, Any]) -> None:
-        from ..records import AttemptRecord
-
         attempt = AttemptRecord.from_dict(data.get("attempt", data))
         st = self.state
         st.attempts.append(attempt)
@@ -397,8 +382,6 @@ class _Folder:
                 st.unchecked_files = []
 
     def _on_observation(self, data: dict[str, Any], event: dict[str, Any]) -> None:
-        from ..records import ObservationRecord
-
         self.state.observations.append(ObservationRecord.from_dict(data.get("observation", data)))
 
     def _on_applied(self, data: dict[str, Any], event: dict[str, Any]) -> None:
@@ -425,8 +408,6 @@ class _Folder:
     def _on_escalated(self, data: dict[str, Any], event: dict[str, Any]) -> None:
         self.state.status = "escalated"
         if "report" in data:
-            from ..records import EscalationReport
-
             self.state.escalation = EscalationReport.from_dict(data["report"])
 
     def _on_converged(self, data: dict[str, Any], event: dict[str, Any]) -> None:
@@ -471,8 +452,6 @@ class _Folder:
             for failure in self.failures_by_origin[origin]:
                 failures.setdefault(failure.failure_id or failure.node_id, failure)
         st.test_failures = list(failures.values())
-        from ..records import rank_candidates
-
         st.candidates = rank_candidates(list(self.candidates.values()))
         return st
 
