@@ -93,6 +93,8 @@ class JunitParser(DocumentParser):
             if producer == "ctest" and (status == "disabled" or status == "notrun" and not _missing_exe(case)):
                 result.skip_count += 1  # ctest: "Not Run (Disabled)" is not a pass
                 continue
+            if producer == "gtest" and case.get("result") == "suppressed":
+                continue  # a DISABLED_ test: gtest counts it apart (disabled="1"), neither run nor skipped
             if problem is None and (skipped is not None or status == "notrun") and producer != "ctest":
                 result.skip_count += 1
                 continue
@@ -101,7 +103,10 @@ class JunitParser(DocumentParser):
                 continue
             for record in self._records(producer, case, problem):
                 result.test_failures.append(record)
-                result.fail_count += 1
+                if problem is not None and problem.tag == "error":
+                    result.test_error_count += 1  # the document's errors="N" (pytest: setup, teardown, collection)
+                else:
+                    result.fail_count += 1
             result.saw(producer if producer != "junit" else "junit")
 
     def _records(self, producer: str, case: ET.Element, problem: ET.Element | None) -> list[TestFailureRecord]:
