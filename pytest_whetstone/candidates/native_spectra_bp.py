@@ -10,7 +10,9 @@ close to its own speed and says which functions it entered and which lines it ra
 enough to run the failing tests, every other test of their suites, the test binaries with no
 failure (whole), then the failing binaries' other tests, one process each (a crash ends only its
 own test), until the spectrum's budget ends.  Without ``-g``, function entries only: the spectrum
-scores functions, and a function inlined into its caller is not seen.
+scores functions, and a function inlined into its caller is not seen.  The project's own shared
+libraries (``ldd``: outside the system's directories) are armed too, once the program reaches its
+entry point and the loader has mapped them.
 
 x86-64 Linux with ptrace allowed, ``nm`` and a C compiler; elsewhere (or when the tracer cannot run)
 :func:`profile_tests` returns nothing and the search uses callgrind as before.
