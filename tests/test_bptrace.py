@@ -253,3 +253,19 @@ def test_with_debug_info_the_tracer_says_which_lines_ran(tmp_path: Path) -> None
     assert {2, 3, 6} <= failed_lines and 8 not in failed_lines  # common, only_failing, its own branch
     assert {2, 8} <= passed_lines and not {3, 6} & passed_lines
     assert runs[0].executed.functions == {"common", "only_failing"}
+
+
+def test_a_library_the_program_does_not_load_is_armed_nowhere(tmp_path: Path) -> None:
+    """ADDRS naming a shared library the program never maps (another build's path): the program runs as
+    without the tracer, and its own breakpoints still say what ran."""
+    exe = _build(tmp_path, ["-O0"])
+    tool = tracer()
+    assert tool is not None
+    entries = function_entries(str(exe))
+    addresses, hits = tmp_path / "addresses", tmp_path / "hits"
+    addresses.write_text("".join(f"{a:x}\n" for a in entries) + f"@{tmp_path / 'libgone.so'}\n1139\n")
+    plain = subprocess.run([str(exe)], capture_output=True)
+    done = subprocess.run([str(tool), str(addresses), str(hits), "--", str(exe)], capture_output=True, timeout=20)
+    assert (done.returncode, done.stdout) == (plain.returncode, plain.stdout)
+    text = hits.read_text()
+    assert "@" not in text and {"hot", "in_child"} <= {entries[int(h, 16)] for h in text.split()}
