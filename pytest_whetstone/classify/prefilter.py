@@ -99,44 +99,46 @@ def _sequence_needles(items: list[tuple[Any, Any]]) -> list[str] | None:
 class FoldedPattern:
     """A pattern searched case-insensitively (or, with ``ignore_case=False``, as
     written: one interface for a list of both kinds); ``found(text)`` says whether
-    it occurs.  Compiled on first use: the classifier holds dozens of these, and a run
-    that classifies nothing (a passing suite, most failing pytest runs) should not pay
-    for compiling them (~70 ms for the classifier's tables)."""
+    it occurs.  Each part is made on first use: the classifier holds dozens of these,
+    and a run that classifies nothing (a passing suite, most failing pytest runs) should
+    not pay for compiling them (~70 ms for the classifier's tables).  The needles come
+    first and from the pattern's parse alone: a text holding none of them (most texts,
+    for most patterns) never compiles the regex at all."""
 
-    __slots__ = ("pattern", "_flags", "_ignore_case", "_compiled")
+    __slots__ = ("pattern", "_flags", "_ignore_case", "_folded", "_lowered", "_needles")
 
     def __init__(self, pattern: str, flags: int = 0, *, ignore_case: bool = True) -> None:
         self.pattern = pattern
         self._flags = flags
         self._ignore_case = ignore_case
-        self._compiled: tuple[re.Pattern[str], re.Pattern[str] | None, tuple[str, ...] | None] | None = None
-
-    def _compile(self) -> tuple[re.Pattern[str], re.Pattern[str] | None, tuple[str, ...] | None]:
-        if self._compiled is None:
-            pattern, flags = self.pattern, self._flags
-            if self._ignore_case:
-                lowered = re.compile(lower_literals(pattern), flags & ~re.IGNORECASE)
-                # Substring tests (in C, far cheaper than the search on a long text) that rule
-                # a text out before the regex runs: at least one of them is in every match.
-                self._compiled = (re.compile(pattern, flags | re.IGNORECASE), lowered,
-                                  required_literals(lowered.pattern, flags))
-            else:
-                self._compiled = (re.compile(pattern, flags), None, required_literals(pattern, flags))
-        return self._compiled
+        self._folded: re.Pattern[str] | None = None
+        self._lowered: re.Pattern[str] | None = None
+        self._needles: tuple[str, ...] | None | bool = False  # False: not computed yet
 
     @property
     def folded(self) -> re.Pattern[str]:
         """The pattern as written, under ``re.IGNORECASE`` when case is ignored."""
-        return self._compile()[0]
+        if self._folded is None:
+            self._folded = re.compile(self.pattern, self._flags | (re.IGNORECASE if self._ignore_case else 0))
+        return self._folded
 
     @property
     def lowered(self) -> re.Pattern[str] | None:
         """The pattern with its literals lower-cased, searched on lower-cased text (None: case counts)."""
-        return self._compile()[1]
+        if not self._ignore_case:
+            return None
+        if self._lowered is None:
+            self._lowered = re.compile(lower_literals(self.pattern), self._flags & ~re.IGNORECASE)
+        return self._lowered
 
     @property
     def needles(self) -> tuple[str, ...] | None:
-        return self._compile()[2]
+        """Substring tests (in C, far cheaper than the search on a long text) that rule a text out
+        before the regex runs: at least one of them is in every match."""
+        if self._needles is False:
+            source = lower_literals(self.pattern) if self._ignore_case else self.pattern
+            self._needles = required_literals(source, self._flags)
+        return self._needles  # type: ignore[return-value]
 
     def found(self, text: str) -> bool:
         return self.found_in(text, lowered_for_search(text) if self._ignore_case else None)
@@ -144,14 +146,16 @@ class FoldedPattern:
     def found_in(self, text: str, lowered: str | None) -> bool:
         """``found(text)`` where ``lowered`` is ``lowered_for_search(text)`` (one lowering
         shared by several patterns)."""
-        folded, lowered_re, needles = self._compile()
-        if lowered is not None and lowered_re is not None:
+        if self._ignore_case and lowered is not None:
+            needles = self.needles
             if needles is not None and not any(needle in lowered for needle in needles):
                 return False
-            return lowered_re.search(lowered) is not None
-        if lowered_re is None and needles is not None and not any(n in text for n in needles):
-            return False
-        return folded.search(text) is not None
+            return self.lowered.search(lowered) is not None  # type: ignore[union-attr]
+        if not self._ignore_case:
+            needles = self.needles
+            if needles is not None and not any(n in text for n in needles):
+                return False
+        return self.folded.search(text) is not None
 
 
 def lowered_for_search(text: str) -> str | None:
