@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..records import BuildErrorRecord, FixCandidate, TestFailureRecord, is_python_failure, rank_candidates
+from ..verdict import is_summary
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -44,6 +45,9 @@ def generate(
 ) -> list[FixCandidate]:
     workspace = Path(workspace)
     out: list[FixCandidate] = []
+    # make's "recipe for target failed" only repeats what failed inside it (a test binary's failures): no
+    # candidate of its own, and no reason to load the build generators for it
+    build_errors = [r for r in build_errors if not is_summary(r)]
     if build_errors:  # imported only when needed: a failing pytest run pays for none of the C tooling
         from .build import generate_build_candidates
         from .lint import generate_lint_candidates
