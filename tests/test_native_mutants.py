@@ -123,3 +123,14 @@ int f(int n, const char *p, Op op, unsigned long k, S s, std::string str) {
     js = "function f(a, o) { return g(a, o.n) + o[a]; }\n"
     named = {m.description.split("`")[1] for m in mutants_in("f.js", js.encode(), 1, 1) if m.kind == "bound"}
     assert named == {"a", "o.n"}  # untyped: any name or member
+
+
+def test_a_literal_compared_with_is_not_the_value_the_test_got() -> None:
+    """``r = b == 0`` printing 0 where 1 was expected: the 0 is a threshold, not the value that came out
+    (a comparison yields a truth value); a literal that flows out still becomes the expected one."""
+    code = "int flag(int b) {\n  int r = (b == 0);\n  return r;\n}\nint zero(void) {\n  return 0;\n}\n"
+    compared = _applied(code, "src/f.c", 1, 4, expected="1", actual="0")
+    assert "return-expected" not in compared
+    assert code.replace("b == 0", "b != 0") in compared["cmp-flip"]
+    returned = _applied(code, "src/f.c", 5, 7, expected="1", actual="0")
+    assert code.replace("return 0;", "return 1;") in returned["return-expected"]

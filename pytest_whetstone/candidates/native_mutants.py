@@ -165,7 +165,10 @@ def mutants_in(
                     inner = inner[1:-1]
                 add("remove-not", f"drop the `!` of `{_short(_text(node))}`", src.edit(node, inner))
         elif t in _NUMBERS:
-            if expected and _same_value(_text(node), actual) and re.fullmatch(r"-?\d+(?:\.\d+)?", expected.strip()):
+            # a literal the test got becomes the one it expected, unless it is compared with: a comparison
+            # yields a truth value, never the number itself (`x == 0` whose result is 0 is a coincidence)
+            if expected and _same_value(_text(node), actual) and re.fullmatch(r"-?\d+(?:\.\d+)?", expected.strip()) \
+                    and not _compared(node):
                 add("return-expected", f"`{_text(node)}` -> `{expected.strip()}` (the value the test got -> the one "
                     "it expected)", src.edit(node, expected.strip()), PRIOR["return-expected"] + 0.12)
             _number(src, node, ints, add)
@@ -293,6 +296,15 @@ _NEGATE_BARE = {"identifier", "call_expression", "field_expression", "parenthesi
                 "subscript_expression"}
 _NEGATE_NOT = {"unary_expression", "number_literal", "number", "string_literal", "string", "null", "nullptr", "true",
                "false", "assignment_expression", "comma_expression", "sequence_expression", "ERROR"}
+
+
+def _compared(node: Any) -> bool:
+    """Whether the node is an operand of a comparison (``<``, ``==``, ...)."""
+    parent = node.parent
+    while parent is not None and parent.type == "parenthesized_expression":
+        parent = parent.parent
+    op = _operator(parent) if parent is not None and parent.type == "binary_expression" else None
+    return op is not None and op.type in _CMP
 
 
 def _negate(src: _Source, node: Any, what: str, add: Any) -> None:
