@@ -133,6 +133,7 @@ class TapParser(LineParser):
         self.yaml: list[str] | None = None
         self.yaml_indent = 0
         self.after_test = False  # the line before was a test line: a YAML block may follow it
+        self.counted_pass = False  # that line was counted as a pass (its YAML may say it was a suite)
         self.diag: _Pending | None = None
         self.bailed = False
         self.dropped: set[str] = set()  # parents not recorded: their own diagnostics are ignored too
@@ -249,11 +250,13 @@ class TapParser(LineParser):
         parent_of_failures = self.child_failed.pop(indent, False)
         self.last = None
         self.after_test = True
+        self.counted_pass = False
         if directive:
             self.result.skip_count += directive.group(1).upper() == "SKIP"
             return
         if not failed:
             self.result.pass_count += 1
+            self.counted_pass = True
             return
         name = " > ".join([*self._path(indent), desc])
         if parent_of_failures:
@@ -369,6 +372,9 @@ class TapParser(LineParser):
     def _apply_yaml(self) -> None:
         lines, self.yaml = self.yaml or [], None
         if self.last is None:
+            if self.counted_pass and any(line.strip() == "type: 'suite'" for line in lines):
+                self.result.pass_count -= 1  # node's passing describe(): a suite, not one of its "# tests"
+            self.counted_pass = False
             return
         data = parse_yaml_block(lines)
         record = self.last.record
