@@ -18,6 +18,7 @@ import posixpath
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import BinaryIO
 
 # The system's headers and libraries (not all of /usr: a project may be built in /usr/src/app)
 SYSTEM_DIRS = ("/lib/", "/lib64/", "/lib32/", "/usr/include/", "/usr/lib", "/usr/local/include/", "/usr/local/lib",
@@ -28,6 +29,7 @@ _SHF_EXECINSTR = 0x4
 _DW_FORM_block, _DW_FORM_data1, _DW_FORM_data2, _DW_FORM_data4, _DW_FORM_data8 = 0x09, 0x0B, 0x05, 0x06, 0x07
 _DW_FORM_string, _DW_FORM_strp, _DW_FORM_udata, _DW_FORM_data16, _DW_FORM_line_strp = 0x08, 0x0E, 0x0F, 0x1E, 0x1F
 _DW_LNCT_path, _DW_LNCT_directory_index = 1, 2
+_FIXED_SIZES = {_DW_FORM_data1: 1, _DW_FORM_data2: 2, _DW_FORM_data4: 4, _DW_FORM_data8: 8, _DW_FORM_data16: 16}
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,7 @@ def _cached_table(binary: str, _mtime: int, _size: int) -> tuple[tuple[int, tupl
     return tuple(rows.items())
 
 
-def _read(fh, section: Section) -> bytes:  # type: ignore[no-untyped-def]
+def _read(fh: BinaryIO, section: Section) -> bytes:
     fh.seek(section.offset)
     return fh.read(section.size)
 
@@ -156,9 +158,9 @@ def _unit(data: bytes, at: int, end: int, offset_size: int, strings: dict[str, b
     program = at + header_length
     min_inst = data[at]
     at += 2 if version >= 4 else 1  # maximum operations per instruction: VLIW only
-    default_is_stmt, line_base, line_range, opcode_base = data[at], struct.unpack_from("<b", data, at + 1)[0], \
-        data[at + 2], data[at + 3]
-    del default_is_stmt
+    # data[at] is default_is_stmt: every row counts, statement or not
+    line_base, = struct.unpack_from("<b", data, at + 1)
+    line_range, opcode_base = data[at + 2], data[at + 3]
     lengths = data[at + 4:at + 3 + opcode_base]
     at += 3 + opcode_base
     if version >= 5:
@@ -223,9 +225,9 @@ def _form(data: bytes, at: int, form: int, offset_size: int, strings: dict[str, 
         return (_cstr(table, where)[0] if where < len(table) else ""), at + offset_size
     if form == _DW_FORM_udata:
         return _uleb(data, at)
-    sizes = {_DW_FORM_data1: 1, _DW_FORM_data2: 2, _DW_FORM_data4: 4, _DW_FORM_data8: 8, _DW_FORM_data16: 16}
-    if form in sizes:
-        return int.from_bytes(data[at:at + sizes[form]], "little"), at + sizes[form]
+    size = _FIXED_SIZES.get(form)
+    if size is not None:
+        return int.from_bytes(data[at:at + size], "little"), at + size
     if form == _DW_FORM_block:
         size, at = _uleb(data, at)
         return None, at + size

@@ -282,8 +282,8 @@ class GtestParser(LineParser):
         if m:  # the run's own tally: skipped tests whose line the log does not show count too
             self._add(0, max(0, int(m.group(1)) - self.run_skipped))
             self.run_skipped = 0
-        m = _SKIPPED.match(line)
-        if m and not _SKIPPED_COUNT.match(line):
+        m = _SKIPPED.match(line)  # a test's own line ("[  SKIPPED ] A.B (0 ms)"): never a tally
+        if m:
             if not self.listing:
                 self._add(0, 1)
                 self.run_skipped += 1
