@@ -206,7 +206,7 @@ def profile_tests(
     if tool is None:
         return [], {}, "no breakpoint tracer on this machine"
     deadline = time.monotonic() + budget_s
-    env = native_spectra_cxx.test_env()
+    env = native_spectra_cxx.binary_env(scratch)
     binaries = list(binaries)
     names = {failure_id: name if binary.gtest else Path(binary.path).name
              for binary in binaries for failure_id, name in binary.tests.items()}

@@ -32,10 +32,21 @@ MIN_S = 1.0  # below this a valgrind start-up alone does not fit
 MAX_RESTARTS = 3  # runs after a test crashed the binary, each without the tests already started
 
 
-def test_env() -> dict[str, str]:
+TEMP_VARS = ("TMPDIR", "TMP", "TEMP", "TEST_TMPDIR")  # where tests keep their files (TEST_TMPDIR: GoogleTest's TempDir())
+
+
+def binary_env(scratch: Path) -> dict[str, str]:
     """The environment a test binary runs in when whetstone runs it: the user's, less the GoogleTest
-    variables that would redirect its report or narrow its tests behind our back."""
-    return {k: v for k, v in os.environ.items() if k not in ("GTEST_OUTPUT", "GTEST_FILTER")}
+    variables that would redirect its report or narrow its tests behind our back, with a temporary
+    directory of its own under ``scratch``.  The search runs the same tests on two trials at once: a
+    database a test keeps under ``$TEST_TMPDIR`` or a fixed name in ``$TMPDIR`` must not be shared,
+    or one run's lock or leftovers fail the other's test, and a mutant that fixes it looks as if it
+    did not."""
+    tmp = scratch / "tmp"
+    tmp.mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("GTEST_OUTPUT", "GTEST_FILTER")}
+    env.update(dict.fromkeys(TEMP_VARS, str(tmp)))
+    return env
 
 
 class ProfiledBinary(Protocol):
@@ -62,7 +73,7 @@ def profile_tests(
             break
         out_dir = scratch / f"spectrum{index}"
         out_dir.mkdir(parents=True, exist_ok=True)
-        found, why_not = _profile(valgrind, binary, out_dir, remaining)
+        found, why_not = _profile(valgrind, binary, out_dir, remaining, binary_env(scratch))
         if not found:
             why = why or why_not
         runs += found
@@ -72,9 +83,9 @@ def profile_tests(
     return runs, names, "" if runs else why
 
 
-def _profile(valgrind: str, binary: ProfiledBinary, out_dir: Path, timeout: float) -> tuple[list[TestRun], str]:
+def _profile(valgrind: str, binary: ProfiledBinary, out_dir: Path, timeout: float, env: dict[str, str]
+             ) -> tuple[list[TestRun], str]:
     base = [valgrind, "--tool=callgrind", "--compress-pos=no"]
-    env = test_env()
     cwd = Path(binary.path).parent
     deadline = time.monotonic() + timeout
     if not binary.gtest:

@@ -12,6 +12,7 @@ never written.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -32,7 +33,7 @@ from ..process import run_bounded
 from ..records import BuildErrorRecord, TestFailureRecord
 from .native_schema import ENV as SCHEMA_ENV
 from .native_schema import REACHED_ENV
-from .native_spectra_cxx import test_env
+from .native_spectra_cxx import binary_env
 from .native_trial import SuiteOutcome, TrialOutcome
 
 if TYPE_CHECKING:
@@ -89,6 +90,9 @@ class CxxTrial:
         self._schema_lock = threading.Lock()  # guards _schema_locks
         self._link_objects: dict[tuple[str, str], str | None] = {}  # (binary, real source) -> its object
         self._link_lock = threading.Lock()  # the objects are shared with the search's other trials
+        # directories a test run created or removed files in: runs there take turns (shared by the trials)
+        self._written_dirs: set[str] = set()
+        self._turns = threading.Lock()
         self.error_lines: set[int] = set()  # lines of the mutated file the last failed compile named
         self.error_points: set[tuple[int, int]] = set()  # (line, byte column) of its errors there
 
@@ -172,7 +176,8 @@ class CxxTrial:
         from .native_spectra_bp import profile_with_best
 
         wanted = os.environ.get("WHETSTONE_SPECTRUM_TOOL", "")
-        runs, names, why, self.spectrum_tool = profile_with_best(self.binaries, self.scratch, budget_s, wanted)
+        with self._turns if self._written_dirs else contextlib.nullcontext():
+            runs, names, why, self.spectrum_tool = profile_with_best(self.binaries, self.scratch, budget_s, wanted)
         return runs, names, why
 
     def share_with(self, first: CxxTrial) -> None:
@@ -181,6 +186,7 @@ class CxxTrial:
         building them again; the search closes its trials together."""
         self._link_objects, self._link_lock = first._link_objects, first._link_lock
         self._schemata, self._schema_locks, self._schema_lock = first._schemata, first._schema_locks, first._schema_lock
+        self._written_dirs, self._turns = first._written_dirs, first._turns
 
     def close(self) -> None:
         self.gate.close()
@@ -401,18 +407,33 @@ class CxxTrial:
             args.append(f"--gtest_output=xml:{report}")
             if tests:
                 args.append("--gtest_filter=" + ":".join(tests))
-        env = test_env()
+        env = binary_env(self.scratch)
         if path in self._env_for:
             env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [self._env_for[path], env.get("LD_LIBRARY_PATH")]))
         env.pop(SCHEMA_ENV, None)
         env.pop(REACHED_ENV, None)
         env.update(extra_env or {})
-        try:
-            code, raw = run_bounded(args, Path(binary.path).parent, timeout_s or self.timeout_s, env, limit_memory=True)
-        except OSError as exc:
-            return 127, f"cannot run {Path(path).name}: {exc.strerror}", {}
+        cwd = Path(binary.path).parent
+        with self._turns if str(cwd) in self._written_dirs else contextlib.nullcontext():
+            before = _dir_stamp(cwd)
+            try:
+                code, raw = run_bounded(args, cwd, timeout_s or self.timeout_s, env, limit_memory=True)
+            except OSError as exc:
+                return 127, f"cannot run {Path(path).name}: {exc.strerror}", {}
+            if _dir_stamp(cwd) != before:
+                # the tests write fixed names beside the binary (a data file, a database): another
+                # trial's run there at the same time would read or remove them, so runs there take turns
+                self._written_dirs.add(str(cwd))
         output = raw.decode("utf-8", "replace")
         return code, output, _gtest_results(report)
+
+
+def _dir_stamp(directory: Path) -> int:
+    """The directory's modification time: it moves when an entry is created, removed or renamed."""
+    try:
+        return directory.stat().st_mtime_ns
+    except OSError:
+        return 0
 
 
 def _quiet(args: list[str], cwd: str, timeout: float) -> tuple[int | None, str]:
