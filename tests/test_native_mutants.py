@@ -134,3 +134,30 @@ def test_a_literal_compared_with_is_not_the_value_the_test_got() -> None:
     assert code.replace("b == 0", "b != 0") in compared["cmp-flip"]
     returned = _applied(code, "src/f.c", 5, 7, expected="1", actual="0")
     assert code.replace("return 0;", "return 1;") in returned["return-expected"]
+
+
+RECORD = """\
+#include <cstdint>
+#include <cstring>
+static const int kHeader = 12;
+uint32_t count(const char* rep) {
+  uint32_t n;
+  std::memcpy(&n, rep + 0, 4);
+  return n;
+}
+void set_count(char* rep, uint32_t n) { std::memcpy(rep + 8, &n, 4); }
+"""
+
+
+def test_a_literal_may_become_an_integer_written_elsewhere_in_the_file_the_nearest_first() -> None:
+    """`rep + 0` where the field sits at offset 8: the setter two lines down writes the right value."""
+    mutants = mutants_in("rec.cc", RECORD.encode(), 4, 8, qualname="count")
+    col = next(m.edit.start.col for m in mutants if m.description.startswith("`0` -> `1`"))
+    at_offset = [m for m in mutants if m.edit.start.line == 6 and m.edit.start.col == col and m.edit.new_text.isdigit()]
+    texts = [m.edit.new_text for m in at_offset]
+    assert texts.index("8") < texts.index("12")  # line 9 is nearer than line 3
+    own = {m.edit.new_text for m in at_offset if "of the file" not in m.description}
+    assert "4" in own and "8" not in own  # the function's own 4 is its own integer; 8 and 12 are the file's
+    file_ints = [m for m in at_offset if "of the file" in m.description]
+    assert {m.edit.new_text for m in file_ints} == {"8", "12"}
+    assert all(m.prior < min(o.prior for o in at_offset if o not in file_ints) for m in file_ints)

@@ -44,6 +44,8 @@ _NUMBERS = {"number_literal", "number"}
 _ARG_LISTS = {"argument_list", "arguments"}
 _CONDITIONS = {"if_statement", "while_statement", "do_statement"}
 MAX_OTHER_INTS = 4
+MAX_FILE_INTS = 3  # integers of the rest of the file a literal may become, the nearest first
+FILE_INT_PRIOR = 0.45  # below the function's own integers: a constant written elsewhere in the file
 MAX_MUTANTS = 400  # per function: a huge function must not make a huge plan
 
 
@@ -131,6 +133,7 @@ def mutants_in(
     # function declares as integers or pointers keep their type under ± 1
     src.numeric = None if jsfamily.language_for(rel) else _numeric_names(body)
     ints = sorted({int(m.group(1)) for n in body if n.type in _NUMBERS for m in [_INT.match(_text(n))] if m})
+    around = _file_ints(root, first, last) if any(n.type in _NUMBERS for n in body) else []
     out: list[Mutant] = []
     seen: set[tuple[int, int, int, int, str]] = set()
 
@@ -171,7 +174,7 @@ def mutants_in(
                     and not _compared(node):
                 add("return-expected", f"`{_text(node)}` -> `{expected.strip()}` (the value the test got -> the one "
                     "it expected)", src.edit(node, expected.strip()), PRIOR["return-expected"] + 0.12)
-            _number(src, node, ints, add)
+            _number(src, node, ints, around, add)
         elif t in ("true", "false"):
             other = "false" if t == "true" else "true"
             add("bool-const", f"`{t}` -> `{other}`", src.edit(node, other))
@@ -333,7 +336,27 @@ def _returns_bool(node: Any) -> bool:
     return kind is not None and _text(kind) in ("bool", "_Bool")
 
 
-def _number(src: _Source, node: Any, ints: list[int], add: Any) -> None:
+def _file_ints(root: Any, first: int, last: int) -> list[tuple[int, int]]:
+    """(distance in lines from [first, last], value) of every integer literal outside those lines, the
+    nearest first: a wrong constant's right value is often written a few lines away (the field's
+    offset in its setter, the size in the next function)."""
+    found: dict[int, int] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in _NUMBERS:
+            m = _INT.match(_text(node))
+            line = node.start_point[0] + 1
+            if m and not first <= line <= last:
+                value = int(m.group(1))
+                distance = first - line if line < first else line - last
+                found[value] = min(distance, found.get(value, distance))
+            continue
+        stack.extend(node.children)
+    return sorted((d, v) for v, d in found.items())
+
+
+def _number(src: _Source, node: Any, ints: list[int], around: list[tuple[int, int]], add: Any) -> None:
     m = _INT.match(_text(node))
     if not m:
         return
@@ -347,6 +370,10 @@ def _number(src: _Source, node: Any, ints: list[int], add: Any) -> None:
     others = [v for v in (0, 1) if v != value] + [v for v in ints if v not in (value, value + 1, value - 1, 0, 1)]
     for new in others[: 2 + MAX_OTHER_INTS]:
         add("int-const", f"`{value}` -> `{new}`", src.edit(node, f"{new}{suffix}"))
+    near = set(others[: 2 + MAX_OTHER_INTS]) | {value, value + 1, value - 1}
+    for new in [v for _d, v in around if v not in near][:MAX_FILE_INTS]:
+        add("int-const", f"`{value}` -> `{new}` (an integer of the file)", src.edit(node, f"{new}{suffix}"),
+            FILE_INT_PRIOR)
 
 
 def _return_expected(src: _Source, node: Any, expected: str, actual: str, add: Any) -> None:
