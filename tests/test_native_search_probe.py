@@ -184,3 +184,24 @@ def test_a_mutant_compiled_alone_is_priced_by_what_its_compile_costs() -> None:
     assert search.cost(plan("b.h")) == pytest.approx(ALONE_FACTOR * 0.6 * HEADER_ALONE_UNITS)
     search.alone_s[True] += [9.0, 8.0, 11.0]  # what the header's mutants really took
     assert search.cost(plan("b.h")) == 9.0
+
+
+def test_a_function_whose_mutant_fixed_another_failing_test_joins_every_failures_suspects(tmp_path: Path) -> None:
+    """The probe runs the cheap failing tests: the function a fix was found in may be a suspect of those
+    only; the report's first failure (slow, not probed) must still name it first."""
+    from pytest_whetstone.candidates.native_search import NativeSearchStats, _Search
+    from pytest_whetstone.locate.mutation import MutantEvidence
+
+    first, probed = _record("Slow", 3000), _record("Fast", 5)
+    first.suspects = [Suspect("src/geo.cc", "manhattan", 5, 7, 0.9), Suspect("src/geo.cc", "scale", 13, 15, 0.5)]
+    inside = Suspect("src/geo.cc", "inside", 9, 11, 0.7)
+    probed.suspects = [inside]
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/geo.cc").write_text(GEO_CC)
+    search = _Search([object()], [first, probed], tmp_path, 0.0, NativeSearchStats(), probe=[probed])  # type: ignore[list-item]
+    assert search.plans(probed)  # the probed failure's suspect is mutated
+    search.evidence[("src/geo.cc", "inside")] = MutantEvidence("src/geo.cc", "inside", tried=3, fixed=1)
+    search.evidence[("src/geo.cc", "manhattan")] = MutantEvidence("src/geo.cc", "manhattan", tried=6)
+    search.finish([])
+    assert [s.qualname for s in first.suspects][:1] == ["inside"]
+    assert [s.qualname for s in probed.suspects][:1] == ["inside"]

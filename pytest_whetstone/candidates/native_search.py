@@ -180,7 +180,9 @@ class _Search:
         self.spectrum: Any = None  # locate.native_spectrum.Spectrum, when one was taken
         self.spectrum_names: dict[str, str] = {}  # failure id -> its test's name in the spectrum
         self.lines_complete = False  # the spectrum's lines hold every searched failing test's run (see unreached)
-        self.neighbours: dict[tuple[str, str], Any] = {}  # (file, qualname) -> Func, for the ranking
+        # (file, qualname) -> its Suspect or Func, for every function mutated: one whose mutant fixes a
+        # failing test joins the suspects of every failure it is not among yet (see finish)
+        self.planned: dict[tuple[str, str], Any] = {}
         self.later: list[_Plan] = []  # mutants of the suspects past the top ones (see plans)
         self.alone_s: dict[bool, list[float]] = {False: [], True: []}  # compiled alone: header? -> seconds
         # mutants take turns by function (see ordered_rest): with schemata, and for JS, where a trial is a test run
@@ -261,6 +263,7 @@ class _Search:
                 # what the failing tests ran, line by line: a mutant on a line only they ran goes first
                 mutants = sorted(mutants, key=lambda m: -(m.prior + self.line_bonus(suspect.file_path, m.line)))
             if mutants:
+                self.planned.setdefault((suspect.file_path, suspect.qualname), suspect)
                 (per_suspect if len(per_suspect) < self.top_suspects() else later).append(
                     [_Plan(failure, suspect.file_path, suspect.qualname, m, index, r) for r, m in enumerate(mutants)])
         first = [p for rank in range(FIRST_PASS) for plans in per_suspect for p in plans[rank:rank + 1]]
@@ -297,7 +300,7 @@ class _Search:
             text = self.original(fn.file_path)
             if text is None:
                 continue
-            self.neighbours[(fn.file_path, fn.qualname)] = fn
+            self.planned[(fn.file_path, fn.qualname)] = fn
             mutants = mutants_in(fn.file_path, text.encode("utf-8", TEXT_ERRORS), fn.line_start, fn.line_end,
                                  expected=failure.expected_value, actual=failure.actual_value, qualname=fn.qualname)
             out += [_Plan(failure, fn.file_path, fn.qualname, m, -1, r) for r, m in enumerate(mutants)]
@@ -592,7 +595,7 @@ class _Search:
             known = {(s.file_path, s.qualname) for s in before}
             joined = [Suspect(fn.file_path, fn.qualname, fn.line_start, fn.line_end, 0.0)
                       for ev in evidence if ev["fixed"] and (ev["file"], ev["qualname"]) not in known
-                      for fn in [self.neighbours.get((ev["file"], ev["qualname"]))] if fn is not None]
+                      for fn in [self.planned.get((ev["file"], ev["qualname"]))] if fn is not None]
             failure.suspects = rerank(before + joined, evidence)
             if failure.suspects and failure.suspects is not before:
                 failure.ast_node_id = f"{failure.suspects[0].file_path}::{failure.suspects[0].qualname}"
