@@ -76,7 +76,7 @@ def _traced(exe: Path, tmp_path: Path, *args: str) -> tuple[subprocess.Completed
     addresses.write_text("".join(f"{a:x}\n" for a in entries))
     hits.unlink(missing_ok=True)
     done = subprocess.run([str(tool), str(addresses), str(hits), "--", str(exe), *args], capture_output=True, timeout=20)
-    return done, {entries[int(h, 16)] for h in hits.read_text().split()}
+    return done, {entries[int(h, 16)] for h in hits.read_text().split() if not h.startswith("!")}
 
 
 @pytest.mark.parametrize("flags", [["-O0"], ["-O2", "-fno-inline", "-no-pie"], ["-O1", "-fno-inline", "-pie", "-fPIE"]], ids=["pie", "no-pie", "pie-O1"])
@@ -144,6 +144,7 @@ def test_the_spectrum_runs_each_test_alone_failing_first(tmp_path: Path) -> None
     by_name = {r.name: r for r in runs}
     assert by_name["Math.Sub"].failed and not by_name["Math.Add"].failed
     assert not by_name["Other.Dies"].failed  # the death test's forked child traps nothing of ours
+    assert not any(r.executed.frames for r in runs)  # its expected abort is no crash of the program's
     assert any(f.startswith("sub(") for f in by_name["Math.Sub"].executed.functions)
     assert not any(f.startswith("add(") for f in by_name["Math.Sub"].executed.functions)
     assert not any(f.startswith("unused_fn") for r in runs for f in r.executed.functions)
@@ -269,3 +270,50 @@ def test_a_library_the_program_does_not_load_is_armed_nowhere(tmp_path: Path) ->
     assert (done.returncode, done.stdout) == (plain.returncode, plain.stdout)
     text = hits.read_text()
     assert "@" not in text and {"hot", "in_child"} <= {entries[int(h, 16)] for h in text.split()}
+
+
+CRASHING = r"""
+#include <assert.h>
+#include <stdio.h>
+static int deref(const int *p) {
+  return *p;
+}
+int middle(const int *p) {
+  return deref(p) + 1;
+}
+int checked(int v) {
+  assert(v > 0);
+  return v;
+}
+int main(void) {
+#ifdef ABORT
+  return checked(-1);
+#endif
+  printf("%d\\n", middle((const int *)0));
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("flags", [["-O0", "-g"], ["-O0"]], ids=["lines", "symbols"])
+@pytest.mark.parametrize("how", ["segv", "abort"])
+def test_a_crash_names_the_frames_it_happened_in_innermost_first(tmp_path: Path, flags: list[str], how: str) -> None:
+    """A fatal signal in the program: the faulting function, then its callers through the frame
+    pointers; an abort() inside the C library, the callers found on the stack.  main is not the
+    project's to suspect; with -g each frame is a source line."""
+    src = tmp_path / "crash.c"
+    src.write_text(CRASHING)
+    exe = tmp_path / "crash"
+    subprocess.run(["gcc", *flags, *(["-DABORT"] if how == "abort" else []), "-o", str(exe), str(src)], check=True)
+    binary = _Binary(str(exe), {"f1": "crash"})
+    binary.gtest = False
+    runs, _names, why = profile_tests([binary], tmp_path / "scratch", 30)
+    assert why == "" and len(runs) == 1 and runs[0].failed
+    frames = runs[0].executed.frames
+    if "-g" in flags:
+        expected = [(str(src), 5), (str(src), 8)] if how == "segv" else [(str(src), 11)]
+        assert frames[:len(expected)] == expected, frames
+    else:
+        expected_names = ["deref", "middle"] if how == "segv" else ["checked"]
+        assert [name for name, _line in frames][:len(expected_names)] == expected_names, frames
+    assert not any(name == "main" for name, _line in frames)

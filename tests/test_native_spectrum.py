@@ -358,3 +358,37 @@ def test_a_function_in_an_anonymous_namespace_keeps_its_name() -> None:
     assert plain_name("jsonnet::internal::(anonymous namespace)::op_is_binary(jsonnet::internal::BinaryOp)") == \
         "jsonnet::internal::(anonymous)::op_is_binary"
     assert plain_name("(anonymous namespace)::helper<int>(int)") == "(anonymous)::helper"
+
+
+CRASH_LIB = """\
+int scale(int v) { return v * 2; }
+static int read_at(const int* table, int i) {
+  return table[i];
+}
+int lookup(const int* table, int i) {
+  int j = i - 1;
+  return read_at(table, j);
+}
+"""
+
+
+def test_the_functions_a_failing_test_crashed_in_go_first_innermost_first(tmp_path: Path) -> None:
+    """A crash's frames outweigh both the static ranking and the spectrum's ties: the function that
+    faulted, then its caller (where the bad index came from); the test file's own frame is no suspect."""
+    from pytest_whetstone.locate.native_spectrum import Spectrum, TestRun, rerank
+    from pytest_whetstone.locate.native_tests import Workspace
+    from pytest_whetstone.records import Suspect
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "src/lib.cc").write_text(CRASH_LIB)
+    (tmp_path / "tests/lib_test.cc").write_text("TEST(Lib, Lookup) {}\n")
+    lib = str(tmp_path / "src/lib.cc")
+    ran = {lib: {1, 3, 6, 7}}
+    crashed = Executed(lines=ran, frames=[(lib, 3), (lib, 7), (str(tmp_path / "tests/lib_test.cc"), 1)])
+    passing = Executed(lines={lib: {1, 3, 6, 7}})
+    spectrum = Spectrum([TestRun("Lib.Lookup", True, crashed), TestRun("Lib.Scale", False, passing)],
+                        Workspace(tmp_path))
+    static = [Suspect("src/lib.cc", "scale", 1, 1, 0.9), Suspect("src/lib.cc", "lookup", 5, 8, 0.4)]
+    ranked = rerank(static, spectrum, "Lib.Lookup")
+    assert [s.qualname for s in ranked][:3] == ["read_at", "lookup", "scale"]

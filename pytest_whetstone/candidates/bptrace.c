@@ -10,7 +10,11 @@
  * reaches its entry point (the loader has mapped the libraries then).  The first time any process of
  * the run executes one, the original byte is put back, so each address costs one trap per process at
  * most and the program runs on unchanged after it.  The addresses hit are appended to HITS, in the
- * same form, when the program ends.
+ * same form, when the program ends.  When a fatal signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT)
+ * reaches the program itself (not a forked child: a death test's crash is expected), the frames of
+ * the thread it hit go to HITS too, innermost first, each "!ADDR" (the program's) or "!ADDR PATH" (a
+ * library's): the faulting instruction, then each return address less one, followed through the
+ * frame-pointer chain while it climbs the stack (a -O0 build keeps it; elsewhere it stops at once).
  * Threads, forks and vforks are followed (a fork has its own copy of the breakpoints); a process
  * that execs another program is let go.  PROGRAM's standard streams, cwd and environment are its
  * own; bptrace exits with its status (128 + the signal when a signal ended it) as soon as it ends:
@@ -68,6 +72,9 @@ static unsigned char entry_orig;
 static int entry_pending;
 static Tracee *tracees;
 static size_t ntracees, cap_tracees;
+#define MAX_FRAMES 16
+static unsigned long crash[MAX_FRAMES]; /* the first fatal signal's frames, as the process sees them */
+static size_t ncrash;
 
 static int by_addr(const void *a, const void *b) {
     unsigned long x = ((const Bp *)a)->addr, y = ((const Bp *)b)->addr;
@@ -303,6 +310,68 @@ static void on_trap(pid_t pid, Tracee *t) {
     ptrace(PTRACE_CONT, pid, NULL, NULL);
 }
 
+/* The object an address of the program's own address space falls in, or NULL. */
+static Obj *object_at(unsigned long at) {
+    for (size_t n = 0; n < nobjs; n++)
+        if (objs[n].armed && at >= objs[n].lo && at < objs[n].hi) return &objs[n];
+    return NULL;
+}
+
+static int fatal(int sig) {
+    return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGABRT;
+}
+
+/* Whether the bytes before a return address are a call: `call rel32` (E8), or an indirect call
+ * (FF /2) through a register or memory, 2, 3 or 6 bytes long. */
+static int after_call(unsigned long ret) {
+    unsigned char code[8];
+    if (root_mem < 0 || pread(root_mem, code, sizeof code, (off_t)(ret - 8)) != (ssize_t)sizeof code) return 0;
+    if (code[3] == 0xe8) return 1;
+    for (int len = 2; len <= 6; len++) {
+        unsigned char op = code[8 - len], modrm = code[8 - len + 1];
+        if (op == 0xff && ((modrm >> 3) & 7) == 2) return 1;
+    }
+    return 0;
+}
+
+/* Without frame pointers to follow (the signal came from inside the C library, as abort() does),
+ * the return addresses into the program's code among the stack's first 32 KB above the stack
+ * pointer, each one after a call instruction, innermost first. */
+static void scan_stack(pid_t pid, unsigned long sp) {
+    (void)pid;
+    unsigned long words[512];
+    for (unsigned long page = sp & ~4095UL; page < sp + (32UL << 10) && ncrash < MAX_FRAMES; page += 4096) {
+        if (root_mem < 0 || pread(root_mem, words, sizeof words, (off_t)page) != (ssize_t)sizeof words) break;
+        for (size_t w = 0; w < 512 && ncrash < MAX_FRAMES; w++) {
+            unsigned long at = page + 8 * w, ret = words[w];
+            if (at >= sp && object_at(ret - 1) && after_call(ret)) crash[ncrash++] = ret - 1;
+        }
+    }
+}
+
+/* The frames of the thread a fatal signal stopped: its instruction, then the return addresses the
+ * frame pointers lead to, as long as each frame lies above the last one and within 64 MB of the
+ * stack pointer (past that the register holds something else). */
+static void on_crash(pid_t pid) {
+    struct user_regs_struct regs;
+    if (ncrash || ptrace(PTRACE_GETREGS, pid, NULL, &regs) != 0) return;
+    crash[ncrash++] = regs.rip;
+    unsigned long fp = regs.rbp, sp = regs.rsp;
+    while (ncrash < MAX_FRAMES && fp >= sp && fp - regs.rsp < (64UL << 20) && !(fp & 7)) {
+        errno = 0;
+        unsigned long next = (unsigned long)ptrace(PTRACE_PEEKDATA, pid, (void *)fp, NULL);
+        unsigned long ret = (unsigned long)ptrace(PTRACE_PEEKDATA, pid, (void *)(fp + 8), NULL);
+        if (errno || !ret) break;
+        crash[ncrash++] = ret - 1; /* inside the call that returns there */
+        if (next <= fp) break;
+        sp = fp;
+        fp = next;
+    }
+    for (size_t f = 1; f < ncrash; f++)
+        if (object_at(crash[f])) return;
+    scan_stack(pid, regs.rsp);
+}
+
 static void on_event(pid_t pid, Tracee *t, int event) {
     if (event == PTRACE_EVENT_EXEC) { /* another program now: none of our breakpoints are in it */
         ptrace(PTRACE_DETACH, pid, NULL, NULL);
@@ -396,6 +465,7 @@ int main(int argc, char **argv) {
         } else if (sig == SIGTRAP) {
             on_trap(pid, t);
         } else {
+            if (fatal(sig) && t->space == 0) on_crash(pid);
             /* a new thread's first stop is SIGSTOP: not the program's; other signals are its own */
             ptrace(PTRACE_CONT, pid, NULL, (void *)(long)(sig == SIGSTOP ? 0 : sig));
         }
@@ -408,6 +478,12 @@ int main(int argc, char **argv) {
             if (!named) named = fprintf(out, "@%s\n", objs[n].path) > 0;
             fprintf(out, "%lx\n", objs[n].bps[i].addr);
         }
+    }
+    for (size_t f = 0; out && f < ncrash; f++) {
+        Obj *o = object_at(crash[f]);
+        if (!o) continue; /* the C library's own frames (abort, raise): not the project's */
+        if (o->path) fprintf(out, "!%lx %s\n", crash[f] - o->base, o->path);
+        else fprintf(out, "!%lx\n", crash[f] - o->base);
     }
     if (out) fclose(out);
     if (WIFSIGNALED(root_status)) return 128 + WTERMSIG(root_status);

@@ -20,6 +20,7 @@ x86-64 Linux with ptrace allowed, ``nm`` and a C compiler; elsewhere (or when th
 
 from __future__ import annotations
 
+import bisect
 import functools
 import hashlib
 import os
@@ -30,7 +31,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..locate.callgrind import Executed
@@ -111,6 +112,11 @@ def project_libraries(binary: str) -> list[str]:
 
 def function_entries(binary: str) -> dict[int, str]:
     """The binary's own function entries (file addresses) and their demangled names, from ``nm``."""
+    return {address: name for address, name in function_symbols(binary).items() if not _FOREIGN.match(name)}
+
+
+def function_symbols(binary: str) -> dict[int, str]:
+    """Every function symbol the binary defines (file address -> demangled name), the runtime's too."""
     try:
         done = subprocess.run(["nm", "--defined-only", "-C", binary], capture_output=True, text=True,
                               errors="replace", timeout=60)
@@ -119,7 +125,7 @@ def function_entries(binary: str) -> dict[int, str]:
     out: dict[int, str] = {}
     for line in done.stdout.splitlines():
         m = _NM_LINE.match(line)
-        if m and not _FOREIGN.match(m[2]):
+        if m:
             out.setdefault(int(m[1], 16), m[2])
     return out
 
@@ -250,6 +256,23 @@ class _Armed:
     entries: dict[tuple[str, int], str]  # function entry -> its name
     lines: dict[tuple[str, int], tuple[str, int]]  # code address -> (source file, line), with debug info
     addresses: Path  # the tracer's ADDRS file
+    # per object, sorted: every function symbol's address and name ("" for the runtime's, the standard
+    # library's, the test framework's), and where each line's code begins: what a crash frame is in
+    symbols: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
+    line_index: dict[str, list[tuple[int, tuple[str, int]]]] = field(default_factory=dict)
+
+    def frame(self, obj: str, address: int) -> tuple[str, int] | None:
+        """A crash frame's (source file, line) with debug info, else (function name, 0); None when the
+        address is in no function of the project's."""
+        symbols = self.symbols.get(obj, [])
+        at = bisect.bisect_right(symbols, (address, "\uffff")) - 1
+        if at < 0 or not symbols[at][1]:
+            return None  # before the first function, or in the runtime's / a library's own code
+        index = self.line_index.get(obj, [])
+        row = bisect.bisect_right(index, (address, ("\uffff", 0))) - 1
+        if row >= 0 and index[row][0] >= symbols[at][0]:
+            return index[row][1]
+        return symbols[at][1], 0
 
 
 def _prepare(binary: ProfiledBinary, addresses: Path) -> _Armed | None:
@@ -259,18 +282,23 @@ def _prepare(binary: ProfiledBinary, addresses: Path) -> _Armed | None:
     entries: dict[tuple[str, int], str] = {}
     lines: dict[tuple[str, int], tuple[str, int]] = {}
     text: list[str] = []
+    symbols: dict[str, list[tuple[int, str]]] = {}
+    line_index: dict[str, list[tuple[int, tuple[str, int]]]] = {}
     for obj in objects:
         path = obj or binary.path
-        found = function_entries(path)
+        every = function_symbols(path)
+        found = {address: name for address, name in every.items() if not _FOREIGN.match(name)}
         if not found and not obj:
             return None
         starts = line_starts(elf_lines.line_table(path))
         entries.update(((obj, a), name) for a, name in found.items())
         lines.update(((obj, a), where) for a, where in starts.items())
+        symbols[obj] = sorted((a, name if a in found else "") for a, name in every.items())
+        line_index[obj] = sorted(starts.items())
         text += [f"@{obj}\n"] if obj else []
         text += [f"{a:x}\n" for a in found.keys() | starts.keys()]
     addresses.write_text("".join(text))
-    return _Armed(entries, lines, addresses)
+    return _Armed(entries, lines, addresses, symbols, line_index)
 
 
 def read_hits(text: str) -> set[tuple[str, int]]:
@@ -284,6 +312,19 @@ def read_hits(text: str) -> set[tuple[str, int]]:
         elif line.strip():
             try:
                 out.add((obj, int(line, 16)))
+            except ValueError:
+                continue
+    return out
+
+
+def read_crash(text: str) -> list[tuple[str, int]]:
+    """The tracer's crash frames ("!ADDR" or "!ADDR PATH" lines), innermost first: (object, address)."""
+    out: list[tuple[str, int]] = []
+    for line in text.splitlines():
+        if line.startswith("!"):
+            address, _, obj = line[1:].partition(" ")
+            try:
+                out.append((obj, int(address, 16)))
             except ValueError:
                 continue
     return out
@@ -329,11 +370,14 @@ def _run_one(tool: Path, job: _Job, armed: _Armed, hits: Path, env: dict[str, st
     if job.failing and not failed:
         return None  # the recorded failure did not happen under the tracer: evidence of neither side
     try:
-        seen = read_hits(hits.read_text())
+        text = hits.read_text()
     except OSError:
-        seen = set()
+        text = ""
+    seen = read_hits(text)
     lines: dict[str, set[int]] = {}
     for address in seen & armed.lines.keys():
         path, line = armed.lines[address]
         lines.setdefault(path, set()).add(line)
-    return TestRun(job.name, failed, Executed(lines=lines, functions={armed.entries[a] for a in seen & armed.entries.keys()}))
+    frames = [f for obj, address in read_crash(text) if failed for f in [armed.frame(obj, address)] if f is not None]
+    return TestRun(job.name, failed, Executed(lines=lines, functions={armed.entries[a] for a in seen & armed.entries.keys()},
+                                              frames=frames))

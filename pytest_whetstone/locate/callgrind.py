@@ -28,6 +28,9 @@ class Executed:
     lines: dict[str, set[int]] = field(default_factory=dict)
     functions: set[str] = field(default_factory=set)
     trigger: str = ""  # why the part was dumped, e.g. ``--dump-after=Suite_Name_Test::TestBody()``
+    # where the test crashed, innermost frame first: (source file, line), or (function name, 0) without
+    # debug info (the breakpoint tracer's record of a fatal signal)
+    frames: list[tuple[str, int]] = field(default_factory=list)
 
     def merge(self, other: Executed) -> None:
         for path, lines in other.lines.items():

@@ -27,6 +27,7 @@ W_SPECTRUM = 0.5  # how far the spectrum scales a static suspect's score (0: not
 W_JOIN = 0.5  # a function only the spectrum names: this times its spectrum score
 NOT_RUN = 0.2  # a static suspect the failing test provably did not run keeps this share of its score
 UNKNOWN = 0.5  # a suspect the profile cannot speak for (no debug info, possibly inlined)
+CRASH_FRAMES = 4  # the project functions a crashed test's innermost frames name go first, at most these
 
 
 @dataclass
@@ -58,12 +59,16 @@ class Spectrum:
         self.seen: dict[str, _Seen] = {}
         self.failed: set[str] = set()
         runs = list(runs)
-        self._by_short = self._definitions({short for run in runs for short in map(_short, run.executed.functions)
-                                            if short})
+        self.crashed: dict[str, list[tuple[str, str, int]]] = {}  # failing test -> its crash's functions, innermost first
+        names = {name for run in runs for name in run.executed.functions}
+        names |= {name for run in runs for name, line in run.executed.frames if not line}
+        self._by_short = self._definitions({short for short in map(_short, names) if short})
         for run in runs:
             self.seen[run.name] = self._map(run.executed)
             if run.failed:
                 self.failed.add(run.name)
+                if run.executed.frames:
+                    self.crashed[run.name] = self._frames(run.executed.frames)
         self.profiled_files: set[str] = set().union(*(s.files_with_lines for s in self.seen.values()))
         self.debug_info = bool(self.profiled_files)
         self._lines_of: dict[str, list[tuple[int, list[int]]]] = {}  # file -> (line, [ef, ep])
@@ -111,6 +116,28 @@ class Spectrum:
                     self.funcs_by_key[key] = fn
                     seen.functions.add(key)
         return seen
+
+    def _frames(self, frames: list[tuple[str, int]]) -> list[tuple[str, str, int]]:
+        """The workspace functions a crash's frames are in, innermost first, each once (a test file's
+        and the libraries' left out)."""
+        out: list[tuple[str, str, int]] = []
+        for where, line in frames:
+            if line:
+                rel = self._relative(where)
+                found = [fn for fn in self._functions(rel) if fn.line_start <= line <= fn.line_end] if rel else []
+                found = sorted(found, key=lambda fn: fn.line_end - fn.line_start)[:1]  # a lambda's, not its host's
+            else:
+                plain, short = plain_name(where), _short(where)
+                found = [fn for fn in self._by_short.get(short, []) if fn.qualname == plain
+                         or plain.endswith("::" + fn.qualname) or fn.qualname.endswith("::" + plain)][:1]
+            for fn in found:
+                key = (fn.file_path, fn.qualname, fn.line_start)
+                self.funcs_by_key[key] = fn
+                if key not in out:
+                    out.append(key)
+            if len(out) >= CRASH_FRAMES:
+                break
+        return out
 
     def _definitions(self, shorts: set[str]) -> dict[str, list[Func]]:
         """The workspace's functions named like what ran, by short name.  Only files that mention one
@@ -219,6 +246,17 @@ def rerank(suspects: list[Suspect], spectrum: Spectrum, test: str) -> list[Suspe
         fn = spectrum.funcs_by_key[key]
         score = round(W_JOIN * (spectrum.score(key) or 0.0), 4)
         scored.append((score, order, Suspect(fn.file_path, fn.qualname, fn.line_start, fn.line_end, score)))
+    crashed = spectrum.crashed.get(test, [])
+    if crashed:
+        # the test crashed there: its innermost project frames go first (the fault, or what called it
+        # with what the fault computed), the rest below them
+        frames = set(crashed)
+        scored = [(round(0.9 * score, 4), order, s) for score, order, s in scored
+                  if (s.file_path, s.qualname, s.line_start) not in frames]
+        for place, key in enumerate(crashed):
+            fn = spectrum.funcs_by_key[key]
+            score = round(1.0 - 0.02 * place, 4)
+            scored.append((score, -1, Suspect(fn.file_path, fn.qualname, fn.line_start, fn.line_end, score)))
     scored.sort(key=lambda t: (-t[0], t[1]))
     return [Suspect(s.file_path, s.qualname, s.line_start, s.line_end, score)
             for score, _order, s in scored[:MAX_SUSPECTS]]
