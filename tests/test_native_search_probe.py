@@ -117,7 +117,8 @@ def test_the_top_suspects_first_mutants_run_even_when_their_file_has_no_schema()
     """A file whose schema did not build (its mutants need a compile each) keeps the first few mutants of
     its top suspects in the first pass; the rest of it waits behind what the schemata screen."""
     from pytest_whetstone.candidates.mutant import Mutant
-    from pytest_whetstone.candidates.native_search import FIRST_PASS, NativeSearchStats, _Plan, _Search
+    from pytest_whetstone.candidates.native_plan import FIRST_PASS, _Plan
+    from pytest_whetstone.candidates.native_search import NativeSearchStats, _Search
     from pytest_whetstone.records import Position, TextEdit
 
     class _Screen:
@@ -156,11 +157,11 @@ def test_a_mutant_compiled_alone_is_priced_by_what_its_compile_costs() -> None:
     """A header's mutant compiled alone recompiles several units with the real flags: when that does not
     fit the time left it is passed over (``priced_out``) while screened mutants, a test run each, go on."""
     from pytest_whetstone.candidates.mutant import Mutant
+    from pytest_whetstone.candidates.native_plan import _Plan
     from pytest_whetstone.candidates.native_search import (
         ALONE_FACTOR,
         HEADER_ALONE_UNITS,
         NativeSearchStats,
-        _Plan,
         _Search,
     )
     from pytest_whetstone.records import Position, TextEdit

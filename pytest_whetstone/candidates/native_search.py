@@ -26,53 +26,36 @@ import statistics
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..edits import TEXT_ERRORS, EditError, apply_edits_text
-from ..locate.mutation import NEUTRAL, MutantEvidence, rerank
+from ..locate.mutation import MutantEvidence, rerank
 from ..locate.native_tests import family_of
 from ..locate.v8coverage import counts_itself
 from ..records import FixCandidate, Suspect, TestFailureRecord, rank_candidates
-from .mutant import Mutant
 from .native_candidate import validated_candidate
-from .native_mutants import mutants_in
+from .native_plan import Planner, _Plan
 from .native_probe import probe_tests
 from .native_screen import Screen, is_header
 from .native_search_stats import NativeSearchStats
 from .native_trial import Trial, TrialOutcome
+from .naturalness import rank_by_naturalness
 
-TOP_SUSPECTS = 3  # suspects the search covers
-SCREENED_SUSPECTS = 8  # when mutants are screened through schemata, a trial is a test run: cover more
-FIRST_PASS = 3  # mutants per suspect before the search concentrates
 MAX_MUTANTS = 60  # mutants compiled alone per search, whatever the budget
 MAX_SCREENED = 600  # mutants screened through schemata per search
-NEIGHBOURS = 40  # with schemata, other functions of the suspects' files (those the failing test ran) join the plan
 TRIAL_TIMEOUT_S = 20.0
 WORKERS = max(1, min(2, os.cpu_count() or 1))  # trials at once: compiles and test runs use a core each
-SURE_AFTER = 6  # mutants of a suspect before "none changed the failure" counts in full
-CONCENTRATE = 1.0  # how far mutant evidence moves a suspect's remaining mutants
 PARTIAL_GRACE = 8  # trials spent looking for a fix of every failing test after one that fixes some
 SPECTRUM_SHARE = 0.35  # of the search's time, at most, for the execution spectrum before the mutants
 SPECTRUM_MAX_S = 8.0
 JS_TIMEOUT_MIN_S = 3.0  # a JS mutant's run is stopped at five times the baseline's, and no sooner than this
-W_LINE = 0.6  # how far a mutated line's spectrum score moves its mutant (see line_bonus)
 # JS runners that load the user's files as they are, so V8's offsets are the file's own (Jest and vitest
 # run them transformed): a line their coverage says the failing tests never ran is skipped (see unreached)
 AS_WRITTEN_RUNNERS = {"node-test", "tape", "mocha"}
+SIBLINGS = 6  # other edits of a complete fix's line tried before the search stops
 ALONE_FACTOR = 2.0  # a mutant compiled alone (real flags) against its file's fast schema compile
 HEADER_ALONE_UNITS = 8  # units a header's mutant recompiles when it is compiled alone, at most
-
-
-@dataclass
-class _Plan:
-    failure: TestFailureRecord
-    rel: str
-    qualname: str
-    mutant: Mutant
-    suspect_index: int
-    rank: int  # among this suspect's mutants
 
 
 def native_search_candidates(
@@ -132,7 +115,7 @@ def native_search_candidates(
                 break
     finally:
         stats.elapsed_s = round(time.monotonic() - started, 3)
-    return rank_candidates(found)
+    return rank_candidates(rank_by_naturalness(found, workspace))
 
 
 def _spectrum_cap() -> float:
@@ -163,7 +146,7 @@ def _trial(
     return cxx_trial(failures, workspace, store, timeout_s=timeout_s)
 
 
-class _Search:
+class _Search(Planner):
     def __init__(self, trials: list[Trial], failures: list[TestFailureRecord], workspace: Path, deadline: float,
                  stats: NativeSearchStats, *, probe: list[TestFailureRecord] | None = None) -> None:
         self.trials = trials
@@ -240,115 +223,6 @@ class _Search:
             if failure.suspects:
                 failure.ast_node_id = f"{failure.suspects[0].file_path}::{failure.suspects[0].qualname}"
 
-    # ----------------------------------------------------------------- plan
-
-    def plans(self, failure: TestFailureRecord) -> list[_Plan]:
-        """The first pass (a few mutants of every top suspect, round-robin), then the rest by prior.
-
-        A suspect with no mutant (a one-line getter) takes no place among the top ones.  Without
-        schemata, the suspects past the top ones wait in ``self.later``, round-robin: the search reaches
-        them when the top ones are spent and time is left, rather than stopping there."""
-        per_suspect: list[list[_Plan]] = []
-        later: list[list[_Plan]] = []
-        for index, suspect in enumerate(failure.suspects):
-            if len(per_suspect) >= self.top_suspects() and self.screen is not None:
-                break
-            text = self.original(suspect.file_path)
-            if text is None:
-                continue
-            mutants = mutants_in(suspect.file_path, text.encode("utf-8", TEXT_ERRORS), suspect.line_start, suspect.line_end,
-                                 expected=failure.expected_value, actual=failure.actual_value,
-                                 qualname=suspect.qualname)
-            if mutants and self.spectrum is not None and self.screen is None:
-                # what the failing tests ran, line by line: a mutant on a line only they ran goes first
-                mutants = sorted(mutants, key=lambda m: -(m.prior + self.line_bonus(suspect.file_path, m.line)))
-            if mutants:
-                self.planned.setdefault((suspect.file_path, suspect.qualname), suspect)
-                (per_suspect if len(per_suspect) < self.top_suspects() else later).append(
-                    [_Plan(failure, suspect.file_path, suspect.qualname, m, index, r) for r, m in enumerate(mutants)])
-        first = [p for rank in range(FIRST_PASS) for plans in per_suspect for p in plans[rank:rank + 1]]
-        rest = [p for plans in per_suspect for p in plans[FIRST_PASS:]]
-        self.later = [p for rank in range(max(map(len, later), default=0)) for plans in later for p in plans[rank:rank + 1]]
-        if self.screen is not None:
-            rest += self.neighbour_plans(failure)
-            self.screen.add([p.mutant for p in first + rest])
-        return first + rest
-
-    def neighbour_plans(self, failure: TestFailureRecord) -> list[_Plan]:
-        """Mutants of the other functions in the top suspects' files: a schema compiles the whole file,
-        so screening them costs test runs only.  With a spectrum, only those the failing test ran, the
-        likeliest first; a function whose mutant fixes the test joins the suspects (:meth:`finish`)."""
-        from ..locate.native_tests import functions_of_file, is_test_file
-
-        top = failure.suspects[:self.top_suspects()]
-        known = {(s.file_path, s.qualname) for s in top}
-        test = self.spectrum_names.get(failure.failure_id)
-        ran = self.spectrum.ran_in(test) if self.spectrum is not None and test else None
-        funcs: list[tuple[float, int, Any]] = []
-        for rel in dict.fromkeys(s.file_path for s in top):
-            if is_test_file(rel):
-                continue
-            for fn in functions_of_file(self.workspace, rel):
-                key = (fn.file_path, fn.qualname, fn.line_start)
-                if (fn.file_path, fn.qualname) in known or (ran is not None and key not in ran):
-                    continue
-                score = (self.spectrum.score(key) or 0.0) if ran is not None else 0.0
-                funcs.append((score, len(funcs), fn))
-        funcs.sort(key=lambda t: (-t[0], t[1]))
-        out: list[_Plan] = []
-        for _score, _order, fn in funcs[:NEIGHBOURS]:
-            text = self.original(fn.file_path)
-            if text is None:
-                continue
-            self.planned[(fn.file_path, fn.qualname)] = fn
-            mutants = mutants_in(fn.file_path, text.encode("utf-8", TEXT_ERRORS), fn.line_start, fn.line_end,
-                                 expected=failure.expected_value, actual=failure.actual_value, qualname=fn.qualname)
-            out += [_Plan(failure, fn.file_path, fn.qualname, m, -1, r) for r, m in enumerate(mutants)]
-        return out
-
-    def line_bonus(self, rel: str, line: int) -> float:
-        """How the execution spectrum moves a mutant on ``line``: up when the failing tests ran it more
-        than the passing ones, down when they never ran it (0 without a line spectrum)."""
-        if self.spectrum is None:
-            return 0.0
-        score = self.spectrum.line_score(rel, line)
-        return 0.0 if score is None else W_LINE * (score - 0.5)
-
-    def top_suspects(self) -> int:
-        return SCREENED_SUSPECTS if self.screen is not None else TOP_SUSPECTS
-
-    def ordered_rest(self, failure: TestFailureRecord, rest: list[_Plan]) -> list[_Plan]:
-        """After the first pass: by the mutant's prior and its suspect's static score, moved by what the
-        suspect's mutants did (none changed the failure: down; they changed it: a little up)."""
-        top = max((s.score for s in failure.suspects[:self.top_suspects()]), default=0.0) or 1.0
-
-        def evidence(p: _Plan) -> tuple[MutantEvidence | None, float]:
-            ev = self.evidence.get((p.rel, p.qualname))
-            return ev, (ev.score() if ev is not None and ev.tried else NEUTRAL)
-
-        def weight(p: _Plan) -> float:
-            _ev, mut = evidence(p)
-            static = failure.suspects[p.suspect_index].score / top if p.suspect_index >= 0 else 0.0
-            return p.mutant.prior + 0.3 * static + CONCENTRATE * (mut - NEUTRAL) + self.line_bonus(p.rel, p.mutant.line)
-        screen = self.screen
-        if screen is None and not self.turns:
-            return sorted(rest, key=lambda p: (-weight(p), p.suspect_index, p.rank))
-
-        def turn(p: _Plan) -> tuple[bool, float, float]:
-            """Screened mutants take turns by function, so one huge function cannot use up the budget
-            before a small one is tried: a function's k-th mutant comes at k / its share, the share set
-            by its place among the suspects and what its mutants did.  A mutant no schema covers costs
-            a compile: after all that do, by weight.  JS takes turns too: every mutant costs a test run
-            there, and the function a crash's stack names first has many mutants that change nothing."""
-            if screen is not None and not screen.covers(p.mutant):
-                return (True, -weight(p), 0.0)
-            ev, mut = evidence(p)
-            if ev is not None and not ev.fixed and ev.tried < SURE_AFTER:
-                mut = NEUTRAL + (mut - NEUTRAL) * ev.tried / SURE_AFTER
-            share = (1 / (1 + 0.25 * p.suspect_index) if p.suspect_index >= 0 else 0.5) * (0.25 + 3 * mut)
-            return (False, p.rank / share, -p.mutant.prior)
-        return sorted(rest, key=turn)
-
     # ----------------------------------------------------------------- run
 
     def run(self, wanted: int) -> list[FixCandidate]:
@@ -421,6 +295,7 @@ class _Search:
                     self.stats.stopped = "budget"
                     return self.finish(found)
                 complete = False
+                winner: _Plan | None = None
                 for plan, text, outcome, trial in self.run_batch(batch):
                     after_partial -= after_partial > 0
                     cand = self.judge(plan, text, outcome, trial, len(live) + len(self.failures) - len(self.probe))
@@ -433,12 +308,16 @@ class _Search:
                     if cand.mutation.get("complete"):
                         fixed_ids.update(cand.mutation.get("fixes", []))
                         if failure.failure_id in fixed_ids:
-                            complete = True
+                            complete, winner = True, plan
                             break
                         continue  # it fixes another failing test, not this one: keep looking for this one
                     if after_partial < 0:
                         after_partial = PARTIAL_GRACE  # one edit may still fix every failing test: look a little
                 if complete:
+                    if winner is not None:
+                        pending = queue + ([] if ordered else rest) + self.later
+                        found += self.siblings(winner, pending, seen, wanted - len(found),
+                                               len(live) + len(self.failures) - len(self.probe))
                     break
                 if ordered and queue and self.screen is None:
                     # what this batch's mutants did moves the suspects' remaining mutants at once
@@ -446,6 +325,32 @@ class _Search:
         self.stats.stopped = self.stats.stopped or (
             "found" if found else "budget" if self.stats.priced_out else "exhausted")
         return self.finish(found)
+
+    def siblings(self, winner: _Plan, pending: list[_Plan], seen: set[tuple[str, int, int, int, int, str]], room: int,
+                 failing: int) -> list[FixCandidate]:
+        """Other edits of the line a complete fix was found on, tried before the search stops (a few
+        screened runs): the tests may not tell them apart (`count = 0` and `count = 1` both pass),
+        and then the likeliest original is the most natural of them
+        (:func:`.naturalness.rank_by_naturalness`).  Complete fixes only."""
+        line = winner.mutant.edit.start.line
+        todo = [p for p in pending if p.rel == winner.rel and p.mutant.edit.start.line == line
+                and p.mutant.key not in seen][:SIBLINGS]
+        out: list[FixCandidate] = []
+        while todo and len(out) < room:
+            batch: list[_Plan] = []
+            while todo and len(batch) < len(self.trials):
+                plan = todo.pop(0)
+                seen.add(plan.mutant.key)
+                if (self.screen is not None and self.screen.rejects(plan.mutant)) or self.unreached(plan) \
+                        or self.remaining() < max(self.cost(plan), self.estimate()):
+                    continue
+                batch.append(plan)
+            self.stats.siblings += len(batch)
+            for plan, text, outcome, trial in self.run_batch(batch):
+                cand = self.judge(plan, text, outcome, trial, failing)
+                if cand is not None and cand.mutation.get("complete"):
+                    out.append(cand)
+        return out[:room]
 
     def early_schemata(self, failure: TestFailureRecord, stop: threading.Event) -> threading.Thread | None:
         """While the spectrum runs (valgrind, one core) on the first trial, the other trials build the
@@ -460,27 +365,6 @@ class _Search:
                                   name="whetstone-early-schemata")
         thread.start()
         return thread
-
-    def first_pass(self, plans: list[_Plan]) -> tuple[list[_Plan], list[_Plan]]:
-        """(the first pass, the rest).  With schemata, every file's schema is built first; then what they
-        screen, in plan order, before mutants that need a compile of their own, except the first few
-        mutants of the top suspects: a source file whose schema could not be built (or not with those
-        mutants' lines) must not push its functions behind hundreds of screened mutants of others.  A
-        header's schema is built when its first mutant comes up (:class:`.native_screen.Screen`), so
-        its mutants keep their place among the screened ones."""
-        first = FIRST_PASS * self.top_suspects()
-        screen = self.screen
-        if screen is None:
-            return plans[:first], plans[first:]
-        screen.prepare(list(self.trials))  # type: ignore[arg-type]
-        head = plans[:first]
-        top = list(dict.fromkeys(p.suspect_index for p in head if p.suspect_index >= 0))[:TOP_SUSPECTS]
-        early = [p for p in head if p.suspect_index in top and p.rank < FIRST_PASS and screen.settled(p.mutant)
-                 and not screen.covers(p.mutant)]
-        taken = {id(p) for p in early}
-        covered = [p for p in plans if screen.covers(p.mutant)]
-        alone = [p for p in plans if id(p) not in taken and not screen.covers(p.mutant)]
-        return covered[:first] + early, covered[first:] + alone
 
     def estimate(self) -> float:
         trials = self.stats.trial_s

@@ -19,6 +19,7 @@ class NativeSearchStats:
     fixed: int = 0  # mutants that made a failing test pass
     validated: int = 0
     wider_rejected: int = 0  # made the failing test pass but broke another
+    siblings: int = 0  # other edits of a complete fix's line tried after it (see native_search.siblings)
     baseline_s: float = 0.0
     trial_s: list[float] = field(default_factory=list)  # seconds per mutant trial
     elapsed_s: float = 0.0

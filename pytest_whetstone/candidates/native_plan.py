@@ -1,0 +1,183 @@
+"""What the C/C++ and JS mutant search tries, and in which order (:mod:`.native_search` runs it).
+
+The first pass gives each top suspect its few likeliest mutants, so every suspect gets evidence; then
+the rest by prior, the suspect's static score, what its mutants did so far and the spectrum's line
+scores.  With schemata (C/C++) the other functions the failing test ran in the suspects' files join
+the plan (screening them costs test runs only) and mutants take turns by function.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..edits import TEXT_ERRORS
+from ..locate.mutation import NEUTRAL, MutantEvidence
+from ..records import TestFailureRecord
+from .mutant import Mutant
+from .native_mutants import mutants_in
+from .native_screen import Screen
+
+TOP_SUSPECTS = 3  # suspects the search covers
+SCREENED_SUSPECTS = 8  # when mutants are screened through schemata, a trial is a test run: cover more
+FIRST_PASS = 3  # mutants per suspect before the search concentrates
+NEIGHBOURS = 40  # with schemata, other functions of the suspects' files (those the failing test ran) join the plan
+SURE_AFTER = 6  # mutants of a suspect before "none changed the failure" counts in full
+CONCENTRATE = 1.0  # how far mutant evidence moves a suspect's remaining mutants
+W_LINE = 0.6  # how far a mutated line's spectrum score moves its mutant (see line_bonus)
+
+
+@dataclass
+class _Plan:
+    failure: TestFailureRecord
+    rel: str
+    qualname: str
+    mutant: Mutant
+    suspect_index: int
+    rank: int  # among this suspect's mutants
+
+
+class Planner:
+    """The search's plan: the state it reads is the search's own (:class:`.native_search._Search`)."""
+
+    workspace: Path
+    screen: Screen | None
+    spectrum: Any  # locate.native_spectrum.Spectrum, when one was taken
+    spectrum_names: dict[str, str]
+    evidence: dict[tuple[str, str], MutantEvidence]
+    planned: dict[tuple[str, str], Any]
+    later: list[_Plan]
+    turns: bool
+    trials: list[Any]
+
+    def original(self, rel: str) -> str | None:
+        raise NotImplementedError
+
+    def plans(self, failure: TestFailureRecord) -> list[_Plan]:
+        """The first pass (a few mutants of every top suspect, round-robin), then the rest by prior.
+
+        A suspect with no mutant (a one-line getter) takes no place among the top ones.  Without
+        schemata, the suspects past the top ones wait in ``self.later``, round-robin: the search reaches
+        them when the top ones are spent and time is left, rather than stopping there."""
+        per_suspect: list[list[_Plan]] = []
+        later: list[list[_Plan]] = []
+        for index, suspect in enumerate(failure.suspects):
+            if len(per_suspect) >= self.top_suspects() and self.screen is not None:
+                break
+            text = self.original(suspect.file_path)
+            if text is None:
+                continue
+            mutants = mutants_in(suspect.file_path, text.encode("utf-8", TEXT_ERRORS), suspect.line_start, suspect.line_end,
+                                 expected=failure.expected_value, actual=failure.actual_value,
+                                 qualname=suspect.qualname)
+            if mutants and self.spectrum is not None and self.screen is None:
+                # what the failing tests ran, line by line: a mutant on a line only they ran goes first
+                mutants = sorted(mutants, key=lambda m: -(m.prior + self.line_bonus(suspect.file_path, m.line)))
+            if mutants:
+                self.planned.setdefault((suspect.file_path, suspect.qualname), suspect)
+                (per_suspect if len(per_suspect) < self.top_suspects() else later).append(
+                    [_Plan(failure, suspect.file_path, suspect.qualname, m, index, r) for r, m in enumerate(mutants)])
+        first = [p for rank in range(FIRST_PASS) for plans in per_suspect for p in plans[rank:rank + 1]]
+        rest = [p for plans in per_suspect for p in plans[FIRST_PASS:]]
+        self.later = [p for rank in range(max(map(len, later), default=0)) for plans in later for p in plans[rank:rank + 1]]
+        if self.screen is not None:
+            rest += self.neighbour_plans(failure)
+            self.screen.add([p.mutant for p in first + rest])
+        return first + rest
+
+    def neighbour_plans(self, failure: TestFailureRecord) -> list[_Plan]:
+        """Mutants of the other functions in the top suspects' files: a schema compiles the whole file,
+        so screening them costs test runs only.  With a spectrum, only those the failing test ran, the
+        likeliest first; a function whose mutant fixes the test joins the suspects (:meth:`finish`)."""
+        from ..locate.native_tests import functions_of_file, is_test_file
+
+        top = failure.suspects[:self.top_suspects()]
+        known = {(s.file_path, s.qualname) for s in top}
+        test = self.spectrum_names.get(failure.failure_id)
+        ran = self.spectrum.ran_in(test) if self.spectrum is not None and test else None
+        funcs: list[tuple[float, int, Any]] = []
+        for rel in dict.fromkeys(s.file_path for s in top):
+            if is_test_file(rel):
+                continue
+            for fn in functions_of_file(self.workspace, rel):
+                key = (fn.file_path, fn.qualname, fn.line_start)
+                if (fn.file_path, fn.qualname) in known or (ran is not None and key not in ran):
+                    continue
+                score = (self.spectrum.score(key) or 0.0) if ran is not None else 0.0
+                funcs.append((score, len(funcs), fn))
+        funcs.sort(key=lambda t: (-t[0], t[1]))
+        out: list[_Plan] = []
+        for _score, _order, fn in funcs[:NEIGHBOURS]:
+            text = self.original(fn.file_path)
+            if text is None:
+                continue
+            self.planned[(fn.file_path, fn.qualname)] = fn
+            mutants = mutants_in(fn.file_path, text.encode("utf-8", TEXT_ERRORS), fn.line_start, fn.line_end,
+                                 expected=failure.expected_value, actual=failure.actual_value, qualname=fn.qualname)
+            out += [_Plan(failure, fn.file_path, fn.qualname, m, -1, r) for r, m in enumerate(mutants)]
+        return out
+
+    def line_bonus(self, rel: str, line: int) -> float:
+        """How the execution spectrum moves a mutant on ``line``: up when the failing tests ran it more
+        than the passing ones, down when they never ran it (0 without a line spectrum)."""
+        if self.spectrum is None:
+            return 0.0
+        score = self.spectrum.line_score(rel, line)
+        return 0.0 if score is None else W_LINE * (score - 0.5)
+
+    def top_suspects(self) -> int:
+        return SCREENED_SUSPECTS if self.screen is not None else TOP_SUSPECTS
+
+    def ordered_rest(self, failure: TestFailureRecord, rest: list[_Plan]) -> list[_Plan]:
+        """After the first pass: by the mutant's prior and its suspect's static score, moved by what the
+        suspect's mutants did (none changed the failure: down; they changed it: a little up)."""
+        top = max((s.score for s in failure.suspects[:self.top_suspects()]), default=0.0) or 1.0
+
+        def evidence(p: _Plan) -> tuple[MutantEvidence | None, float]:
+            ev = self.evidence.get((p.rel, p.qualname))
+            return ev, (ev.score() if ev is not None and ev.tried else NEUTRAL)
+
+        def weight(p: _Plan) -> float:
+            _ev, mut = evidence(p)
+            static = failure.suspects[p.suspect_index].score / top if p.suspect_index >= 0 else 0.0
+            return p.mutant.prior + 0.3 * static + CONCENTRATE * (mut - NEUTRAL) + self.line_bonus(p.rel, p.mutant.line)
+        screen = self.screen
+        if screen is None and not self.turns:
+            return sorted(rest, key=lambda p: (-weight(p), p.suspect_index, p.rank))
+
+        def turn(p: _Plan) -> tuple[bool, float, float]:
+            """Screened mutants take turns by function, so one huge function cannot use up the budget
+            before a small one is tried: a function's k-th mutant comes at k / its share, the share set
+            by its place among the suspects and what its mutants did.  A mutant no schema covers costs
+            a compile: after all that do, by weight.  JS takes turns too: every mutant costs a test run
+            there, and the function a crash's stack names first has many mutants that change nothing."""
+            if screen is not None and not screen.covers(p.mutant):
+                return (True, -weight(p), 0.0)
+            ev, mut = evidence(p)
+            if ev is not None and not ev.fixed and ev.tried < SURE_AFTER:
+                mut = NEUTRAL + (mut - NEUTRAL) * ev.tried / SURE_AFTER
+            share = (1 / (1 + 0.25 * p.suspect_index) if p.suspect_index >= 0 else 0.5) * (0.25 + 3 * mut)
+            return (False, p.rank / share, -p.mutant.prior)
+        return sorted(rest, key=turn)
+
+    def first_pass(self, plans: list[_Plan]) -> tuple[list[_Plan], list[_Plan]]:
+        """(the first pass, the rest).  With schemata, every file's schema is built first; then what they
+        screen, in plan order, before mutants that need a compile of their own, except the first few
+        mutants of the top suspects: a source file whose schema could not be built (or not with those
+        mutants' lines) must not push its functions behind hundreds of screened mutants of others.  A
+        header's schema is built when its first mutant comes up (:class:`.native_screen.Screen`), so
+        its mutants keep their place among the screened ones."""
+        first = FIRST_PASS * self.top_suspects()
+        screen = self.screen
+        if screen is None:
+            return plans[:first], plans[first:]
+        screen.prepare(list(self.trials))  # type: ignore[arg-type]
+        head = plans[:first]
+        top = list(dict.fromkeys(p.suspect_index for p in head if p.suspect_index >= 0))[:TOP_SUSPECTS]
+        early = [p for p in head if p.suspect_index in top and p.rank < FIRST_PASS and screen.settled(p.mutant)
+                 and not screen.covers(p.mutant)]
+        taken = {id(p) for p in early}
+        covered = [p for p in plans if screen.covers(p.mutant)]
+        alone = [p for p in plans if id(p) not in taken and not screen.covers(p.mutant)]
+        return covered[:first] + early, covered[first:] + alone

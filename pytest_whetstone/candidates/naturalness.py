@@ -1,0 +1,143 @@
+"""How much an edited line reads like the rest of its project: a token trigram model of the sources.
+
+The search often validates several edits the tests cannot tell apart (`count = 0` and `count = 1`,
+`i < n` and `i != n`): each makes every failing test pass and breaks none.  The original code is the
+likeliest of them, and code people wrote reads like the code around it -- buggy lines are measurably
+less "natural" than their fixes (Ray et al., "On the naturalness of buggy code", ICSE 2016).  So the
+validated fixes are ranked by how much more natural each makes its line, under an interpolated token
+trigram model of the mutated file and its neighbours of the same language (the edited line itself
+left out of the counts, so the fault does not vouch for itself).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from pathlib import Path
+
+from ..edits import TEXT_ERRORS, EditError, apply_edits_text
+from ..records import FixCandidate
+
+_TOKEN = re.compile(r"<<=|>>=|->|::|\+\+|--|<=|>=|==|!=|&&|\|\||<<|>>|[-+*/%&|^]=|[A-Za-z_]\w*|\d[\w.]*|\S")
+MAX_CORPUS_BYTES = 2_000_000  # the mutated file, then its directory's files of the same kind, up to this
+WEIGHT = 0.07  # how far a less natural validated fix falls below the most natural one, at most
+_L3, _L2, _L1 = 0.6, 0.3, 0.1  # interpolation weights: trigram, bigram, unigram (add-one)
+
+
+def tokens(line: str) -> list[str]:
+    return _TOKEN.findall(line)
+
+
+class TrigramModel:
+    """Token n-gram counts of some source texts, lines as sentences."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self.tri: Counter[tuple[str, str, str]] = Counter()
+        self.ctx2: Counter[tuple[str, str]] = Counter()  # trigrams by their first two tokens
+        self.bi: Counter[tuple[str, str]] = Counter()
+        self.ctx1: Counter[str] = Counter()  # bigrams by their first token
+        self.uni: Counter[str] = Counter()
+        self.total = 0
+        for text in texts:
+            for line in text.splitlines():
+                self._count(line, 1)
+
+    @staticmethod
+    def _grams(line: str) -> list[tuple[str, str, str]]:
+        toks = ["<s>", "<s>", *tokens(line)]
+        return [(toks[i - 2], toks[i - 1], toks[i]) for i in range(2, len(toks))]
+
+    def _count(self, line: str, sign: int) -> None:
+        for a, b, c in self._grams(line):
+            self.tri[(a, b, c)] += sign
+            self.ctx2[(a, b)] += sign
+            self.bi[(b, c)] += sign
+            self.ctx1[b] += sign
+            self.uni[c] += sign
+            self.total += sign
+
+    def log_prob(self, line: str, *, without: str = "") -> float:
+        """The line's log-probability; ``without``: a line whose own counts are left out first."""
+        if without:
+            self._count(without, -1)
+        try:
+            vocab = len(self.uni) + 1
+            out = 0.0
+            for a, b, c in self._grams(line):
+                p3 = self.tri[(a, b, c)] / self.ctx2[(a, b)] if self.ctx2[(a, b)] > 0 else 0.0
+                p2 = self.bi[(b, c)] / self.ctx1[b] if self.ctx1[b] > 0 else 0.0
+                p1 = (max(self.uni[c], 0) + 1) / (self.total + vocab)
+                out += math.log(_L3 * p3 + _L2 * p2 + _L1 * p1)
+            return out
+        finally:
+            if without:
+                self._count(without, 1)
+
+
+def model_for(workspace: Path, rel: str) -> TrigramModel:
+    """The model of ``rel`` and the files beside it with its suffix, the file itself first."""
+    path = workspace / rel
+    texts: list[str] = []
+    size = 0
+    try:
+        neighbours = sorted(p for p in path.parent.iterdir() if p.suffix == path.suffix and p != path)
+    except OSError:
+        neighbours = []
+    for candidate in [path, *neighbours]:
+        try:
+            text = candidate.read_text(encoding="utf-8", errors=TEXT_ERRORS)
+        except OSError:
+            continue
+        if size + len(text) > MAX_CORPUS_BYTES and texts:
+            break
+        texts.append(text)
+        size += len(text)
+    return TrigramModel(texts)
+
+
+def gain(model: TrigramModel, original: str, candidate: FixCandidate) -> float | None:
+    """How much more natural the candidate makes the lines it edits (log-probability, after less
+    before); None when it cannot be applied to ``original``."""
+    if not candidate.edits:
+        return None
+    try:
+        edited = apply_edits_text(original, candidate.edits, candidate.edits[0].file_path)
+    except EditError:
+        return None
+    first = min(e.start.line for e in candidate.edits)
+    last = max(e.end.line for e in candidate.edits)
+    before = original.splitlines()[first - 1:last]
+    span = last - first + 1 + edited.count("\n") - original.count("\n")
+    after = edited.splitlines()[first - 1:first - 1 + max(span, 1)]
+    old, new = "\n".join(before), "\n".join(after)
+    return model.log_prob(new, without=old) - model.log_prob(old, without=old)
+
+
+def rank_by_naturalness(found: list[FixCandidate], workspace: Path) -> list[FixCandidate]:
+    """Complete validated fixes (every failing test passes) lose up to :data:`WEIGHT` confidence the
+    less natural they make their code than the most natural of them; the others are left as they are."""
+    complete = [c for c in found if c.validated and c.mutation.get("complete") and c.edits]
+    if len(complete) < 2:
+        return found
+    gains: dict[str, float] = {}
+    models: dict[str, TrigramModel] = {}
+    for cand in complete:
+        rel = cand.edits[0].file_path
+        try:
+            original = (workspace / rel).read_text(encoding="utf-8", errors=TEXT_ERRORS)
+        except OSError:
+            continue
+        if rel not in models:
+            models[rel] = model_for(workspace, rel)
+        value = gain(models[rel], original, cand)
+        if value is not None:
+            gains[cand.candidate_id] = value
+    if len(gains) < 2:
+        return found
+    best = max(gains.values())
+    for cand in complete:
+        if cand.candidate_id in gains:
+            cand.confidence = round(cand.confidence - WEIGHT * (1 - math.exp(gains[cand.candidate_id] - best)), 3)
+            cand.mutation["naturalness"] = round(gains[cand.candidate_id], 3)
+    return found

@@ -1,0 +1,128 @@
+"""Among fixes the tests cannot tell apart, the search ranks first the one that reads like the project.
+
+``x > 1`` where ``x > 0`` was meant: ``x >= 1`` and ``x > 0`` both make every test pass.  The search
+tries the other edits of a fixed line before it stops, and ranks the validated ones by how natural
+each makes its line under a token trigram model of the file and its neighbours
+(``candidates/naturalness.py``); the original idiom, written elsewhere in the file, wins.  Real g++,
+GoogleTest and make through ccwrap for the scenario.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_native_tests_e2e import _env, _session, whetstone
+
+from pytest_whetstone.candidates.naturalness import TrigramModel, rank_by_naturalness, tokens
+from pytest_whetstone.records import FixCandidate, Position, TextEdit
+
+COUNTS_CC = """\
+#include "counts.h"
+
+int positives(const std::vector<int>& xs) {
+  int n = 0;
+  for (int x : xs) if (x > 1) ++n;
+  return n;
+}
+
+int nonempty(const std::vector<std::string>& xs) {
+  int n = 0;
+  for (const auto& s : xs) if (s.size() > 0) ++n;
+  return n;
+}
+
+bool any_positive(const std::vector<int>& xs) {
+  for (int x : xs) if (x > 0) return true;
+  return false;
+}
+"""
+COUNTS_H = """\
+#pragma once
+#include <string>
+#include <vector>
+int positives(const std::vector<int>& xs);
+int nonempty(const std::vector<std::string>& xs);
+bool any_positive(const std::vector<int>& xs);
+"""
+COUNTS_TEST = """\
+#include <gtest/gtest.h>
+#include "counts.h"
+
+TEST(Counts, Positives) { EXPECT_EQ(positives({-1, 0, 1, 2}), 2); }
+TEST(Counts, Nonempty) { EXPECT_EQ(nonempty({"", "a"}), 1); }
+TEST(Counts, AnyPositive) { EXPECT_TRUE(any_positive({0, 3})); }
+"""
+MAKEFILE = """\
+CXX ?= g++
+CXXFLAGS = -std=c++17 -O0 -Isrc
+LIBS = -lgtest -lgtest_main -pthread
+all: counts_test
+src/counts.o: src/counts.cc src/counts.h
+\t$(CXX) $(CXXFLAGS) -c src/counts.cc -o src/counts.o
+tests/counts_test.o: tests/counts_test.cc src/counts.h
+\t$(CXX) $(CXXFLAGS) -c tests/counts_test.cc -o tests/counts_test.o
+counts_test: src/counts.o tests/counts_test.o
+\t$(CXX) -o counts_test tests/counts_test.o src/counts.o $(LIBS)
+check: counts_test
+\t./counts_test
+.PHONY: all check
+"""
+
+
+def test_the_model_prefers_the_files_own_idiom() -> None:
+    model = TrigramModel([COUNTS_CC])
+    faulty = "  for (int x : xs) if (x > 1) ++n;"
+    natural = model.log_prob("  for (int x : xs) if (x > 0) ++n;", without=faulty)
+    assert natural > model.log_prob("  for (int x : xs) if (x >= 1) ++n;", without=faulty)
+    assert tokens("a->b <= c && d::e") == ["a", "->", "b", "<=", "c", "&&", "d", "::", "e"]
+
+
+def test_the_less_natural_of_two_complete_fixes_loses_confidence(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/counts.cc").write_text(COUNTS_CC)
+
+    line = COUNTS_CC.splitlines()[4]
+
+    def fix(old: str, new: str) -> FixCandidate:
+        col = line.index(old) + 1  # 1-based columns
+        return FixCandidate(edits=[TextEdit("src/counts.cc", Position(5, col), Position(5, col + len(old)), new)],
+                            confidence=0.93, validated=True, mutation={"complete": True}).ensure_id()
+
+    boundary, constant = fix(">", ">="), fix("1)", "0)")
+    assert "x >= 1" in _applied(boundary) and "x > 0" in _applied(constant)
+    rank_by_naturalness([boundary, constant], tmp_path)
+    assert constant.confidence == 0.93 and boundary.confidence < 0.93
+    assert constant.mutation["naturalness"] > boundary.mutation["naturalness"]
+
+
+def _applied(cand: FixCandidate) -> str:
+    from pytest_whetstone.edits import apply_edits_text
+
+    return apply_edits_text(COUNTS_CC, cand.edits).splitlines()[4]
+
+
+@pytest.mark.skipif(not (shutil.which("ccwrap++") and shutil.which("g++") and shutil.which("make")),
+                    reason="ccwrap, g++ or make missing")
+def test_the_search_tries_the_fixed_lines_other_edits_and_ranks_the_idiom_first(tmp_path: Path) -> None:
+    proj = tmp_path / "counts"
+    for rel, text in {"Makefile": MAKEFILE, "src/counts.h": COUNTS_H, "src/counts.cc": COUNTS_CC,
+                      "tests/counts_test.cc": COUNTS_TEST}.items():
+        (proj / rel).parent.mkdir(parents=True, exist_ok=True)
+        (proj / rel).write_text(text)
+    store = proj / ".whetstone"
+    build = subprocess.run(["make", "CXX=ccwrap++"], cwd=proj, env=_env(store), capture_output=True, text=True)
+    if build.returncode != 0 and "gtest" in build.stdout + build.stderr:
+        pytest.skip("GoogleTest (libgtest-dev) not installed")
+    assert build.returncode == 0, build.stdout + build.stderr
+    verdict, out = whetstone(["run", "--search", "--", "make", "check"], proj, store)
+    assert verdict["status"] == "fail", out
+    state = _session(store, verdict).state()
+    validated = [c for c in state.candidates if c.validated]
+    assert len(validated) >= 2, json.dumps([c.description for c in state.candidates])
+    top = validated[0]
+    assert top.edits[0].new_text == "0" and "naturalness" in top.mutation, top.description
+    assert (proj / "src/counts.cc").read_text() == COUNTS_CC  # the search wrote nothing
