@@ -543,3 +543,21 @@ def test_an_early_build_stops_at_the_spectrum_s_end_and_forgets_the_files_it_did
     screen.prepare([trial], stop)  # type: ignore[list-item]
     screen.forget_pending()
     assert trial.built == ["a.cc"] and list(screen.files) == ["a.cc"]
+
+
+def test_a_file_with_more_mutants_than_a_schema_holds_keeps_the_likeliest() -> None:
+    """A plan made before the spectrum holds every function's mutants: past what one schema holds, the
+    least likely ones (listed first here) go to the one-at-a-time path, not the likely ones after them."""
+    from pytest_whetstone.candidates.mutant import Mutant
+    from pytest_whetstone.candidates.native_schema import MAX_SCHEMA_MUTANTS
+    from pytest_whetstone.records import Position, TextEdit
+
+    count = MAX_SCHEMA_MUTANTS + 100
+    text = "".join(f"int f{i}(int x) {{ return x + {i}; }}\n" for i in range(count))
+    col = text.splitlines()[0].index("+") + 1
+    mutants = [Mutant("arith", f"line {i + 1}", TextEdit("many.c", Position(i + 1, col), Position(i + 1, col + 1), "-"),
+                      i + 1, 0.3 if i < 200 else 0.9) for i in range(count)]
+    schema = schema_text("many.c", text.encode(), mutants)
+    assert schema is not None and len(schema.ids) == MAX_SCHEMA_MUTANTS
+    assert all(m.key in schema.ids for m in mutants if m.prior == 0.9)
+    assert sum(m.key in schema.ids for m in mutants if m.prior == 0.3) == MAX_SCHEMA_MUTANTS - (count - 200)

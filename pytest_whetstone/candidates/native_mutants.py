@@ -46,6 +46,7 @@ _CONDITIONS = {"if_statement", "while_statement", "do_statement"}
 MAX_OTHER_INTS = 4
 MAX_FILE_INTS = 3  # integers of the rest of the file a literal may become, the nearest first
 FILE_INT_PRIOR = 0.45  # below the function's own integers: a constant written elsewhere in the file
+FILE_INTS_UP_TO = 4  # integer literals in the function, at most, for its literals to get the file's integers
 MAX_MUTANTS = 400  # per function: a huge function must not make a huge plan
 
 
@@ -133,7 +134,10 @@ def mutants_in(
     # function declares as integers or pointers keep their type under ± 1
     src.numeric = None if jsfamily.language_for(rel) else _numeric_names(body)
     ints = sorted({int(m.group(1)) for n in body if n.type in _NUMBERS for m in [_INT.match(_text(n))] if m})
-    around = _file_ints(root, first, last) if any(n.type in _NUMBERS for n in body) else []
+    # a small function's few constants may each be the wrong one; a big one's dozens would crowd out
+    # every likelier mutant of the file (and its schema)
+    literals = sum(n.type in _NUMBERS for n in body)
+    around = _file_ints(root, first, last) if 0 < literals <= FILE_INTS_UP_TO else []
     out: list[Mutant] = []
     seen: set[tuple[int, int, int, int, str]] = set()
 

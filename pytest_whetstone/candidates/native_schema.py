@@ -130,6 +130,19 @@ class _Host:
     choices: list[tuple[int, bytes]] = field(default_factory=list)  # (mutant id, the host's mutated bytes)
 
 
+def _likeliest(rel: str, mutants: list[Mutant], skip: frozenset[Key], skip_lines: frozenset[int]) -> list[Mutant]:
+    """The mutants a schema of ``rel`` takes, in their order: all of them, or, past what one schema
+    holds, the likeliest by prior.  A file whose functions have more mutants than that (a plan made
+    before the spectrum holds every function's) leaves its least likely ones (another integer of the
+    file, a name ± 1) to the one-at-a-time path, not a whole function's."""
+    eligible = list({m.key: m for m in mutants if m.edit.file_path == rel and m.key not in skip
+                     and m.edit.start.line not in skip_lines}.values())
+    if len(eligible) <= MAX_SCHEMA_MUTANTS:
+        return eligible
+    kept = {m.key for m in sorted(eligible, key=lambda m: -m.prior)[:MAX_SCHEMA_MUTANTS]}
+    return [m for m in eligible if m.key in kept]
+
+
 def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: frozenset[int] = frozenset(),
                 skip: frozenset[Key] = frozenset()) -> Schema | None:
     """The schema of ``mutants`` (all edits of file ``rel``, whose bytes are ``data``), or None when
@@ -141,9 +154,9 @@ def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: fro
     starts = _line_starts(data)
     hosts: dict[tuple[int, int], _Host] = {}
     schema = Schema(rel, "", {})
-    for mutant in mutants[:MAX_SCHEMA_MUTANTS]:
+    for mutant in _likeliest(rel, mutants, skip, skip_lines):
         edit = mutant.edit
-        if edit.file_path != rel or mutant.key in schema.ids or mutant.key in skip:
+        if mutant.key in schema.ids:
             continue
         lo, hi = _offset(data, starts, edit.start.line, edit.start.col), _offset(data, starts, edit.end.line, edit.end.col)
         if lo is None or hi is None or hi < lo:
