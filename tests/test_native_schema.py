@@ -545,9 +545,9 @@ def test_an_early_build_stops_at_the_spectrum_s_end_and_forgets_the_files_it_did
     assert trial.built == ["a.cc"] and list(screen.files) == ["a.cc"]
 
 
-def test_a_file_with_more_mutants_than_a_schema_holds_keeps_the_likeliest() -> None:
+def test_a_file_with_more_mutants_than_a_schema_holds_keeps_the_least_likely_kinds_last() -> None:
     """A plan made before the spectrum holds every function's mutants: past what one schema holds, the
-    least likely ones (listed first here) go to the one-at-a-time path, not the likely ones after them."""
+    least likely kinds (listed first here) go to the one-at-a-time path, not the likely ones after them."""
     from pytest_whetstone.candidates.mutant import Mutant
     from pytest_whetstone.candidates.native_schema import MAX_SCHEMA_MUTANTS
     from pytest_whetstone.records import Position, TextEdit

@@ -32,6 +32,7 @@ from .native_mutants import _parse
 ENV = "WHETSTONE_MUTANT"  # named in PRELUDE too
 MAX_SCHEMA_MUTANTS = 600  # per file: the schema's compile grows with it (below the prelude's 1024 reach slots)
 REACHED_ENV = "WHETSTONE_REACHED"  # named in PRELUDE too
+LEAST_LIKELY = 0.5  # mutants below this prior go last into a schema that cannot hold them all
 
 # Declares getenv with the exception specification glibc's own declaration has, so no header is
 # included ahead of the user's feature macros; ``#line 1`` gives the file its own line numbers back.
@@ -131,16 +132,15 @@ class _Host:
 
 
 def _likeliest(rel: str, mutants: list[Mutant], skip: frozenset[Key], skip_lines: frozenset[int]) -> list[Mutant]:
-    """The mutants a schema of ``rel`` takes, in their order: all of them, or, past what one schema
-    holds, the likeliest by prior.  A file whose functions have more mutants than that (a plan made
-    before the spectrum holds every function's) leaves its least likely ones (another integer of the
-    file, a name ± 1) to the one-at-a-time path, not a whole function's."""
+    """The mutants a schema of ``rel`` takes: all of them, or, past what one schema holds, the first in
+    the plan's order (the top suspects' likeliest first) with the least likely kinds (another integer
+    of the file, a name ± 1) after every other: a plan made before the spectrum holds every
+    function's mutants, and a big function's long tail must not push a small one's out."""
     eligible = list({m.key: m for m in mutants if m.edit.file_path == rel and m.key not in skip
                      and m.edit.start.line not in skip_lines}.values())
     if len(eligible) <= MAX_SCHEMA_MUTANTS:
         return eligible
-    kept = {m.key for m in sorted(eligible, key=lambda m: -m.prior)[:MAX_SCHEMA_MUTANTS]}
-    return [m for m in eligible if m.key in kept]
+    return sorted(eligible, key=lambda m: m.prior < LEAST_LIKELY)[:MAX_SCHEMA_MUTANTS]
 
 
 def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: frozenset[int] = frozenset(),

@@ -25,7 +25,7 @@ from .mutant import Mutant
 from .native_schema import Key, Schema, read_reached, schema_text
 from .native_trial import TrialOutcome
 
-MAX_COMPILES = 3  # per file: the first schema, then without the lines the compiler named
+MAX_COMPILES = 5  # per file: the first schema, then without the lines the compiler named
 HEADER_UNITS = 4  # a header's schema is taken to cost this many source compiles
 RUN_FLOOR_S = 1.0  # a screened run's timeout: at least this, else a few times the baseline's
 
@@ -205,6 +205,7 @@ class Screen:
                 return
             state.rejected |= own
             skip = skip | lines
+        self.notes.append(f"schema of {rel}: its choices still did not compile after {MAX_COMPILES} compiles")
 
     def _sound(self, rel: str, schema: Schema, trial: SchemaTrial) -> tuple[dict[str, str], set[int] | None] | None:
         """With no mutant switched on, the schema fails the tests the unchanged code failed, and only
