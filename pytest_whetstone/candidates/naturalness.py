@@ -21,7 +21,7 @@ from ..records import FixCandidate
 
 _TOKEN = re.compile(r"<<=|>>=|->|::|\+\+|--|<=|>=|==|!=|&&|\|\||<<|>>|[-+*/%&|^]=|[A-Za-z_]\w*|\d[\w.]*|\S")
 MAX_CORPUS_BYTES = 2_000_000  # the mutated file, then its directory's files of the same kind, up to this
-WEIGHT = 0.07  # how far a less natural validated fix falls below the most natural one, at most
+WEIGHT = 0.015  # how far a less natural validated fix falls below the most natural one, at most: a tie-break
 _L3, _L2, _L1 = 0.6, 0.3, 0.1  # interpolation weights: trigram, bigram, unigram (add-one)
 
 
@@ -116,7 +116,8 @@ def gain(model: TrigramModel, original: str, candidate: FixCandidate) -> float |
 
 def rank_by_naturalness(found: list[FixCandidate], workspace: Path) -> list[FixCandidate]:
     """Complete validated fixes (every failing test passes) lose up to :data:`WEIGHT` confidence the
-    less natural they make their code than the most natural of them; the others are left as they are."""
+    less natural they make their code than the most natural of them; the others are left as they are.
+    A tie-break among fixes of close priors only: a copy of the line next to it reads naturally too."""
     complete = [c for c in found if c.validated and c.mutation.get("complete") and c.edits]
     if len(complete) < 2:
         return found
