@@ -28,6 +28,7 @@ from .native_trial import TrialOutcome
 MAX_COMPILES = 5  # per file: the first schema, then without the lines the compiler named
 HEADER_UNITS = 4  # a header's schema is taken to cost this many source compiles
 RUN_FLOOR_S = 1.0  # a screened run's timeout: at least this, else a few times the baseline's
+WIDER_MAX_S = 5.0  # whole binaries slower than this on the unmutated schema are not screened whole
 
 
 class SchemaTrial(Protocol):
@@ -52,6 +53,11 @@ class _FileState:
     plain: dict[str, str] = field(default_factory=dict)
     # the schema's mutant ids whose expressions the failing tests ran, unmutated (None: not recorded)
     reached: set[int] | None = None
+    # the whole test binaries on the unmutated schema: the tests failing there (None: not run yet, or
+    # they could not be run: no mutant is judged by them then)
+    wider_failed: set[str] | None = None
+    wider_tried: bool = False
+    wider_s: float = 0.0  # how long that run took
 
 
 class Screen:
@@ -99,6 +105,30 @@ class Screen:
             if fid in self.base.failing and state.plain.get(fid) == sig:
                 outcome.failing[fid] = self.base.failing[fid]
         return outcome
+
+    def breaks_others(self, mutant: Mutant, trial: Any) -> bool:
+        """Whether ``mutant``, switched on in its file's schema, fails a test of the whole binaries that
+        the unmutated schema passes: a screened fix of the failing tests that only trades them for
+        another costs those runs, not a compile of its own and the wider check after it.  False when
+        it cannot tell (no schema, a trial without whole runs, a run that timed out)."""
+        rel = mutant.edit.file_path
+        state = self.files.get(rel)
+        schema = state.schema if state is not None else None
+        run = getattr(trial, "run_schema_wider", None)
+        if schema is None or run is None or mutant.key not in schema.ids:
+            return False
+        assert state is not None
+        with self.lock:
+            if not state.wider_tried:  # the unmutated schema, once: what fails there is no mutant's doing
+                state.wider_tried = True
+                started = time.monotonic()
+                plain = run(rel, schema.text, 0, min(WIDER_MAX_S, (self.deadline - time.monotonic()) / 4))
+                state.wider_s = time.monotonic() - started
+                state.wider_failed = None if plain.error else set(plain.failed)
+        if state.wider_failed is None:
+            return False  # too slow to be worth it, or it could not run: the compile alone decides
+        outcome = run(rel, schema.text, schema.ids[mutant.key], max(RUN_FLOOR_S, 3 * state.wider_s))
+        return not outcome.error and bool(set(outcome.failed) - state.wider_failed)
 
     def prepare(self, trials: SchemaTrial | list[SchemaTrial], stop: threading.Event | None = None) -> None:
         """Build every pending source file's schema now, one file per trial at a time (the search's

@@ -412,6 +412,9 @@ class _Search(Planner):
                 if screened.error or not any(fid in base for fid in screened.passed):
                     screened.screened = True
                     return screened
+                if self.screen.breaks_others(plan.mutant, trial):
+                    screened.screened = screened.breaks_others = True
+                    return screened
         return trial.run_failing(plan.rel, text)
 
     def unreached(self, plan: _Plan) -> bool:
@@ -455,6 +458,10 @@ class _Search(Planner):
                 ev.changed += 1
             return None
         self.stats.fixed += 1
+        if outcome.breaks_others:
+            ev.changed += 1  # as a wider check that fails, below: known from the schema, no compile spent
+            self.stats.wider_rejected += 1
+            return None
         wider = trial.run_wider(plan.rel, text)
         if not wider.ok:
             # it trades the failing test for another: the failure depends on the code, no more (a big

@@ -26,6 +26,9 @@ class TrialOutcome:
     error: str = ""  # the trial could not run the tests: did not compile/link, crashed, timed out
     seconds: float = 0.0
     screened: bool = False  # run through a schema (:mod:`.native_screen`), not compiled alone
+    # screened, it made a failing test pass but broke another test the unmutated schema passes: rejected
+    # without the compile of its own a candidate needs
+    breaks_others: bool = False
 
 
 @dataclass

@@ -129,12 +129,25 @@ class CxxTrial:
         built = self._build(rel, text, self.binaries)
         if isinstance(built, str):
             return SuiteOutcome(False, error=built)
+        return self._wider(built, None, None)
+
+    def run_schema_wider(self, rel: str, text: str, mutant_id: int, timeout_s: float) -> SuiteOutcome:
+        """The failing tests' binaries, whole, on the schema's build with one of its mutants switched on
+        (0: none): a screened fix that breaks another test there is known before it is compiled alone
+        (the other binaries, each a relink, are left to :meth:`run_wider`)."""
+        built = self._build(rel, text, [b for b in self.binaries if b.tests], schema=True)
+        if isinstance(built, str):
+            return SuiteOutcome(False, error=built)
+        return self._wider(built, {SCHEMA_ENV: str(mutant_id)}, timeout_s)
+
+    def _wider(self, built: list[tuple[_Binary, str]], extra_env: dict[str, str] | None,
+               timeout_s: float | None) -> SuiteOutcome:
         covered: list[str] = []
         failed: list[str] = []
         others: dict[str, bool] = {}
         for binary, path in built:
             covered.append(os.path.relpath(binary.path, self.workspace))
-            code, _output, results = self._execute(binary, path, None)
+            code, _output, results = self._execute(binary, path, None, extra_env, timeout_s)
             if code is None:
                 return SuiteOutcome(False, covered, error=f"{Path(binary.path).name} timed out")
             known = set(binary.failing.values())  # failing before the change: not a breakage

@@ -1,0 +1,92 @@
+"""A screened fix that trades the failing test for another one is rejected through the schema.
+
+Real g++, GoogleTest and make through ccwrap: the failing test wants ``inside(1, 4, 4, 4)`` false, a
+neighbour in the same binary wants ``inside(0, 0, 4, 4)`` true.  ``return false`` makes the failing
+test pass and breaks the neighbour; the schema's run of the whole binary says so before the mutant is
+compiled alone (the search counts it as a wider rejection, no compile spent).  The exact fix breaks
+nothing there, and is still compiled alone before it is validated.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_native_search import GEO_CC, GEO_H, MAKEFILE, MORE_TEST
+from test_native_tests_e2e import _env
+
+from pytest_whetstone.candidates.mutant import Mutant
+from pytest_whetstone.candidates.native_screen import Screen
+from pytest_whetstone.candidates.native_search import NativeSearchStats, native_search_candidates
+from pytest_whetstone.candidates.native_trial_cxx import cxx_trial
+from pytest_whetstone.records import Position, Suspect, TestFailureRecord, TextEdit
+
+pytestmark = pytest.mark.skipif(
+    not (shutil.which("ccwrap++") and shutil.which("g++") and shutil.which("make")), reason="ccwrap, g++ or make missing"
+)
+
+NEIGHBOURED_TEST = """\
+#include <gtest/gtest.h>
+#include "geo.h"
+
+TEST(Geo, InsideOrigin) { EXPECT_TRUE(inside(0, 0, 4, 4)); }
+TEST(Geo, InsideExcludesFarEdge) { EXPECT_FALSE(inside(1, 4, 4, 4)); }
+"""
+
+
+@pytest.fixture()
+def proj(tmp_path: Path) -> Path:
+    root = tmp_path / "geo"
+    for rel, text in {"Makefile": MAKEFILE, "src/geo.h": GEO_H, "src/geo.cc": GEO_CC,
+                      "tests/geo_test.cc": NEIGHBOURED_TEST, "tests/more_test.cc": MORE_TEST}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    build = subprocess.run(["make", "CXX=ccwrap++"], cwd=root, env=_env(root / ".whetstone"),
+                           capture_output=True, text=True)
+    if build.returncode != 0 and "gtest" in build.stdout + build.stderr:
+        pytest.skip("GoogleTest (libgtest-dev) not installed")
+    assert build.returncode == 0, build.stdout + build.stderr
+    return root
+
+
+def _failure() -> TestFailureRecord:
+    return TestFailureRecord(failure_id="F1", runner="gtest", test_suite="Geo", test_name="InsideExcludesFarEdge",
+                             file_path="tests/geo_test.cc", failure_type="assertion",
+                             suspects=[Suspect("src/geo.cc", "inside", 9, 11, 1.0)])
+
+
+def _mutant(old: str, new: str) -> Mutant:
+    line = GEO_CC.splitlines()[9]
+    col = line.index(old) + 1
+    return Mutant("test", f"{old} -> {new}", TextEdit("src/geo.cc", Position(10, col), Position(10, col + len(old)), new),
+                  10, 0.9)
+
+
+def test_the_schema_says_which_screened_fix_breaks_a_neighbour(proj: Path) -> None:
+    trial, why = cxx_trial([_failure()], proj, proj / ".whetstone", timeout_s=10.0)
+    assert trial is not None, why
+    try:
+        base = trial.baseline()
+        trades = _mutant("x >= 0 && y >= 0 && x < w && y <= h", "false")
+        exact = _mutant("y <= h", "y < h")
+        screen = Screen(base, lambda rel: (proj / rel).read_text(), float("inf"), 5.0)
+        screen.add([trades, exact])
+        screen.prepare(trial)
+        for mutant in (trades, exact):
+            outcome = screen.outcome(mutant, trial)
+            assert outcome is not None and outcome.passed == {"F1"}, outcome
+        assert screen.breaks_others(trades, trial)
+        assert not screen.breaks_others(exact, trial)
+    finally:
+        trial.close()
+    assert (proj / "src/geo.cc").read_text() == GEO_CC
+
+
+def test_the_search_still_validates_the_exact_fix_through_its_own_compile(proj: Path) -> None:
+    stats = NativeSearchStats()
+    found = native_search_candidates([_failure()], proj, 60.0, store=proj / ".whetstone", stats=stats)
+    assert found and found[0].validated and found[0].edits[0].new_text in ("<", "y < h"), found
+    assert stats.screened > 0
+    assert (proj / "src/geo.cc").read_text() == GEO_CC
