@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-from test_native_tests_e2e import _env, _session, whetstone
+from test_native_search import build_make_project
+from test_native_tests_e2e import _session, whetstone
 
 from pytest_whetstone.candidates.naturalness import TrigramModel, rank_by_naturalness, tokens
 from pytest_whetstone.records import FixCandidate, Position, TextEdit
@@ -108,16 +108,9 @@ def _applied(cand: FixCandidate) -> str:
 @pytest.mark.skipif(not (shutil.which("ccwrap++") and shutil.which("g++") and shutil.which("make")),
                     reason="ccwrap, g++ or make missing")
 def test_the_search_tries_the_fixed_lines_other_edits_and_ranks_the_idiom_first(tmp_path: Path) -> None:
-    proj = tmp_path / "counts"
-    for rel, text in {"Makefile": MAKEFILE, "src/counts.h": COUNTS_H, "src/counts.cc": COUNTS_CC,
-                      "tests/counts_test.cc": COUNTS_TEST}.items():
-        (proj / rel).parent.mkdir(parents=True, exist_ok=True)
-        (proj / rel).write_text(text)
+    proj = build_make_project(tmp_path / "counts", {"Makefile": MAKEFILE, "src/counts.h": COUNTS_H,
+                                                    "src/counts.cc": COUNTS_CC, "tests/counts_test.cc": COUNTS_TEST})
     store = proj / ".whetstone"
-    build = subprocess.run(["make", "CXX=ccwrap++"], cwd=proj, env=_env(store), capture_output=True, text=True)
-    if build.returncode != 0 and "gtest" in build.stdout + build.stderr:
-        pytest.skip("GoogleTest (libgtest-dev) not installed")
-    assert build.returncode == 0, build.stdout + build.stderr
     verdict, out = whetstone(["run", "--search", "--", "make", "check"], proj, store)
     assert verdict["status"] == "fail", out
     state = _session(store, verdict).state()

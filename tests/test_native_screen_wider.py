@@ -10,12 +10,10 @@ nothing there, and is still compiled alone before it is validated.
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-from test_native_search import GEO_CC, GEO_H, MAKEFILE, MORE_TEST
-from test_native_tests_e2e import _env
+from test_native_search import GEO_CC, build_make_geo
 
 from pytest_whetstone.candidates.mutant import Mutant
 from pytest_whetstone.candidates.native_screen import Screen
@@ -38,17 +36,7 @@ TEST(Geo, InsideExcludesFarEdge) { EXPECT_FALSE(inside(1, 4, 4, 4)); }
 
 @pytest.fixture()
 def proj(tmp_path: Path) -> Path:
-    root = tmp_path / "geo"
-    for rel, text in {"Makefile": MAKEFILE, "src/geo.h": GEO_H, "src/geo.cc": GEO_CC,
-                      "tests/geo_test.cc": NEIGHBOURED_TEST, "tests/more_test.cc": MORE_TEST}.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    build = subprocess.run(["make", "CXX=ccwrap++"], cwd=root, env=_env(root / ".whetstone"),
-                           capture_output=True, text=True)
-    if build.returncode != 0 and "gtest" in build.stdout + build.stderr:
-        pytest.skip("GoogleTest (libgtest-dev) not installed")
-    assert build.returncode == 0, build.stdout + build.stderr
-    return root
+    return build_make_geo(tmp_path / "geo", geo_test=NEIGHBOURED_TEST)
 
 
 def _failure() -> TestFailureRecord:

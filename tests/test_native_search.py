@@ -109,12 +109,19 @@ TEST(More, ManhattanIsSymmetric) { EXPECT_EQ(manhattan(3, 4, 0, 0), 7); }
 """
 
 
-def build_make_geo(proj: Path, geo_cc: str = GEO_CC) -> Path:
-    """The Makefile project with ``geo_cc`` as src/geo.cc, built through ccwrap (skips without make/gtest)."""
+def build_make_geo(proj: Path, geo_cc: str = GEO_CC, geo_test: str = GEO_TEST) -> Path:
+    """The Makefile project with ``geo_cc`` as src/geo.cc and ``geo_test`` as tests/geo_test.cc, built
+    through ccwrap (skips without make/gtest)."""
+    return build_make_project(proj, {"Makefile": MAKEFILE, "src/geo.h": GEO_H, "src/geo.cc": geo_cc,
+                                     "tests/geo_test.cc": geo_test, "tests/more_test.cc": MORE_TEST})
+
+
+def build_make_project(proj: Path, files: dict[str, str]) -> Path:
+    """``files`` (relative path -> text, a Makefile among them) written under ``proj`` and built with
+    ``make CXX=ccwrap++`` (skips without make or GoogleTest)."""
     if not shutil.which("make"):
         pytest.skip("make not installed")
-    for rel, text in {"Makefile": MAKEFILE, "src/geo.h": GEO_H, "src/geo.cc": geo_cc,
-                      "tests/geo_test.cc": GEO_TEST, "tests/more_test.cc": MORE_TEST}.items():
+    for rel, text in files.items():
         (proj / rel).parent.mkdir(parents=True, exist_ok=True)
         (proj / rel).write_text(text)
     build = subprocess.run(["make", "CXX=ccwrap++"], cwd=proj, env=_env(proj / ".whetstone"),

@@ -9,13 +9,11 @@ binary (a run there is seen to create files, and runs in that directory then tak
 from __future__ import annotations
 
 import shutil
-import subprocess
 import threading
 from pathlib import Path
 
 import pytest
-from test_native_search import GEO_CC, GEO_H, MAKEFILE, MORE_TEST
-from test_native_tests_e2e import _env
+from test_native_search import GEO_CC, build_make_geo
 
 from pytest_whetstone.candidates.native_spectra_cxx import TEMP_VARS, binary_env
 from pytest_whetstone.candidates.native_trial_cxx import CxxTrial, cxx_trial
@@ -54,17 +52,7 @@ TEST(Geo, InsideExcludesFarEdge) {{
 
 
 def _project(root: Path, where: str) -> Path:
-    files = {"Makefile": MAKEFILE, "src/geo.h": GEO_H, "src/geo.cc": GEO_CC,
-             "tests/geo_test.cc": HOLDING_TEST.format(where=where), "tests/more_test.cc": MORE_TEST}
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    build = subprocess.run(["make", "CXX=ccwrap++"], cwd=root, env=_env(root / ".whetstone"),
-                           capture_output=True, text=True)
-    if build.returncode != 0 and "gtest" in build.stdout + build.stderr:
-        pytest.skip("GoogleTest (libgtest-dev) not installed")
-    assert build.returncode == 0, build.stdout + build.stderr
-    return root
+    return build_make_geo(root, geo_test=HOLDING_TEST.format(where=where))
 
 
 def _two_trials(proj: Path) -> tuple[CxxTrial, CxxTrial, TestFailureRecord]:

@@ -26,11 +26,11 @@ from xml.etree import ElementTree
 
 from ..build.compdb import Command, CompileDatabase
 from ..build.gate import HEADER_EXT, Gate, _relink_args, syntax_only_args
-from ..build.linkinfo import is_shared, link_for_object, shared_links_for_object
-from ..locate.native_names import gtest_names, is_test_file
+from ..build.linkinfo import is_shared, shared_links_for_object
 from ..locate.native_tests import Workspace, _find_gtest_file
 from ..process import run_bounded
 from ..records import BuildErrorRecord, TestFailureRecord
+from .native_cxx_binaries import Binary, binary_of, filter_name, links_gtest, other_test_binaries
 from .native_schema import ENV as SCHEMA_ENV
 from .native_schema import REACHED_ENV
 from .native_spectra_cxx import binary_env
@@ -43,17 +43,6 @@ SCHEMA_FLAGS = ("-w", "-O0", "-g0")
 # every error (the gate stops at a few; a schema's are one per broken mutant), columns in bytes
 FAMILY_SCHEMA_FLAGS = {"gcc": ("-fdiagnostics-column-unit=byte", "-fmax-errors=0"), "clang": ("-ferror-limit=0",)}
 MAX_UNITS_PER_HEADER = 8  # a header included everywhere is not a one-unit mutant: recompile a few
-
-
-@dataclass
-class _Binary:
-    """One test binary, its link command and the failures it reports."""
-
-    path: str
-    link: Command
-    tests: dict[str, str] = field(default_factory=dict)  # failure id -> gtest name (Suite.Name) run by the trial
-    gtest: bool = True
-    failing: dict[str, str] = field(default_factory=dict)  # every failing test of the binary, focused or not
 
 
 @dataclass
@@ -71,7 +60,7 @@ class _Build:
 class CxxTrial:
     """The :class:`.native_trial.Trial` of C/C++ test binaries built through ccwrap."""
 
-    def __init__(self, workspace: Path, db: CompileDatabase, binaries: list[_Binary], timeout_s: float) -> None:
+    def __init__(self, workspace: Path, db: CompileDatabase, binaries: list[Binary], timeout_s: float) -> None:
         self.workspace = workspace
         self.db = db
         self.binaries = binaries
@@ -140,7 +129,7 @@ class CxxTrial:
             return SuiteOutcome(False, error=built)
         return self._wider(built, {SCHEMA_ENV: str(mutant_id)}, timeout_s)
 
-    def _wider(self, built: list[tuple[_Binary, str]], extra_env: dict[str, str] | None,
+    def _wider(self, built: list[tuple[Binary, str]], extra_env: dict[str, str] | None,
                timeout_s: float | None) -> SuiteOutcome:
         covered: list[str] = []
         failed: list[str] = []
@@ -207,8 +196,8 @@ class CxxTrial:
 
     # ----------------------------------------------------------------- building
 
-    def _build(self, rel: str, text: str, binaries: list[_Binary], *, schema: bool = False
-               ) -> list[tuple[_Binary, str]] | str:
+    def _build(self, rel: str, text: str, binaries: list[Binary], *, schema: bool = False
+               ) -> list[tuple[Binary, str]] | str:
         """Scratch binaries with ``rel`` holding ``text`` (or why they could not be built).  The objects
         of the last text are kept, so the wider check after run_failing links only what is left; a
         schema's are kept for the whole search."""
@@ -224,10 +213,10 @@ class CxxTrial:
             self._last = (key, self._compile(rel, text))
         return self._linked(rel, self._last[1], binaries)
 
-    def _linked(self, rel: str, build: _Build | str, binaries: list[_Binary]) -> list[tuple[_Binary, str]] | str:
+    def _linked(self, rel: str, build: _Build | str, binaries: list[Binary]) -> list[tuple[Binary, str]] | str:
         if isinstance(build, str):
             return build
-        out: list[tuple[_Binary, str]] = []
+        out: list[tuple[Binary, str]] = []
         for binary in binaries:
             if binary.path not in build.linked:
                 linked = self._link(binary, build)
@@ -278,7 +267,7 @@ class CxxTrial:
             return libs
         return _Build(objdir, replaced, libs, source=str(path))
 
-    def _link(self, binary: _Binary, build: _Build) -> str | None:
+    def _link(self, binary: Binary, build: _Build) -> str | None:
         """The scratch path of this binary with the build's objects (None: the code is not in it)."""
         inputs = self._inputs(binary.link)
         swapped = self._swap_archives(binary.link, build)
@@ -293,7 +282,7 @@ class CxxTrial:
             return f"does not link: {output.strip().splitlines()[-1][:200] if output.strip() else f'exit {code}'}"
         return str(target)
 
-    def _link_sources(self, binary: _Binary, build: _Build) -> dict[str, str]:
+    def _link_sources(self, binary: Binary, build: _Build) -> dict[str, str]:
         """The sources a one-step compile-and-link command compiles (`g++ test.cc libx.a -lgtest -o test`,
         common in Makefiles), compiled once into scratch objects with that command's flags: every relink
         then links them instead of compiling a test file again (seconds each with gtest).  Not for a
@@ -386,7 +375,7 @@ class CxxTrial:
 
     # ----------------------------------------------------------------- running
 
-    def _run_tests(self, binary: _Binary, path: str, out: TrialOutcome, extra_env: dict[str, str] | None = None,
+    def _run_tests(self, binary: Binary, path: str, out: TrialOutcome, extra_env: dict[str, str] | None = None,
                    timeout_s: float | None = None) -> None:
         wanted = binary.tests
         timeout_s = timeout_s or self.timeout_s
@@ -410,7 +399,7 @@ class CxxTrial:
                 else:
                     out.failing[failure_id] = f"exit {code}: {_last_line(output)}"
 
-    def _execute(self, binary: _Binary, path: str, tests: list[str] | None, extra_env: dict[str, str] | None = None,
+    def _execute(self, binary: Binary, path: str, tests: list[str] | None, extra_env: dict[str, str] | None = None,
                  timeout_s: float | None = None) -> tuple[int | None, str, dict[str, str | None]]:
         """(exit code or None on timeout, output, {Suite.Name: None when it passed, else how it failed})."""
         self._count += 1
@@ -523,13 +512,6 @@ def _gtest_results(report: Path) -> dict[str, str | None]:
 # --------------------------------------------------------------------------- building the trial
 
 
-def _test_name(failure: TestFailureRecord) -> str:
-    suite, name = gtest_names(failure.test_suite, failure.test_name)
-    if not suite and "." in name:
-        suite, name = gtest_names(*name.split(".", 1))
-    return f"{suite}.{name}" if suite else name
-
-
 def cxx_trial(
     failures: list[TestFailureRecord], workspace: Path, store: Path | None, *, timeout_s: float = 20.0
 ) -> tuple[CxxTrial | None, str]:
@@ -543,14 +525,14 @@ def cxx_trial(
     if not db:
         return None, "no compile commands recorded (build once through ccwrap to search C/C++ fixes)"
     ws = Workspace(workspace)
-    binaries: dict[str, _Binary] = {}
+    binaries: dict[str, Binary] = {}
     missing: list[str] = []
     for failure in failures:
-        name = _test_name(failure)
+        name = filter_name(failure)
         rel = ws.find(failure.file_path) if failure.file_path else None
         if rel is None and "." in name:
             rel = _find_gtest_file(ws, *name.split(".", 1))
-        binary = _binary_of(db, workspace / rel) if rel else None
+        binary = binary_of(db, workspace / rel) if rel else None
         if binary is None:
             missing.append(failure.test_name or name)
             continue
@@ -558,64 +540,10 @@ def cxx_trial(
         binary.tests[failure.failure_id] = binary.failing[failure.failure_id] = name
     if not binaries:
         return None, f"no recorded link command builds the test binary of {', '.join(missing[:3]) or 'the failures'}"
-    for other in _other_test_binaries(db, workspace, set(binaries)):
+    for other in other_test_binaries(db, workspace, set(binaries)):
         binaries[other.path] = other  # the wider check runs them too when they link the mutated code
     for binary in binaries.values():
-        binary.gtest = _links_gtest(binary.link)
+        binary.gtest = links_gtest(binary.link)
     return CxxTrial(workspace, db, list(binaries.values()), timeout_s), ""
 
 
-def _other_test_binaries(db: CompileDatabase, workspace: Path, known: set[str], limit: int = 16) -> list[_Binary]:
-    """Other executables the build linked from a test source's object (``*_test.cc``, ``tests/...``)."""
-    def is_test(command: Command) -> bool:
-        return any(is_test_file(os.path.relpath(os.path.realpath(os.path.join(command.directory, src)), workspace))
-                   for src in command.sources)
-
-    test_objects = {
-        os.path.realpath(os.path.join(c.directory, c.output)) for c in db.commands if c.output and not c.is_link and is_test(c)
-    }
-    out: list[_Binary] = []
-    for link in db.links():
-        if not link.output or any(a in ("-shared", "-dynamiclib", "-r") for a in link.arguments):
-            continue
-        path = os.path.realpath(os.path.join(link.directory, link.output))
-        if path in known or not os.access(path, os.X_OK):
-            continue
-        inputs = {os.path.realpath(os.path.join(link.directory, a)) for a in link.arguments[1:] if not a.startswith("-")}
-        one_step = link.is_compile and is_test(link)
-        if one_step or inputs & test_objects:
-            known.add(path)
-            out.append(_Binary(path, link))
-            if len(out) >= limit:
-                return out
-        test_objects -= inputs
-    for command in db.commands:  # objects whose link ccwrap did not see (a compiler launcher): ask the build
-        obj = os.path.realpath(os.path.join(command.directory, command.output or ""))
-        if obj not in test_objects or len(out) >= limit:
-            continue
-        found = link_for_object(obj, command.directory)
-        path = os.path.realpath(os.path.join(found.directory, found.output or "")) if found else ""
-        if found is not None and path not in known and os.access(path, os.X_OK):
-            known.add(path)
-            out.append(_Binary(path, found))
-    return out
-
-
-def _binary_of(db: CompileDatabase, test_source: Path) -> _Binary | None:
-    for command in db.for_source(test_source)[:1]:
-        if command.is_link and command.output:  # a one-step compile and link
-            return _Binary(os.path.realpath(os.path.join(command.directory, command.output)), command)
-        if not command.output:
-            continue
-        obj = os.path.realpath(os.path.join(command.directory, command.output))
-        # a compiler launcher (CMAKE_<LANG>_COMPILER_LAUNCHER) leaves the link unrecorded: ask the build
-        link = db.link_of(obj) or link_for_object(obj, command.directory)
-        if link is not None and link.output:
-            path = os.path.realpath(os.path.join(link.directory, link.output))
-            if os.path.exists(path):
-                return _Binary(path, link)
-    return None
-
-
-def _links_gtest(link: Command) -> bool:
-    return any("gtest" in Path(a).name or a in ("-lgtest", "-lgtest_main") for a in link.arguments[1:])

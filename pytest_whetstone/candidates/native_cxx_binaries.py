@@ -1,0 +1,93 @@
+"""Which test binaries run a C/C++ search's failing tests, and which others link the same code.
+
+From the commands ccwrap recorded (:mod:`..build.compdb`): a failing test's source file leads to its
+object and the link that made its binary (or, with only a compiler launcher, the link the build
+wrote down); every other executable linked from a test source's object is a neighbour the wider
+check runs too.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..build.compdb import Command, CompileDatabase
+from ..build.linkinfo import link_for_object
+from ..locate.native_names import gtest_names, is_test_file
+from ..records import TestFailureRecord
+
+
+@dataclass
+class Binary:
+    """One test binary, its link command and the failures it reports."""
+
+    path: str
+    link: Command
+    tests: dict[str, str] = field(default_factory=dict)  # failure id -> gtest name (Suite.Name) run by the trial
+    gtest: bool = True
+    failing: dict[str, str] = field(default_factory=dict)  # every failing test of the binary, focused or not
+
+
+def filter_name(failure: TestFailureRecord) -> str:
+    """The failure as `--gtest_filter` names its test: ``Suite.Name``."""
+    suite, name = gtest_names(failure.test_suite, failure.test_name)
+    if not suite and "." in name:
+        suite, name = gtest_names(*name.split(".", 1))
+    return f"{suite}.{name}" if suite else name
+
+
+def other_test_binaries(db: CompileDatabase, workspace: Path, known: set[str], limit: int = 16) -> list[Binary]:
+    """Other executables the build linked from a test source's object (``*_test.cc``, ``tests/...``)."""
+    def is_test(command: Command) -> bool:
+        return any(is_test_file(os.path.relpath(os.path.realpath(os.path.join(command.directory, src)), workspace))
+                   for src in command.sources)
+
+    test_objects = {
+        os.path.realpath(os.path.join(c.directory, c.output)) for c in db.commands if c.output and not c.is_link and is_test(c)
+    }
+    out: list[Binary] = []
+    for link in db.links():
+        if not link.output or any(a in ("-shared", "-dynamiclib", "-r") for a in link.arguments):
+            continue
+        path = os.path.realpath(os.path.join(link.directory, link.output))
+        if path in known or not os.access(path, os.X_OK):
+            continue
+        inputs = {os.path.realpath(os.path.join(link.directory, a)) for a in link.arguments[1:] if not a.startswith("-")}
+        one_step = link.is_compile and is_test(link)
+        if one_step or inputs & test_objects:
+            known.add(path)
+            out.append(Binary(path, link))
+            if len(out) >= limit:
+                return out
+        test_objects -= inputs
+    for command in db.commands:  # objects whose link ccwrap did not see (a compiler launcher): ask the build
+        obj = os.path.realpath(os.path.join(command.directory, command.output or ""))
+        if obj not in test_objects or len(out) >= limit:
+            continue
+        found = link_for_object(obj, command.directory)
+        path = os.path.realpath(os.path.join(found.directory, found.output or "")) if found else ""
+        if found is not None and path not in known and os.access(path, os.X_OK):
+            known.add(path)
+            out.append(Binary(path, found))
+    return out
+
+
+def binary_of(db: CompileDatabase, test_source: Path) -> Binary | None:
+    for command in db.for_source(test_source)[:1]:
+        if command.is_link and command.output:  # a one-step compile and link
+            return Binary(os.path.realpath(os.path.join(command.directory, command.output)), command)
+        if not command.output:
+            continue
+        obj = os.path.realpath(os.path.join(command.directory, command.output))
+        # a compiler launcher (CMAKE_<LANG>_COMPILER_LAUNCHER) leaves the link unrecorded: ask the build
+        link = db.link_of(obj) or link_for_object(obj, command.directory)
+        if link is not None and link.output:
+            path = os.path.realpath(os.path.join(link.directory, link.output))
+            if os.path.exists(path):
+                return Binary(path, link)
+    return None
+
+
+def links_gtest(link: Command) -> bool:
+    return any("gtest" in Path(a).name or a in ("-lgtest", "-lgtest_main") for a in link.arguments[1:])
