@@ -14,7 +14,9 @@
  * reaches the program itself (not a forked child: a death test's crash is expected), the frames of
  * the thread it hit go to HITS too, innermost first, each "!ADDR" (the program's) or "!ADDR PATH" (a
  * library's): the faulting instruction, then each return address less one, followed through the
- * frame-pointer chain while it climbs the stack (a -O0 build keeps it; elsewhere it stops at once).
+ * frame-pointer chain while it climbs the stack (a -O0 build keeps it), or, when that chain names
+ * none of the program's code (abort() inside the C library), the return addresses into the program
+ * found on the stack, each just after a call instruction.
  * Threads, forks and vforks are followed (a fork has its own copy of the breakpoints); a process
  * that execs another program is let go.  PROGRAM's standard streams, cwd and environment are its
  * own; bptrace exits with its status (128 + the signal when a signal ended it) as soon as it ends:
@@ -337,8 +339,7 @@ static int after_call(unsigned long ret) {
 /* Without frame pointers to follow (the signal came from inside the C library, as abort() does),
  * the return addresses into the program's code among the stack's first 32 KB above the stack
  * pointer, each one after a call instruction, innermost first. */
-static void scan_stack(pid_t pid, unsigned long sp) {
-    (void)pid;
+static void scan_stack(unsigned long sp) {
     unsigned long words[512];
     for (unsigned long page = sp & ~4095UL; page < sp + (32UL << 10) && ncrash < MAX_FRAMES; page += 4096) {
         if (root_mem < 0 || pread(root_mem, words, sizeof words, (off_t)page) != (ssize_t)sizeof words) break;
@@ -369,7 +370,7 @@ static void on_crash(pid_t pid) {
     }
     for (size_t f = 1; f < ncrash; f++)
         if (object_at(crash[f])) return;
-    scan_stack(pid, regs.rsp);
+    scan_stack(regs.rsp);
 }
 
 static void on_event(pid_t pid, Tracee *t, int event) {

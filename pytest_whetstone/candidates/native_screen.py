@@ -113,11 +113,10 @@ class Screen:
         it cannot tell (no schema, a trial without whole runs, a run that timed out)."""
         rel = mutant.edit.file_path
         state = self.files.get(rel)
-        schema = state.schema if state is not None else None
         run = getattr(trial, "run_schema_wider", None)
-        if schema is None or run is None or mutant.key not in schema.ids:
+        if state is None or state.schema is None or run is None or mutant.key not in state.schema.ids:
             return False
-        assert state is not None
+        schema = state.schema
         with self.lock:
             if not state.wider_tried:  # the unmutated schema, once: what fails there is no mutant's doing
                 state.wider_tried = True

@@ -111,7 +111,7 @@ class Spectrum:
             if not short:
                 continue
             for fn in self._by_short.get(short, []):
-                if fn.qualname == plain or plain.endswith("::" + fn.qualname) or fn.qualname.endswith("::" + plain):
+                if _same_function(fn, plain):
                     key = (fn.file_path, fn.qualname, fn.line_start)
                     self.funcs_by_key[key] = fn
                     seen.functions.add(key)
@@ -128,8 +128,7 @@ class Spectrum:
                 found = sorted(found, key=lambda fn: fn.line_end - fn.line_start)[:1]  # a lambda's, not its host's
             else:
                 plain, short = plain_name(where), _short(where)
-                found = [fn for fn in self._by_short.get(short, []) if fn.qualname == plain
-                         or plain.endswith("::" + fn.qualname) or fn.qualname.endswith("::" + plain)][:1]
+                found = [fn for fn in self._by_short.get(short, []) if _same_function(fn, plain)][:1]
             for fn in found:
                 key = (fn.file_path, fn.qualname, fn.line_start)
                 self.funcs_by_key[key] = fn
@@ -207,6 +206,12 @@ class Spectrum:
         counts = self._func_counts.get(key, [0, 0])
         return (f"ran in {counts[0]} of {len(self.failed)} failing and {counts[1]} of "
                 f"{len(self.seen) - len(self.failed)} passing tests")
+
+
+def _same_function(fn: Func, plain: str) -> bool:
+    """Whether a profiled symbol's plain name (``ns::Class::method``) names the workspace function:
+    either may carry namespaces the other leaves out."""
+    return fn.qualname == plain or plain.endswith("::" + fn.qualname) or fn.qualname.endswith("::" + plain)
 
 
 def _short(name: str) -> str:
