@@ -106,7 +106,7 @@ class Screen:
                 outcome.failing[fid] = self.base.failing[fid]
         return outcome
 
-    def breaks_others(self, mutant: Mutant, trial: Any) -> bool:
+    def breaks_others(self, mutant: Mutant, trial: SchemaTrial) -> bool:
         """Whether ``mutant``, switched on in its file's schema, fails a test of the whole binaries that
         the unmutated schema passes: a screened fix of the failing tests that only trades them for
         another costs those runs, not a compile of its own and the wider check after it.  False when

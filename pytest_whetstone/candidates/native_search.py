@@ -276,14 +276,14 @@ class _Search(Planner):
                     if plan.mutant.key in seen:
                         continue
                     seen.add(plan.mutant.key)
-                    if self.screen is not None and self.screen.rejects(plan.mutant):
+                    skip = self.skip_reason(plan)
+                    if skip == "rejected":
                         self.stats.rejected += 1  # its own text does not compile: costs no trial
-                        continue
-                    if self.unreached(plan):
+                    elif skip == "unreached":
                         self.not_reached(plan)  # the failing tests never run it: it cannot change them
-                        continue
-                    if self.remaining() < self.cost(plan):
+                    elif skip == "priced-out":
                         self.stats.priced_out += 1  # a header's mutant alone: cheaper ones may still fit
+                    if skip:
                         continue
                     batch.append(plan)
                 if not batch:
@@ -341,8 +341,7 @@ class _Search(Planner):
             while todo and len(batch) < len(self.trials):
                 plan = todo.pop(0)
                 seen.add(plan.mutant.key)
-                if (self.screen is not None and self.screen.rejects(plan.mutant)) or self.unreached(plan) \
-                        or self.remaining() < max(self.cost(plan), self.estimate()):
+                if self.skip_reason(plan) or self.remaining() < self.estimate():
                     continue
                 batch.append(plan)
             self.stats.siblings += len(batch)
@@ -351,6 +350,18 @@ class _Search(Planner):
                 if cand is not None and cand.mutation.get("complete"):
                     out.append(cand)
         return out[:room]
+
+    def skip_reason(self, plan: _Plan) -> str:
+        """Why ``plan`` costs no trial ("" when it is worth one): its text does not compile ("rejected"),
+        the failing tests never run it ("unreached"), or its own compile does not fit the time left
+        ("priced-out")."""
+        if self.screen is not None and self.screen.rejects(plan.mutant):
+            return "rejected"
+        if self.unreached(plan):
+            return "unreached"
+        if self.remaining() < self.cost(plan):
+            return "priced-out"
+        return ""
 
     def early_schemata(self, failure: TestFailureRecord, stop: threading.Event) -> threading.Thread | None:
         """While the spectrum runs (valgrind, one core) on the first trial, the other trials build the
@@ -412,7 +423,7 @@ class _Search(Planner):
                 if screened.error or not any(fid in base for fid in screened.passed):
                     screened.screened = True
                     return screened
-                if self.screen.breaks_others(plan.mutant, trial):
+                if self.screen.breaks_others(plan.mutant, trial):  # type: ignore[arg-type]
                     screened.screened = screened.breaks_others = True
                     return screened
         return trial.run_failing(plan.rel, text)

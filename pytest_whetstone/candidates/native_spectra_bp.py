@@ -112,7 +112,13 @@ def project_libraries(binary: str) -> list[str]:
 
 def function_entries(binary: str) -> dict[int, str]:
     """The binary's own function entries (file addresses) and their demangled names, from ``nm``."""
-    return {address: name for address, name in function_symbols(binary).items() if not _FOREIGN.match(name)}
+    return _own(function_symbols(binary))
+
+
+def _own(symbols: dict[int, str]) -> dict[int, str]:
+    """The symbols that are the project's code, not the runtime's, the standard library's or the test
+    framework's."""
+    return {address: name for address, name in symbols.items() if not _FOREIGN.match(name)}
 
 
 def function_symbols(binary: str) -> dict[int, str]:
@@ -287,7 +293,7 @@ def _prepare(binary: ProfiledBinary, addresses: Path) -> _Armed | None:
     for obj in objects:
         path = obj or binary.path
         every = function_symbols(path)
-        found = {address: name for address, name in every.items() if not _FOREIGN.match(name)}
+        found = _own(every)
         if not found and not obj:
             return None
         starts = line_starts(elf_lines.line_table(path))
