@@ -102,6 +102,21 @@ def test_crash_without_trace_finds_the_test_by_name_and_its_calls(tmp_path: Path
     assert record.suspects[0].qualname == "q::Queue::front_value"
 
 
+def test_test_definitions_are_read_once_and_the_first_file_wins(tmp_path: Path) -> None:
+    (tmp_path / "a_test.cc").write_text("TEST(Shared, Name) {}\nTEST_F(Fixture, First) {}\n")
+    (tmp_path / "b_test.cc").write_text("TEST( Shared , Name ) {}\nTYPED_TEST(Typed, Second) {}\n")
+    (tmp_path / "c_test.cc").write_text("TEST_P(Late, Third) {}\n")
+    ws = Workspace(tmp_path)
+    assert ws.gtest_file("Fixture", "First") == "a_test.cc"
+    (tmp_path / "c_test.cc").write_text("TEST_P(Late, Renamed) {}\n")  # not read yet: read as it is when asked
+    assert ws.gtest_file("Shared", "Name") == "a_test.cc"
+    assert ws.gtest_file("Typed", "Second") == "b_test.cc"
+    assert ws.gtest_file("Late", "Renamed") == "c_test.cc"
+    (tmp_path / "a_test.cc").unlink()  # every file read once: answers come from what was read
+    assert ws.gtest_file("Shared", "Name") == "a_test.cc"
+    assert ws.gtest_file("Nowhere", "Else") is None
+
+
 def test_ctest_not_run_has_no_code_to_point_at(tmp_path: Path) -> None:
     ws = _copy(tmp_path, "crash_cpp")
     (record,) = _located("ctest_not_run.log", ws)

@@ -27,7 +27,7 @@ from xml.etree import ElementTree
 from ..build.compdb import Command, CompileDatabase
 from ..build.gate import HEADER_EXT, Gate, _relink_args, syntax_only_args
 from ..build.linkinfo import is_shared, shared_links_for_object
-from ..locate.native_tests import Workspace, _find_gtest_file
+from ..locate.native_tests import Workspace
 from ..process import run_bounded
 from ..records import BuildErrorRecord, TestFailureRecord
 from .native_cxx_binaries import Binary, binary_of, filter_name, links_gtest, other_test_binaries
@@ -531,7 +531,7 @@ def cxx_trial(
         name = filter_name(failure)
         rel = ws.find(failure.file_path) if failure.file_path else None
         if rel is None and "." in name:
-            rel = _find_gtest_file(ws, *name.split(".", 1))
+            rel = ws.gtest_file(*name.split(".", 1))
         binary = binary_of(db, workspace / rel) if rel else None
         if binary is None:
             missing.append(failure.test_name or name)

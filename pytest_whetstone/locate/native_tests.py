@@ -92,22 +92,6 @@ def _gtest_site(ws: Workspace, rel: str, suite: str, name: str, line: int) -> Te
     return None
 
 
-_GTEST_DEF = r"\b(?:TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P|GTEST_TEST)\s*\(\s*{suite}\s*,\s*{name}\s*\)"
-
-
-def _find_gtest_file(ws: Workspace, suite: str, name: str) -> str | None:
-    pattern = re.compile(_GTEST_DEF.format(suite=re.escape(suite), name=re.escape(name)))
-    for rel in ws.files:
-        if Path(rel).suffix in C_EXTS:
-            try:
-                text = (ws.root / rel).read_text("utf-8", errors="replace")
-            except OSError:
-                continue
-            if pattern.search(text):
-                return rel
-    return None
-
-
 def _js_site(ws: Workspace, rel: str, title: str, line: int) -> TestSite | None:
     pj = jsfamily.parse_file(ws.root / rel)
     if pj is None:
@@ -122,7 +106,13 @@ def _js_site(ws: Workspace, rel: str, title: str, line: int) -> TestSite | None:
 
 
 def _related_c(ws: Workspace, rel: str) -> list[str]:
-    """Implementation files of a C/C++ test: naming convention, then its quoted includes."""
+    """Implementation files of a C/C++ test: naming convention, then its quoted includes (once per file)."""
+    if rel not in ws.related:
+        ws.related[rel] = _read_related_c(ws, rel)
+    return list(ws.related[rel])
+
+
+def _read_related_c(ws: Workspace, rel: str) -> list[str]:
     out: list[str] = []
     stem = impl_stem(Path(rel).name)
     if stem:
@@ -326,7 +316,7 @@ def locate_failure(
             suite, name = gtest_names(*name.split(".", 1))
     family = _family_for(record, test_rel)
     if test_rel is None and family == "c" and suite and name:
-        test_rel = _find_gtest_file(ws, suite, name)
+        test_rel = ws.gtest_file(suite, name)
     site: TestSite | None = None
     related: list[str] = []
     if test_rel is not None:

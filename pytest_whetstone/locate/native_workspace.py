@@ -8,6 +8,7 @@ The C/C++ function index of the whole workspace is kept across runs in the store
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ from .native_names import C_EXTS, is_test_file
 SKIP_DIRS = paths.SKIP_DIRS
 MAX_FILES = 6000
 GTEST_MACROS = {"TEST", "TEST_F", "TEST_P", "TYPED_TEST", "TYPED_TEST_P", "GTEST_TEST", "FRIEND_TEST"}
+_GTEST_DEF = re.compile(r"\b(?:TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P|GTEST_TEST)\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)")
 
 
 class Workspace:
@@ -34,6 +36,9 @@ class Workspace:
         self._js_funcs: dict[str, list[Func]] | None = None
         self._c_index: cfamily.FunctionIndex | None = None
         self._c_by_short: dict[str, list[cfamily.FunctionDef]] = {}  # the index by short name
+        self._gtests: dict[tuple[str, str], str] = {}  # (suite, name) -> the first file defining it
+        self._gtest_scanned = 0  # how many of ``files`` the gtest definitions were read from
+        self.related: dict[str, list[str]] = {}  # a test file -> its implementation files (the locator's)
 
     @property
     def files(self) -> list[str]:
@@ -97,6 +102,25 @@ class Workspace:
                 if not is_test_file(r):
                     self._by_stem.setdefault(Path(r).stem.lower(), []).append(r)
         return [r for r in self._by_stem.get(stem.lower(), []) if Path(r).suffix.lower() in exts]
+
+    def gtest_file(self, suite: str, name: str) -> str | None:
+        """The first C/C++ file (in listing order) defining ``TEST(suite, name)`` or its kin.  Each file is
+        read once however many failures ask: the files are scanned in order only as far as the answer."""
+        key = (suite, name)
+        files = self.files
+        while key not in self._gtests and self._gtest_scanned < len(files):
+            rel = files[self._gtest_scanned]
+            self._gtest_scanned += 1
+            if Path(rel).suffix not in C_EXTS:
+                continue
+            try:
+                text = (self.root / rel).read_text("utf-8", errors="replace")
+            except OSError:
+                continue
+            if "TEST" in text:
+                for m in _GTEST_DEF.finditer(text):
+                    self._gtests.setdefault((m.group(1), m.group(2)), rel)
+        return self._gtests.get(key)
 
     def c_index(self) -> cfamily.FunctionIndex:
         if self._c_index is None:
