@@ -66,6 +66,8 @@ class Screen:
         self.original = original  # rel -> the file's text (None: unreadable)
         self.deadline = deadline
         self.timeout_s = min(timeout_s, max(RUN_FLOOR_S, 5 * base.seconds + 0.5))
+        self.long_timeout_s = timeout_s  # a run that was passing the failing tests when it was stopped
+        self.longer = 0  # runs given that longer limit
         self.files: dict[str, _FileState] = {}
         self.lock = threading.Lock()
         self.compile_s: list[float] = []
@@ -99,6 +101,12 @@ class Screen:
         if schema is None or mutant.key not in schema.ids:
             return None
         outcome = trial.run_schema(rel, schema.text, schema.ids[mutant.key], self.timeout_s)
+        longer = min(self.long_timeout_s, self.deadline - time.monotonic())
+        if outcome.timed_out and set(outcome.passed) & set(self.base.failing) and longer > self.timeout_s:
+            # the failing tests failed fast and now pass, until the limit stopped them: the fault may have
+            # cut them short, and its fix lets them run their whole course (a loop stops at no test's end)
+            self.longer += 1
+            outcome = trial.run_schema(rel, schema.text, schema.ids[mutant.key], longer)
         # a test failing as it did in the unmutated schema failed as in the real build: say it in the
         # real build's words, so the search's "changed" evidence compares like with like
         for fid, sig in outcome.failing.items():
@@ -197,7 +205,7 @@ class Screen:
                 "unrecorded": sum(s.reached is None for s in built),
                 "dropped": sum(s.dropped for s in self.files.values()),
                 "rejected": sum(len(s.rejected) for s in self.files.values()),
-                "compile_s": [round(s, 3) for s in self.compile_s]}
+                "longer": self.longer, "compile_s": [round(s, 3) for s in self.compile_s]}
 
     def _prepare(self, rel: str, state: _FileState, trial: SchemaTrial) -> None:
         state.ready = True

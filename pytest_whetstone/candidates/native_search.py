@@ -35,7 +35,7 @@ from ..locate.native_tests import family_of
 from ..locate.v8coverage import counts_itself
 from ..records import FixCandidate, Suspect, TestFailureRecord, rank_candidates
 from .native_candidate import validated_candidate
-from .native_plan import Planner, _Plan
+from .native_plan import SURE_AFTER, Planner, _Plan
 from .native_probe import probe_tests
 from .native_screen import Screen, is_header
 from .native_search_stats import NativeSearchStats
@@ -265,6 +265,7 @@ class _Search(Planner):
             queue, rest = self.first_pass(plans)
             ordered = False
             after_partial = -1  # trials left to look for a complete fix once a partial one is found
+            last_standing = self.standing()
             while queue and after_partial != 0:
                 batch: list[_Plan] = []
                 while queue and len(batch) < len(self.trials):
@@ -319,9 +320,12 @@ class _Search(Planner):
                         found += self.siblings(winner, pending, seen, wanted - len(found),
                                                len(live) + len(self.failures) - len(self.probe))
                     break
-                if ordered and queue and self.screen is None:
-                    # what this batch's mutants did moves the suspects' remaining mutants at once
+                standing = self.standing()
+                if ordered and queue and standing != last_standing:
+                    # what this batch's mutants did moves the suspects' remaining mutants at once: a function
+                    # whose mutants keep changing nothing gives its turns to one whose mutants change the failure
                     queue = self.ordered_rest(failure, queue)
+                last_standing = standing
         self.stats.stopped = self.stats.stopped or (
             "found" if found else "budget" if self.stats.priced_out else "exhausted")
         return self.finish(found)
@@ -350,6 +354,11 @@ class _Search(Planner):
                 if cand is not None and cand.mutation.get("complete"):
                     out.append(cand)
         return out[:room]
+
+    def standing(self) -> dict[tuple[str, str], tuple[int, float]]:
+        """What the order of the remaining mutants reads of the evidence (:meth:`ordered_rest`): while it is
+        unchanged, the queue keeps its order and costs no sort."""
+        return {key: (min(ev.tried, SURE_AFTER), ev.score()) for key, ev in self.evidence.items()}
 
     def skip_reason(self, plan: _Plan) -> str:
         """Why ``plan`` costs no trial ("" when it is worth one): its text does not compile ("rejected"),

@@ -29,6 +29,9 @@ class TrialOutcome:
     # screened, it made a failing test pass but broke another test the unmutated schema passes: rejected
     # without the compile of its own a candidate needs
     breaks_others: bool = False
+    # the run was stopped at its time limit; ``passed`` then holds the failing tests that passed before it
+    # (a fault that made them fail fast may, fixed, let them run longer than the limit allowed)
+    timed_out: bool = False
 
 
 @dataclass

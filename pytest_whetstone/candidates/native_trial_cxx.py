@@ -383,6 +383,10 @@ class CxxTrial:
                                               extra_env, timeout_s)
         if code is None:
             out.error = out.error or f"{Path(binary.path).name} timed out after {timeout_s:.1f} s"
+            out.timed_out = True
+            if binary.gtest:  # what gtest said of each test as it ended, before the time ran out
+                done = _gtest_passed_so_far(output)
+                out.passed.update(fid for fid, name in wanted.items() if name in done)
             return
         for failure_id, name in wanted.items():
             if binary.gtest and name in results:
@@ -485,6 +489,15 @@ def _steady(signature: str) -> str:
 
 
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
+
+
+_GTEST_OK = re.compile(r"^\[       OK \] (\S+) \(", re.MULTILINE)
+
+
+def _gtest_passed_so_far(output: str) -> set[str]:
+    """The tests gtest's own output says passed (it flushes each line as the test ends): what a run
+    stopped at its time limit did finish.  Its XML report is written only at the end."""
+    return set(_GTEST_OK.findall(output))
 
 
 def _gtest_results(report: Path) -> dict[str, str | None]:

@@ -1,0 +1,109 @@
+"""A fix whose tests run longer than the fault let them: a screened run stopped at its limit after a
+failing test had passed gets the trial's own time limit.
+
+Real g++, GoogleTest and make through ccwrap.  Two tests fail on the seeded fault: one quick, one that
+asserts first and then works for a second and a half.  The fault fails both at once, so the baseline is
+fast and a screened run's limit is its floor (one second).  With the exact fix the quick test passes and
+the long one runs its whole course: gtest's own output says the quick one passed before the limit
+stopped the run, so the run is given the longer limit, and both pass.  A mutant that loops makes no test
+pass before the limit: it is not run again.  (A single long failing test gives no such sign: its fix is
+still left to the limit of a run compiled alone.)
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from test_native_search import build_make_geo
+
+from pytest_whetstone.candidates.mutant import Mutant
+from pytest_whetstone.candidates.native_screen import RUN_FLOOR_S, Screen
+from pytest_whetstone.candidates.native_search import NativeSearchStats, native_search_candidates
+from pytest_whetstone.candidates.native_trial_cxx import cxx_trial
+from pytest_whetstone.records import Position, Suspect, TestFailureRecord, TextEdit
+
+pytestmark = pytest.mark.skipif(
+    not (shutil.which("ccwrap++") and shutil.which("g++") and shutil.which("make")), reason="ccwrap, g++ or make missing"
+)
+
+SLOW_GEO_CC = """\
+#include "geo.h"
+
+static bool spin() { volatile int k = 0; for (;;) { k = k + 1; } return false; }
+
+int manhattan(int x1, int y1, int x2, int y2) {
+  return (x1 > x2 ? x1 - x2 : x2 - x1) + (y1 > y2 ? y1 - y2 : y2 - y1);
+}
+
+bool inside(int x, int y, int w, int h) {
+  return x >= 0 && y >= 0 && x < w && y <= h;  // seeded fault: y <= h
+}
+
+int scale(int value, int num, int den) {
+  return spin() ? 0 : value * num / den;
+}
+"""
+SLOW_TEST = """\
+#include <gtest/gtest.h>
+#include <chrono>
+#include <thread>
+#include "geo.h"
+
+TEST(Geo, Manhattan) { EXPECT_EQ(manhattan(0, 0, 3, 4), 7); }
+TEST(Geo, InsideExcludesFarEdge) { EXPECT_FALSE(inside(1, 4, 4, 4)); }
+TEST(Geo, InsideSettles) {
+  ASSERT_FALSE(inside(2, 4, 4, 4));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the rest of a long test
+  EXPECT_TRUE(inside(0, 0, 4, 4));
+}
+"""
+INSIDE_LINE = 10
+
+
+@pytest.fixture()
+def proj(tmp_path: Path) -> Path:
+    return build_make_geo(tmp_path / "geo", geo_cc=SLOW_GEO_CC, geo_test=SLOW_TEST)
+
+
+def _failures() -> list[TestFailureRecord]:
+    return [TestFailureRecord(failure_id=fid, runner="gtest", test_suite="Geo", test_name=name,
+                              file_path="tests/geo_test.cc", failure_type="assertion",
+                              suspects=[Suspect("src/geo.cc", "inside", 9, 11, 1.0)])
+            for fid, name in (("F1", "InsideExcludesFarEdge"), ("F2", "InsideSettles"))]
+
+
+def _mutant(old: str, new: str) -> Mutant:
+    line = SLOW_GEO_CC.splitlines()[INSIDE_LINE - 1]
+    col = line.index(old) + 1
+    return Mutant("test", f"{old} -> {new}", TextEdit("src/geo.cc", Position(INSIDE_LINE, col),
+                                                      Position(INSIDE_LINE, col + len(old)), new), INSIDE_LINE, 0.9)
+
+
+def test_a_run_stopped_while_the_failing_test_passed_gets_the_longer_limit(proj: Path) -> None:
+    trial, why = cxx_trial(_failures(), proj, proj / ".whetstone", timeout_s=10.0)
+    assert trial is not None, why
+    try:
+        base = trial.baseline()
+        assert set(base.failing) == {"F1", "F2"} and base.seconds < RUN_FLOOR_S
+        exact, loops = _mutant("y <= h", "y < h"), _mutant("x >= 0", "spin()")
+        screen = Screen(base, lambda rel: (proj / rel).read_text(), float("inf"), 10.0)
+        assert screen.timeout_s == RUN_FLOOR_S
+        screen.add([exact, loops])
+        screen.prepare(trial)
+        looped = screen.outcome(loops, trial)
+        assert looped is not None and looped.timed_out and not looped.passed and screen.longer == 0, looped
+        fixed = screen.outcome(exact, trial)
+        assert fixed is not None and fixed.passed == {"F1", "F2"} and not fixed.error and screen.longer == 1, fixed
+    finally:
+        trial.close()
+    assert (proj / "src/geo.cc").read_text() == SLOW_GEO_CC
+
+
+def test_the_search_validates_the_fix_of_a_test_the_fault_cut_short(proj: Path) -> None:
+    stats = NativeSearchStats()
+    found = native_search_candidates(_failures(), proj, 60.0, store=proj / ".whetstone", stats=stats)
+    assert found and found[0].validated and found[0].edits[0].new_text in ("<", "y < h"), (found, stats)
+    assert stats.schema.get("longer", 0) >= 1
+    assert (proj / "src/geo.cc").read_text() == SLOW_GEO_CC
