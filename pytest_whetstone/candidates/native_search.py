@@ -40,7 +40,7 @@ from .native_probe import probe_tests
 from .native_screen import Screen, is_header
 from .native_search_stats import NativeSearchStats
 from .native_trial import Trial, TrialOutcome
-from .naturalness import rank_by_naturalness
+from .naturalness import Naturalness, rank_by_naturalness
 
 MAX_MUTANTS = 60  # mutants compiled alone per search, whatever the budget
 MAX_SCREENED = 600  # mutants screened through schemata per search
@@ -54,6 +54,7 @@ JS_TIMEOUT_MIN_S = 3.0  # a JS mutant's run is stopped at five times the baselin
 # run them transformed): a line their coverage says the failing tests never ran is skipped (see unreached)
 AS_WRITTEN_RUNNERS = {"node-test", "tape", "mocha"}
 SIBLINGS = 6  # other edits of a complete fix's line tried before the search stops
+DOUBT_TRIALS = 40  # trials spent looking for a natural complete fix after only doubtful ones (budget allowing)
 ALONE_FACTOR = 2.0  # a mutant compiled alone (real flags) against its file's fast schema compile
 HEADER_ALONE_UNITS = 8  # units a header's mutant recompiles when it is compiled alone, at most
 
@@ -84,6 +85,7 @@ def native_search_candidates(
         stats.stopped = "no-suspects"
         return found
     deadline = started + budget_s
+    naturalness = Naturalness(workspace)
     try:
         for family, group in groups.items():
             trials: list[Trial] = []
@@ -106,8 +108,8 @@ def native_search_candidates(
                     trial.focus({f.failure_id for f in probe})  # type: ignore[attr-defined]
                 stats.notes.append(f"probe: {len(probe)} of {len(group)} failing tests, the cheapest, run per mutant")
             try:
-                found += _Search(trials, group, workspace, deadline, stats,
-                                 probe=probe).run(max_validated - len(found))
+                found += _Search(trials, group, workspace, deadline, stats, probe=probe,
+                                 naturalness=naturalness).run(max_validated - len(found))
             finally:
                 for trial in trials:
                     trial.close()
@@ -115,7 +117,7 @@ def native_search_candidates(
                 break
     finally:
         stats.elapsed_s = round(time.monotonic() - started, 3)
-    return rank_candidates(rank_by_naturalness(found, workspace))
+    return rank_candidates(rank_by_naturalness(found, workspace, naturalness))
 
 
 def _spectrum_cap() -> float:
@@ -148,7 +150,8 @@ def _trial(
 
 class _Search(Planner):
     def __init__(self, trials: list[Trial], failures: list[TestFailureRecord], workspace: Path, deadline: float,
-                 stats: NativeSearchStats, *, probe: list[TestFailureRecord] | None = None) -> None:
+                 stats: NativeSearchStats, *, probe: list[TestFailureRecord] | None = None,
+                 naturalness: Naturalness | None = None) -> None:
         self.trials = trials
         self.trial = trials[0]
         self.failures = failures
@@ -156,6 +159,7 @@ class _Search(Planner):
         self.workspace = workspace
         self.deadline = deadline
         self.stats = stats
+        self.naturalness = naturalness or Naturalness(workspace)  # which complete fixes read worse than the code
         self.evidence: dict[tuple[str, str], MutantEvidence] = {}
         self.texts: dict[str, str | None] = {}
         self.base: TrialOutcome | None = None
@@ -265,8 +269,9 @@ class _Search(Planner):
             queue, rest = self.first_pass(plans)
             ordered = False
             after_partial = -1  # trials left to look for a complete fix once a partial one is found
+            doubt_left = -1  # trials left to look for a natural complete fix once only doubtful ones are found
             last_standing = self.standing()
-            while queue and after_partial != 0:
+            while queue and after_partial != 0 and doubt_left != 0:
                 batch: list[_Plan] = []
                 while queue and len(batch) < len(self.trials):
                     plan = queue.pop(0)
@@ -299,6 +304,7 @@ class _Search(Planner):
                 winner: _Plan | None = None
                 for plan, text, outcome, trial in self.run_batch(batch):
                     after_partial -= after_partial > 0
+                    doubt_left -= doubt_left > 0
                     cand = self.judge(plan, text, outcome, trial, len(live) + len(self.failures) - len(self.probe))
                     if cand is None:
                         continue
@@ -308,17 +314,25 @@ class _Search(Planner):
                         return self.finish(found)
                     if cand.mutation.get("complete"):
                         fixed_ids.update(cand.mutation.get("fixes", []))
-                        if failure.failure_id in fixed_ids:
+                        if failure.failure_id in fixed_ids and winner is None:
+                            # the batch's other runs are judged too: they ran, and may be fixes as well
                             complete, winner = True, plan
-                            break
-                        continue  # it fixes another failing test, not this one: keep looking for this one
+                        continue  # one that fixes another failing test only: keep looking for this one
                     if after_partial < 0:
                         after_partial = PARTIAL_GRACE  # one edit may still fix every failing test: look a little
                 if complete:
-                    if winner is not None:
+                    if winner is not None and doubt_left < 0:
                         pending = queue + ([] if ordered else rest) + self.later
                         found += self.siblings(winner, pending, seen, wanted - len(found),
                                                len(live) + len(self.failures) - len(self.probe))
+                    if len(found) < wanted and self.only_doubtful(found, failure):
+                        # every fix found reads worse than the code it replaces: look on a while for
+                        # one that does not (it outranks them: naturalness.DOUBT)
+                        self.stats.doubted += doubt_left < 0
+                        doubt_left = DOUBT_TRIALS if doubt_left < 0 else doubt_left
+                        if not queue and not ordered:
+                            queue, ordered = self.ordered_rest(failure, rest), True
+                        continue
                     break
                 standing = self.standing()
                 if ordered and queue and standing != last_standing:
@@ -354,6 +368,11 @@ class _Search(Planner):
                 if cand is not None and cand.mutation.get("complete"):
                     out.append(cand)
         return out[:room]
+
+    def only_doubtful(self, found: list[FixCandidate], failure: TestFailureRecord) -> bool:
+        """Whether every complete fix found for ``failure`` makes its code less natural."""
+        fixes = [c for c in found if c.mutation.get("complete") and failure.failure_id in c.mutation.get("fixes", [])]
+        return bool(fixes) and all(self.naturalness.doubtful(c) for c in fixes)
 
     def standing(self) -> dict[tuple[str, str], tuple[int, float]]:
         """What the order of the remaining mutants reads of the evidence (:meth:`ordered_rest`): while it is

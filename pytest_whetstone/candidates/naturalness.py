@@ -7,6 +7,11 @@ less "natural" than their fixes (Ray et al., "On the naturalness of buggy code",
 validated fixes are ranked by how much more natural each makes its line, under an interpolated token
 trigram model of the mutated file and its neighbours of the same language (the edited line itself
 left out of the counts, so the fault does not vouch for itself).
+
+A complete fix that makes its code *less* natural than the code it replaces is doubtful: a check turned
+round so that it never fires, a count set to what makes the tests pass.  The search looks on for a while
+after finding only such fixes (:data:`.native_search.DOUBT_TRIALS`), and a doubtful fix falls below any
+complete fix that is not (:data:`DOUBT`).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from ..records import FixCandidate
 _TOKEN = re.compile(r"<<=|>>=|->|::|\+\+|--|<=|>=|==|!=|&&|\|\||<<|>>|[-+*/%&|^]=|[A-Za-z_]\w*|\d[\w.]*|\S")
 MAX_CORPUS_BYTES = 2_000_000  # the mutated file, then its directory's files of the same kind, up to this
 WEIGHT = 0.015  # how far a less natural validated fix falls below the most natural one, at most: a tie-break
+DOUBT = 0.15  # how far a complete fix that makes its code less natural falls, beside one that does not
 _L3, _L2, _L1 = 0.6, 0.3, 0.1  # interpolation weights: trigram, bigram, unigram (add-one)
 
 
@@ -114,31 +120,63 @@ def gain(model: TrigramModel, original: str, candidate: FixCandidate) -> float |
     return model.log_prob(new, without=old) - model.log_prob(old, without=old)
 
 
-def rank_by_naturalness(found: list[FixCandidate], workspace: Path) -> list[FixCandidate]:
+class Naturalness:
+    """Gains of candidates in one workspace: each file read and modelled once."""
+
+    def __init__(self, workspace: Path) -> None:
+        self.workspace = workspace
+        self._models: dict[str, TrigramModel] = {}
+        self._originals: dict[str, str | None] = {}
+
+    def gain(self, candidate: FixCandidate) -> float | None:
+        """:func:`gain` in the file the candidate edits, as the workspace has it; None when unreadable."""
+        if not candidate.edits:
+            return None
+        rel = candidate.edits[0].file_path
+        if rel not in self._originals:
+            try:
+                self._originals[rel] = (self.workspace / rel).read_text(encoding="utf-8", errors=TEXT_ERRORS)
+            except OSError:
+                self._originals[rel] = None
+        original = self._originals[rel]
+        if original is None:
+            return None
+        if rel not in self._models:
+            self._models[rel] = model_for(self.workspace, rel)
+        return gain(self._models[rel], original, candidate)
+
+    def doubtful(self, candidate: FixCandidate) -> bool:
+        """A fix that makes its code less natural than the code it replaces: the tests accept it, yet it
+        reads like no line of the project (``if (old != nullptr) { ++count; grow(); }``, a check turned
+        round so that it never fires).  The search looks on for another fix after it."""
+        value = self.gain(candidate)
+        return value is not None and value < 0
+
+
+def rank_by_naturalness(found: list[FixCandidate], workspace: Path,
+                        naturalness: Naturalness | None = None) -> list[FixCandidate]:
     """Complete validated fixes (every failing test passes) lose up to :data:`WEIGHT` confidence the
-    less natural they make their code than the most natural of them; the others are left as they are.
-    A tie-break among fixes of close priors only: a copy of the line next to it reads naturally too."""
+    less natural they make their code than the most natural of them, and :data:`DOUBT` more when they
+    make it less natural than it was while another complete fix does not; the others are left as they
+    are.  Beyond that, a tie-break among fixes of close priors only: a copy of the line next to it
+    reads naturally too."""
     complete = [c for c in found if c.validated and c.mutation.get("complete") and c.edits]
     if len(complete) < 2:
         return found
+    naturalness = naturalness or Naturalness(workspace)
     gains: dict[str, float] = {}
-    models: dict[str, TrigramModel] = {}
     for cand in complete:
-        rel = cand.edits[0].file_path
-        try:
-            original = (workspace / rel).read_text(encoding="utf-8", errors=TEXT_ERRORS)
-        except OSError:
-            continue
-        if rel not in models:
-            models[rel] = model_for(workspace, rel)
-        value = gain(models[rel], original, cand)
+        value = naturalness.gain(cand)
         if value is not None:
             gains[cand.candidate_id] = value
     if len(gains) < 2:
         return found
     best = max(gains.values())
+    sound = best >= 0
     for cand in complete:
         if cand.candidate_id in gains:
-            cand.confidence = round(cand.confidence - WEIGHT * (1 - math.exp(gains[cand.candidate_id] - best)), 3)
-            cand.mutation["naturalness"] = round(gains[cand.candidate_id], 3)
+            value = gains[cand.candidate_id]
+            penalty = WEIGHT * (1 - math.exp(value - best)) + (DOUBT if value < 0 and sound else 0.0)
+            cand.confidence = round(cand.confidence - penalty, 3)
+            cand.mutation["naturalness"] = round(value, 3)
     return found
