@@ -17,7 +17,7 @@ from pytest_whetstone.locate.budget import (
     rerun_allowed,
     rerun_cost,
 )
-from pytest_whetstone.locate.mutation import rerank, with_notes
+from pytest_whetstone.locate.mutation import lead_with_fix, rerank, with_notes
 from pytest_whetstone.records import Suspect
 from pytest_whetstone.store.sessions import load_session
 
@@ -142,3 +142,12 @@ def test_the_plain_run_starts_with_the_process() -> None:
     code = "import time; time.sleep(0.3); from pytest_whetstone.locate.budget import process_startup_s as f; print(f())"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert 0.25 <= float(out) <= STARTUP_MAX_S  # a fresh process: its own age
+
+
+def test_the_function_of_the_top_fix_leads_the_suspects() -> None:
+    suspects = [Suspect("a.cc", "caller", 10, 20, 0.9), Suspect("a.cc", "callee", 1, 8, 0.9),
+                Suspect("b.cc", "other", 1, 5, 0.2)]
+    led = lead_with_fix(suspects, "a.cc", 4)
+    assert [s.qualname for s in led] == ["callee", "caller", "other"] and led[0].score == 0.9
+    assert lead_with_fix(suspects, "a.cc", 12) == suspects  # already first
+    assert lead_with_fix(suspects, "c.cc", 1) == suspects  # in no suspect: left as it is

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..edits import TEXT_ERRORS, EditError, apply_edits_text
-from ..locate.mutation import MutantEvidence, rerank
+from ..locate.mutation import MutantEvidence, lead_with_fix, rerank
 from ..locate.native_tests import family_of
 from ..locate.v8coverage import counts_itself
 from ..records import FixCandidate, Suspect, TestFailureRecord, rank_candidates
@@ -117,7 +117,15 @@ def native_search_candidates(
                 break
     finally:
         stats.elapsed_s = round(time.monotonic() - started, 3)
-    return rank_candidates(rank_by_naturalness(found, workspace, naturalness))
+    ranked = rank_candidates(rank_by_naturalness(found, workspace, naturalness))
+    for failure in failures:
+        top = next((c for c in ranked if c.validated and c.edits and failure.failure_id in c.mutation.get("fixes", [])),
+                   None)
+        if top is not None:
+            failure.suspects = lead_with_fix(failure.suspects, top.edits[0].file_path, top.edits[0].start.line)
+            if failure.suspects:
+                failure.ast_node_id = f"{failure.suspects[0].file_path}::{failure.suspects[0].qualname}"
+    return ranked
 
 
 def _spectrum_cap() -> float:
@@ -328,10 +336,11 @@ class _Search(Planner):
                     if len(found) < wanted and self.only_doubtful(found, failure):
                         # every fix found reads worse than the code it replaces: look on a while for
                         # one that does not (it outranks them: naturalness.DOUBT)
-                        self.stats.doubted += doubt_left < 0
-                        doubt_left = DOUBT_TRIALS if doubt_left < 0 else doubt_left
-                        if not queue and not ordered:
-                            queue, ordered = self.ordered_rest(failure, rest), True
+                        if doubt_left < 0:
+                            self.stats.doubted += 1
+                            doubt_left = DOUBT_TRIALS
+                            queue = self.natural_first(queue + ([] if ordered else rest) + self.later, seen)
+                            ordered, self.later = True, []
                         continue
                     break
                 standing = self.standing()
@@ -368,6 +377,20 @@ class _Search(Planner):
                 if cand is not None and cand.mutation.get("complete"):
                     out.append(cand)
         return out[:room]
+
+    def natural_first(self, plans: list[_Plan], seen: set[tuple[str, int, int, int, int, str]]) -> list[_Plan]:
+        """The mutants that could still be a fix that is not doubtful: those that make their line more
+        natural, the most natural first (screened ones before those that need a compile of their own)."""
+        out: list[tuple[bool, float, int, _Plan]] = []
+        for order, plan in enumerate(plans):
+            if plan.mutant.key in seen:
+                continue
+            value = self.naturalness.edits_gain([plan.mutant.edit])
+            if value is not None and value >= 0:
+                uncovered = self.screen is not None and not self.screen.covers(plan.mutant)
+                out.append((uncovered, -value, order, plan))
+        out.sort(key=lambda t: t[:3])
+        return [t[3] for t in out]
 
     def only_doubtful(self, found: list[FixCandidate], failure: TestFailureRecord) -> bool:
         """Whether every complete fix found for ``failure`` makes its code less natural."""

@@ -22,7 +22,7 @@ from collections import Counter
 from pathlib import Path
 
 from ..edits import TEXT_ERRORS, EditError, apply_edits_text
-from ..records import FixCandidate
+from ..records import FixCandidate, TextEdit
 
 _TOKEN = re.compile(r"<<=|>>=|->|::|\+\+|--|<=|>=|==|!=|&&|\|\||<<|>>|[-+*/%&|^]=|[A-Za-z_]\w*|\d[\w.]*|\S")
 MAX_CORPUS_BYTES = 2_000_000  # the mutated file, then its directory's files of the same kind, up to this
@@ -105,14 +105,31 @@ def model_for(workspace: Path, rel: str) -> TrigramModel:
 def gain(model: TrigramModel, original: str, candidate: FixCandidate) -> float | None:
     """How much more natural the candidate makes the lines it edits (log-probability, after less
     before); None when it cannot be applied to ``original``."""
-    if not candidate.edits:
+    return edits_gain(model, original, candidate.edits)
+
+
+def edits_gain(model: TrigramModel, original: str, edits: list[TextEdit],
+               lines: list[str] | None = None) -> float | None:
+    """:func:`gain` of edits (``lines``: ``original`` split in lines, when the caller has them)."""
+    if not edits:
         return None
+    first = min(e.start.line for e in edits)
+    last = max(e.end.line for e in edits)
+    if first == last and not any("\n" in e.new_text for e in edits):
+        # one line edited in place (a mutant): no need to apply the edits to the whole file
+        lines = lines if lines is not None else original.splitlines()
+        if not 0 < first <= len(lines):
+            return None
+        old = new = lines[first - 1]
+        for e in sorted(edits, key=lambda e: -e.start.col):
+            if not 0 < e.start.col <= e.end.col <= len(old) + 1:
+                return None
+            new = new[:e.start.col - 1] + e.new_text + new[e.end.col - 1:]
+        return model.log_prob(new, without=old) - model.log_prob(old, without=old)
     try:
-        edited = apply_edits_text(original, candidate.edits, candidate.edits[0].file_path)
+        edited = apply_edits_text(original, edits, edits[0].file_path)
     except EditError:
         return None
-    first = min(e.start.line for e in candidate.edits)
-    last = max(e.end.line for e in candidate.edits)
     before = original.splitlines()[first - 1:last]
     span = last - first + 1 + edited.count("\n") - original.count("\n")
     after = edited.splitlines()[first - 1:first - 1 + max(span, 1)]
@@ -127,23 +144,29 @@ class Naturalness:
         self.workspace = workspace
         self._models: dict[str, TrigramModel] = {}
         self._originals: dict[str, str | None] = {}
+        self._lines: dict[str, list[str]] = {}
 
     def gain(self, candidate: FixCandidate) -> float | None:
         """:func:`gain` in the file the candidate edits, as the workspace has it; None when unreadable."""
-        if not candidate.edits:
+        return self.edits_gain(candidate.edits)
+
+    def edits_gain(self, edits: list[TextEdit]) -> float | None:
+        if not edits:
             return None
-        rel = candidate.edits[0].file_path
+        rel = edits[0].file_path
         if rel not in self._originals:
             try:
-                self._originals[rel] = (self.workspace / rel).read_text(encoding="utf-8", errors=TEXT_ERRORS)
+                text: str | None = (self.workspace / rel).read_text(encoding="utf-8", errors=TEXT_ERRORS)
             except OSError:
-                self._originals[rel] = None
+                text = None
+            self._originals[rel] = text
+            self._lines[rel] = text.splitlines() if text is not None else []
         original = self._originals[rel]
         if original is None:
             return None
         if rel not in self._models:
             self._models[rel] = model_for(self.workspace, rel)
-        return gain(self._models[rel], original, candidate)
+        return edits_gain(self._models[rel], original, edits, self._lines[rel])
 
     def doubtful(self, candidate: FixCandidate) -> bool:
         """A fix that makes its code less natural than the code it replaces: the tests accept it, yet it

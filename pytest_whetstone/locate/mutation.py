@@ -73,3 +73,15 @@ def rerank(suspects: list[Suspect], evidence: Iterable[Mapping[str, Any]]) -> li
         out.append(replace(s, score=round(blended, 4)))
     order = sorted(range(len(out)), key=lambda i: (-out[i].score, i))
     return [out[i] for i in order]
+
+
+def lead_with_fix(suspects: list[Suspect], file_path: str, line: int) -> list[Suspect]:
+    """The suspects with the one holding ``file_path:line`` (the top validated fix) first, scored as the
+    first was: when several functions have validated fixes, the evidence ties them and the ranking of
+    the fixes decides."""
+    at = next((i for i, s in enumerate(suspects)
+               if s.file_path == file_path and s.line_start <= line <= s.line_end), None)
+    if not at:
+        return suspects
+    lead = replace(suspects[at], score=max(suspects[at].score, suspects[0].score))
+    return [lead, *suspects[:at], *suspects[at + 1:]]
