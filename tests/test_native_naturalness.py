@@ -10,6 +10,7 @@ GoogleTest and make through ccwrap for the scenario.
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -17,7 +18,13 @@ import pytest
 from test_native_search import build_make_project
 from test_native_tests_e2e import _session, whetstone
 
-from pytest_whetstone.candidates.naturalness import TrigramModel, rank_by_naturalness, tokens
+from pytest_whetstone.candidates.naturalness import (
+    Naturalness,
+    TrigramModel,
+    gain,
+    rank_by_naturalness,
+    tokens,
+)
 from pytest_whetstone.records import FixCandidate, Position, TextEdit
 
 COUNTS_CC = """\
@@ -119,3 +126,16 @@ def test_the_search_tries_the_fixed_lines_other_edits_and_ranks_the_idiom_first(
     top = validated[0]
     assert top.edits[0].new_text == "0" and "naturalness" in top.mutation, top.description
     assert (proj / "src/counts.cc").read_text() == COUNTS_CC  # the search wrote nothing
+
+
+def test_an_edit_over_two_lines_is_scored_line_by_line(tmp_path: Path) -> None:
+    source = "int f(int a,\n      int b);\nint g() {\n  return f(first,\n           second);\n}\n"
+    (tmp_path / "x.cc").write_text(source)
+    swap = FixCandidate(candidate_id="S", edits=[TextEdit("x.cc", Position(4, 12), Position(5, 18),
+                                                          "second,\n           first")])
+    model = TrigramModel([source])
+    value = Naturalness(tmp_path).gain(swap)
+    assert value is not None and math.isfinite(value)  # leaving out two lines as one "line" hit log(0)
+    assert model.log_prob("return f(first,\n           second);", without="  return f(first,\n           second);") < 0
+    one_line = FixCandidate(candidate_id="O", edits=[TextEdit("x.cc", Position(4, 12), Position(4, 17), "third")])
+    assert Naturalness(tmp_path).gain(one_line) == gain(model, source, one_line)

@@ -63,22 +63,26 @@ class TrigramModel:
             self.uni[c] += sign
             self.total += sign
 
-    def log_prob(self, line: str, *, without: str = "") -> float:
-        """The line's log-probability; ``without``: a line whose own counts are left out first."""
-        if without:
-            self._count(without, -1)
+    def log_prob(self, text: str, *, without: str = "") -> float:
+        """The log-probability of ``text``'s lines; ``without``: lines whose own counts are left out first
+        (each line is a sentence, as the model counted it)."""
+        left_out = without.splitlines()
+        for line in left_out:
+            self._count(line, -1)
         try:
             vocab = len(self.uni) + 1
             out = 0.0
-            for a, b, c in self._grams(line):
-                p3 = self.tri[(a, b, c)] / self.ctx2[(a, b)] if self.ctx2[(a, b)] > 0 else 0.0
-                p2 = self.bi[(b, c)] / self.ctx1[b] if self.ctx1[b] > 0 else 0.0
-                p1 = (max(self.uni[c], 0) + 1) / (self.total + vocab)
-                out += math.log(_L3 * p3 + _L2 * p2 + _L1 * p1)
+            for line in text.splitlines():
+                for a, b, c in self._grams(line):
+                    # counts never go below zero: a line left out that the model never read takes nothing
+                    p3 = max(self.tri[(a, b, c)], 0) / self.ctx2[(a, b)] if self.ctx2[(a, b)] > 0 else 0.0
+                    p2 = max(self.bi[(b, c)], 0) / self.ctx1[b] if self.ctx1[b] > 0 else 0.0
+                    p1 = (max(self.uni[c], 0) + 1) / (max(self.total, 0) + vocab)
+                    out += math.log(_L3 * p3 + _L2 * p2 + _L1 * p1)
             return out
         finally:
-            if without:
-                self._count(without, 1)
+            for line in left_out:
+                self._count(line, 1)
 
 
 def model_for(workspace: Path, rel: str) -> TrigramModel:
@@ -166,7 +170,10 @@ class Naturalness:
             return None
         if rel not in self._models:
             self._models[rel] = model_for(self.workspace, rel)
-        return edits_gain(self._models[rel], original, edits, self._lines[rel])
+        try:
+            return edits_gain(self._models[rel], original, edits, self._lines[rel])
+        except (ArithmeticError, ValueError, IndexError):  # a tie-break is never worth the search's candidates
+            return None
 
     def doubtful(self, candidate: FixCandidate) -> bool:
         """A fix that makes its code less natural than the code it replaces: the tests accept it, yet it
