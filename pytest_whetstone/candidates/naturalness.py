@@ -5,8 +5,9 @@ The search often validates several edits the tests cannot tell apart (`count = 0
 likeliest of them, and code people wrote reads like the code around it -- buggy lines are measurably
 less "natural" than their fixes (Ray et al., "On the naturalness of buggy code", ICSE 2016).  So the
 validated fixes are ranked by how much more natural each makes its line, under an interpolated token
-trigram model of the mutated file and its neighbours of the same language (the edited line itself
-left out of the counts, so the fault does not vouch for itself).
+trigram model of the mutated file and its neighbours of the same language (the edited line and the
+line either side of it left out of the counts, so the fault does not vouch for itself, nor a copy of
+the next line for the copy).
 
 A complete fix that makes its code *less* natural than the code it replaces is doubtful: a check turned
 round so that it never fires, a count set to what makes the tests pass.  The search looks on for a while
@@ -29,6 +30,9 @@ MAX_CORPUS_BYTES = 2_000_000  # the mutated file, then its directory's files of 
 WEIGHT = 0.015  # how far a less natural validated fix falls below the most natural one, at most: a tie-break
 DOUBT = 0.15  # how far a complete fix that makes its code less natural falls, beside one that does not
 _L3, _L2, _L1 = 0.6, 0.3, 0.1  # interpolation weights: trigram, bigram, unigram (add-one)
+# lines either side of an edit left out of the counts with it: a copy of the next line must not read as
+# natural because the next line is there (leveldb's `if (k_ > 30) k_ = 1;` over `if (k_ > 30) k_ = 30;`)
+NEIGHBOURS = 1
 
 
 def tokens(line: str) -> list[str]:
@@ -129,16 +133,19 @@ def edits_gain(model: TrigramModel, original: str, edits: list[TextEdit],
             if not 0 < e.start.col <= e.end.col <= len(old) + 1:
                 return None
             new = new[:e.start.col - 1] + e.new_text + new[e.end.col - 1:]
-        return model.log_prob(new, without=old) - model.log_prob(old, without=old)
+        window = "\n".join(lines[max(first - 1 - NEIGHBOURS, 0):last + NEIGHBOURS])
+        return model.log_prob(new, without=window) - model.log_prob(old, without=window)
     try:
         edited = apply_edits_text(original, edits, edits[0].file_path)
     except EditError:
         return None
-    before = original.splitlines()[first - 1:last]
+    lines = lines if lines is not None else original.splitlines()
+    before = lines[first - 1:last]
     span = last - first + 1 + edited.count("\n") - original.count("\n")
     after = edited.splitlines()[first - 1:first - 1 + max(span, 1)]
     old, new = "\n".join(before), "\n".join(after)
-    return model.log_prob(new, without=old) - model.log_prob(old, without=old)
+    window = "\n".join(lines[max(first - 1 - NEIGHBOURS, 0):last + NEIGHBOURS])
+    return model.log_prob(new, without=window) - model.log_prob(old, without=window)
 
 
 class Naturalness:
