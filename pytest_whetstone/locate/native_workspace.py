@@ -21,7 +21,9 @@ from .native_names import C_EXTS, is_test_file
 SKIP_DIRS = paths.SKIP_DIRS
 MAX_FILES = 6000
 GTEST_MACROS = {"TEST", "TEST_F", "TEST_P", "TYPED_TEST", "TYPED_TEST_P", "GTEST_TEST", "FRIEND_TEST"}
-_GTEST_DEF = re.compile(r"\b(?:TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P|GTEST_TEST)\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)")
+# a test's definition: every macro above but FRIEND_TEST, which names a test inside a class
+_GTEST_DEF = re.compile(r"\b(?:" + "|".join(sorted(GTEST_MACROS - {"FRIEND_TEST"}))
+                        + r")\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)")
 
 
 class Workspace:
