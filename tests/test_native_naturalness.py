@@ -21,7 +21,7 @@ from test_native_tests_e2e import _session, whetstone
 from pytest_whetstone.candidates.naturalness import (
     Naturalness,
     TrigramModel,
-    gain,
+    edits_gain,
     rank_by_naturalness,
     tokens,
 )
@@ -138,4 +138,4 @@ def test_an_edit_over_two_lines_is_scored_line_by_line(tmp_path: Path) -> None:
     assert value is not None and math.isfinite(value)  # leaving out two lines as one "line" hit log(0)
     assert model.log_prob("return f(first,\n           second);", without="  return f(first,\n           second);") < 0
     one_line = FixCandidate(candidate_id="O", edits=[TextEdit("x.cc", Position(4, 12), Position(4, 17), "third")])
-    assert Naturalness(tmp_path).gain(one_line) == gain(model, source, one_line)
+    assert Naturalness(tmp_path).gain(one_line) == edits_gain(model, source, one_line.edits)

@@ -101,12 +101,13 @@ class Screen:
         if schema is None or mutant.key not in schema.ids:
             return None
         outcome = trial.run_schema(rel, schema.text, schema.ids[mutant.key], self.timeout_s)
-        longer = min(self.long_timeout_s, self.deadline - time.monotonic())
-        if outcome.timed_out and set(outcome.passed) & set(self.base.failing) and longer > self.timeout_s:
+        if outcome.timed_out and set(outcome.passed) & set(self.base.failing):
             # the failing tests failed fast and now pass, until the limit stopped them: the fault may have
             # cut them short, and its fix lets them run their whole course (a loop stops at no test's end)
-            self.longer += 1
-            outcome = trial.run_schema(rel, schema.text, schema.ids[mutant.key], longer)
+            longer = min(self.long_timeout_s, self.deadline - time.monotonic())
+            if longer > self.timeout_s:
+                self.longer += 1
+                outcome = trial.run_schema(rel, schema.text, schema.ids[mutant.key], longer)
         # a test failing as it did in the unmutated schema failed as in the real build: say it in the
         # real build's words, so the search's "changed" evidence compares like with like
         for fid, sig in outcome.failing.items():

@@ -110,15 +110,10 @@ def model_for(workspace: Path, rel: str) -> TrigramModel:
     return TrigramModel(texts)
 
 
-def gain(model: TrigramModel, original: str, candidate: FixCandidate) -> float | None:
-    """How much more natural the candidate makes the lines it edits (log-probability, after less
-    before); None when it cannot be applied to ``original``."""
-    return edits_gain(model, original, candidate.edits)
-
-
 def edits_gain(model: TrigramModel, original: str, edits: list[TextEdit],
                lines: list[str] | None = None) -> float | None:
-    """:func:`gain` of edits (``lines``: ``original`` split in lines, when the caller has them)."""
+    """How much more natural the edits make the lines they touch (log-probability, after less before);
+    None when they cannot be applied to ``original`` (``lines``: ``original`` split, when known)."""
     if not edits:
         return None
     first = min(e.start.line for e in edits)
@@ -158,7 +153,7 @@ class Naturalness:
         self._lines: dict[str, list[str]] = {}
 
     def gain(self, candidate: FixCandidate) -> float | None:
-        """:func:`gain` in the file the candidate edits, as the workspace has it; None when unreadable."""
+        """:func:`edits_gain` in the file the candidate edits, as the workspace has it; None when unreadable."""
         return self.edits_gain(candidate.edits)
 
     def edits_gain(self, edits: list[TextEdit]) -> float | None:
