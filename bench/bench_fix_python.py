@@ -280,7 +280,8 @@ def apply_edits(text: bytes, edits: list[dict]) -> bytes | None:
 
 def run_fault(fault: Fault, budget: float) -> dict:
     from pytest_whetstone.orchestrate.state import loop_fold
-    from pytest_whetstone.store.sessions import fold, load_session
+    from pytest_whetstone.store.fold import fold
+    from pytest_whetstone.store.sessions import load_session
 
     pristine = prepare(fault.lib)
     ws = TMP / "runs" / fault.fault_id

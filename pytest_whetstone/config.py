@@ -23,9 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .paths import CONFIG_NAME, find_config  # noqa: F401 - where the file is: a light module
 from .records import ERROR_TYPES, FAILURE_TYPES
-
-CONFIG_NAME = "whetstone.json5"
 
 
 class ConfigError(ValueError):
@@ -72,15 +71,6 @@ class Config:
 
 _TOP_KEYS = {"store", "phases", "rules", "headers", "libraries", "budgets"}
 _BUDGET_KEYS = {"max_attempts": int, "max_wall_s": float, "search_budget_s": float, "timeout_s": float}
-
-
-def find_config(start: Path | None = None) -> Path | None:
-    here = (start or Path.cwd()).resolve()
-    for directory in (here, *here.parents):
-        candidate = directory / CONFIG_NAME
-        if candidate.is_file():
-            return candidate
-    return None
 
 
 def load_config(path: Path | None = None, *, start: Path | None = None) -> Config:

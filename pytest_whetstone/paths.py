@@ -71,3 +71,17 @@ def relative_posix(path: str | os.PathLike[str], workspace: str | os.PathLike[st
         return given.resolve().relative_to(Path(workspace).resolve()).as_posix()
     except (ValueError, OSError):
         return given.as_posix()
+
+
+CONFIG_NAME = "whetstone.json5"
+
+
+def find_config(start: Path | None = None) -> Path | None:
+    """The nearest whetstone.json5 up from ``start``.  Here, not in .config: the store is found (and a
+    run's command started) before the configuration's types are loaded."""
+    here = (start or Path.cwd()).resolve()
+    for directory in (here, *here.parents):
+        candidate = directory / CONFIG_NAME
+        if candidate.is_file():
+            return candidate
+    return None

@@ -18,9 +18,10 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from .verdict import RunFacts
+if TYPE_CHECKING:
+    from .verdict import RunFacts  # imported when a run ends: it loads the record types
 
 KILL_GRACE_S = 3.0  # how long an interrupted child's process group gets before SIGKILL
 
@@ -75,6 +76,77 @@ def execute(
 ) -> RunFacts:
     """Run the command in its own process group; tee its output; say how it ended.  ``on_start`` is
     called once the child is running (work that can overlap it)."""
+    running = start(cmd, cwd, env, shell, echo, timeout, log_path)
+    if on_start is not None and running.launch_error is None:
+        on_start()
+    return running.wait()
+
+
+class Running:
+    """A command started by :func:`start`: its output is teed by a thread of its own, so the caller
+    can do other work (import what the analysis needs) while it runs; :meth:`wait` says how it ended."""
+
+    def __init__(self, proc: subprocess.Popen[bytes] | None, timeout: float | None, log_path: Path, echo: bool,
+                 launch_error: tuple[int, str] | None = None) -> None:
+        self.proc = proc
+        self.launch_error = launch_error
+        self._deadline = time.monotonic() + timeout if timeout else None
+        self._timed_out = False
+        self._failure: BaseException | None = None
+        self._pump = threading.Thread(target=self._tee, args=(log_path, echo), name="whetstone-tee", daemon=True)
+        if proc is not None:
+            self._pump.start()
+
+    def _tee(self, log_path: Path, echo: bool) -> None:
+        assert self.proc is not None
+        try:
+            with open(log_path, "ab") as log:
+                self._timed_out = _pump(self.proc, log, echo, self._deadline)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread by wait()
+            self._failure = exc
+
+    def wait(self) -> RunFacts:
+        """Wait for the command and its output; an interrupt stops its process group (the run is judged)."""
+        from .verdict import RunFacts  # loaded while the command ran
+
+        if self.proc is None:
+            code, message = self.launch_error or (2, "whetstone: cannot run command")
+            return RunFacts(exit_code=code, launch_error=message)
+        try:
+            while self._pump.is_alive():
+                self._pump.join(0.5)  # in slices: a signal's handler runs in this (the main) thread
+        except KeyboardInterrupt:
+            self.stop(signal.SIGINT)
+            return RunFacts(exit_code=130, interrupted="SIGINT")
+        except Interrupted as exc:
+            self.stop(exc.signum)
+            return RunFacts(exit_code=128 + exc.signum, interrupted=str(exc))
+        if self._failure is not None:
+            self.stop(signal.SIGTERM)
+            raise self._failure
+        code = self.proc.wait()
+        if self._timed_out:
+            return RunFacts(exit_code=124, timed_out=True)
+        return RunFacts(exit_code=128 - code if code < 0 else code)
+
+    def stop(self, sig: int) -> None:
+        """Stop the command's process group (an interrupt reached us): ``sig``, then SIGKILL after a grace."""
+        if self.proc is not None and self.proc.poll() is None:
+            _stop_group(self.proc, sig)
+        if self._pump.is_alive():
+            self._pump.join(1.0)  # its last lines into the log before it is read
+
+
+def start(
+    cmd: Sequence[str] | str,
+    cwd: Path,
+    env: dict[str, str],
+    shell: bool,
+    echo: bool,
+    timeout: float | None,
+    log_path: Path,
+) -> Running:
+    """Start the command in its own process group and tee its output to the terminal and ``log_path``."""
     args: Any = cmd if not shell else command_text(cmd)
     try:
         proc = subprocess.Popen(
@@ -88,33 +160,17 @@ def execute(
             start_new_session=True,
         )
     except FileNotFoundError as exc:
-        message = f"whetstone: command not found: {exc.filename or command_text(cmd)}\n"
-        _write_err(message, log_path)
-        return RunFacts(exit_code=127, launch_error=message.strip())
+        return _not_started(127, f"whetstone: command not found: {exc.filename or command_text(cmd)}\n", log_path)
     except PermissionError as exc:
-        message = f"whetstone: cannot execute: {exc.filename or command_text(cmd)}\n"
-        _write_err(message, log_path)
-        return RunFacts(exit_code=126, launch_error=message.strip())
+        return _not_started(126, f"whetstone: cannot execute: {exc.filename or command_text(cmd)}\n", log_path)
     except (OSError, ValueError) as exc:
-        message = f"whetstone: cannot run command: {exc}\n"
-        _write_err(message, log_path)
-        return RunFacts(exit_code=2, launch_error=message.strip())
-    deadline = time.monotonic() + timeout if timeout else None
-    if on_start is not None:
-        on_start()
-    with open(log_path, "ab") as log:
-        try:
-            timed_out = _pump(proc, log, echo, deadline)
-        except KeyboardInterrupt:
-            _stop_group(proc, signal.SIGINT)
-            return RunFacts(exit_code=130, interrupted="SIGINT")
-        except Interrupted as exc:
-            _stop_group(proc, exc.signum)
-            return RunFacts(exit_code=128 + exc.signum, interrupted=str(exc))
-    code = proc.wait()
-    if timed_out:
-        return RunFacts(exit_code=124, timed_out=True)
-    return RunFacts(exit_code=128 - code if code < 0 else code)
+        return _not_started(2, f"whetstone: cannot run command: {exc}\n", log_path)
+    return Running(proc, timeout, log_path, echo)
+
+
+def _not_started(code: int, message: str, log_path: Path) -> Running:
+    _write_err(message, log_path)
+    return Running(None, None, log_path, False, launch_error=(code, message.strip()))
 
 
 def _write_err(message: str, log_path: Path) -> None:

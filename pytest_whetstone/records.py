@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
-SCHEMA_VERSION = "whetstone/1"
+from .schema import SCHEMA_VERSION, dumps  # noqa: F401 - re-exported: one vocabulary
 
 BUILD_TOOLS = ("gcc", "clang", "clang_tidy", "tsc", "cmake", "linker", "make", "unknown")
 SEVERITIES = ("error", "warning", "note")
@@ -83,11 +83,6 @@ def stable_id(*parts: object, length: int = 12) -> str:
     """A short content hash: the same inputs always name the same record."""
     digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8", "replace"))
     return digest.hexdigest()[:length]
-
-
-def dumps(data: Any) -> str:
-    """Deterministic one-line JSON used for every file Whetstone writes."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 class Record:

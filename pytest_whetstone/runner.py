@@ -11,8 +11,8 @@ verdict block of their own).
 from __future__ import annotations
 
 import os
+import signal
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -20,10 +20,12 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from . import verdict as verdict_mod
+from .audience import is_agent_environment
 from .config import Config, load_config
+from .launch import Launched, launch
 from .paths import display_path
 from .prefetch import Prefetch
-from .process import Interrupted, command_text, execute, signals_interrupt
+from .process import Interrupted, command_text, signals_interrupt
 from .records import (
     AttemptRecord,
     BuildErrorRecord,
@@ -34,10 +36,10 @@ from .records import (
     Verdict,
     stable_id,
 )
-from .report.agent import is_agent_environment, write_agent_report
+from .report.agent import write_agent_report
 from .store import events
 from .store.events import RunWriter
-from .store.sessions import ENV_DIR, ENV_SESSION, Session, find_store, now_iso, open_session, warn_line
+from .store.sessions import Session, now_iso, warn_line
 from .verdict import Evidence, RunFacts
 
 if TYPE_CHECKING:
@@ -79,36 +81,50 @@ def run_command(
     stdout: IO[str] | None = None,
     agent: bool | None = None,
     search: bool = False,
+    launched: Launched | None = None,
 ) -> RunOutcome:
     """Run cmd, stream its output, record an attempt; the verdict is printed last.  ``search``: run the
-    validated mutant search on C/C++/JS test failures (``budgets.search_budget_s``)."""
+    validated mutant search on C/C++/JS test failures (``budgets.search_budget_s``).  ``launched``: the
+    command already started by :func:`.launch.launch` (the CLI starts it before importing this module)."""
     out = stdout or sys.stdout
     cwd = (cwd or Path.cwd()).resolve()
     agent = is_agent_environment() if agent is None else agent
-    session: Session | None = None
+    session: Session | None = launched.session if launched is not None else None
     outcome: RunOutcome | None = None
-    started = time.monotonic()
+    started = launched.started if launched is not None else time.monotonic()
     with signals_interrupt():
         try:
+            if launched is None:
+                launched = launch(cmd, cwd=cwd, store=store, session_id=session_id, shell=shell,
+                                  echo=echo and not agent, timeout=timeout, started=started)
+                session = launched.session
             config = config if config is not None else load_config_quietly(cwd)
-            store = store or find_store(cwd)
-            session = open_session(store, session_id, meta={"command": command_text(cmd), "cwd": str(cwd)})
-            outcome = _run_and_record(cmd, phase, timeout, cwd, session, shell, echo, config, started, agent, out,
-                                      search)
+            outcome = _run_and_record(cmd, phase, cwd, launched, echo, config, agent, out, search)
             return outcome
         except KeyboardInterrupt:
+            _stop(launched, signal.SIGINT)
             outcome = _aborted(cmd, phase, session, 130, RunFacts(exit_code=130, interrupted="SIGINT"))
             return outcome
         except Interrupted as exc:
+            _stop(launched, exc.signum)
             outcome = _aborted(cmd, phase, session, 128 + exc.signum,
                                RunFacts(exit_code=128 + exc.signum, interrupted=str(exc)))
             return outcome
         finally:
             if outcome is None:
                 # our own failure before the command could be judged; still end with a verdict
+                _stop(launched, signal.SIGTERM)
                 outcome = _aborted(cmd, phase, session, 2, RunFacts(exit_code=2, launch_error="whetstone failed"))
+            if launched is not None:
+                launched.log_path.unlink(missing_ok=True)
             if emit_verdict:
                 verdict_mod.emit(outcome.verdict, out)
+
+
+def _stop(launched: Launched | None, sig: int) -> None:
+    """An interrupt (or our own failure) outside the wait for the command: its group is still stopped."""
+    if launched is not None:
+        launched.running.stop(sig)
 
 
 def load_config_quietly(cwd: Path) -> Config:
@@ -138,47 +154,33 @@ def _target(cmd: Sequence[str] | str) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-def child_env(session: Session) -> dict[str, str]:
-    env = dict(os.environ)
-    env[ENV_SESSION] = session.session_id
-    env[ENV_DIR] = str(session.store)
-    env[verdict_mod.ENV_NESTED] = "1"
-    return env
-
-
 def _run_and_record(
     cmd: Sequence[str] | str,
     phase: str,
-    timeout: float | None,
     cwd: Path,
-    session: Session,
-    shell: bool,
+    launched: Launched,
     echo: bool,
     config: Config,
-    started: float,
     agent: bool,
     out: IO[str],
     search: bool = False,
 ) -> RunOutcome:
+    session, started, log_path = launched.session, launched.started, launched.log_path
     attempt_id = "A" + stable_id(session.session_id, time.time_ns(), os.getpid())
-    mark = session.size()
+    # written once the command is running (its mark was taken before): the record types load meanwhile
     session.append(events.RUN_STARTED, {"attempt_id": attempt_id, "pid": os.getpid(), "phase": phase,
                                    "command": command_text(cmd)})
-    with tempfile.NamedTemporaryFile(prefix="whetstone-run-", suffix=".log", delete=False) as log:
-        log_path = Path(log.name)
     prefetch = Prefetch()
     try:
-        try:
-            facts = execute(cmd, cwd, child_env(session), shell, echo and not agent, timeout, log_path,
-                            on_start=prefetch.start)
-        finally:
-            prefetch.stop()
-        result = _analyse(log_path, cwd, session, config)
-        raw_text, truncated = _raw_excerpt(log_path)
+        if launched.running.launch_error is None:
+            prefetch.start()
+        facts = launched.running.wait()
     finally:
-        log_path.unlink(missing_ok=True)
+        prefetch.stop()
+    result = _analyse(log_path, cwd, session, config)
+    raw_text, truncated = _raw_excerpt(log_path)
     facts.oom_output = verdict_mod.oom_in_output(raw_text)
-    inner = session.events_since(mark)
+    inner = session.events_since(launched.mark)
     native = _native_test_report(inner)
     if native is not None:
         # The pytest plugin reported natively from inside the command: its records (suspects,

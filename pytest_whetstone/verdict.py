@@ -24,10 +24,10 @@ from dataclasses import asdict, dataclass, field
 from typing import IO, Any
 
 from .records import BuildErrorRecord, TestFailureRecord, Verdict, dumps
+from .store.location import ENV_NESTED
 
 BEGIN = "===WHETSTONE-RESULT==="
 END = "===END-WHETSTONE-RESULT==="
-ENV_NESTED = "WHETSTONE_NESTED"
 
 # The closed set of failure classes, worst first (the order a merged report picks by).
 FAILURES = (

@@ -18,7 +18,8 @@ native_dir = cs.native_dir  # a shared pytest fixture
 python_dir = cs.python_dir  # a shared pytest fixture
 
 from pytest_whetstone.parse import parse_text  # noqa: E402
-from pytest_whetstone.store.sessions import error_key, load_session  # noqa: E402
+from pytest_whetstone.store.fold import error_key  # noqa: E402
+from pytest_whetstone.store.sessions import load_session  # noqa: E402
 from pytest_whetstone.store.spool import ingest_spool  # noqa: E402
 
 MAKEFILE = """\

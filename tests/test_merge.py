@@ -12,6 +12,7 @@ from report_support import write_events
 
 from pytest_whetstone.records import BuildErrorRecord, FixCandidate, TestFailureRecord, dumps
 from pytest_whetstone.report import run_report
+from pytest_whetstone.store.fold import fold
 from pytest_whetstone.store.merge import (
     MergeError,
     collect_session_files,
@@ -20,7 +21,7 @@ from pytest_whetstone.store.merge import (
     read_audit,
     sanitize,
 )
-from pytest_whetstone.store.sessions import SessionWarning, fold, read_jsonl
+from pytest_whetstone.store.sessions import SessionWarning, read_jsonl
 
 
 def ev(kind: str, data: dict, sid: str = "s1") -> dict:

@@ -13,7 +13,8 @@ import hypothesis  # noqa: F401
 import pytest
 
 from pytest_whetstone.records import TestFailureRecord
-from pytest_whetstone.store.sessions import fold, load_session
+from pytest_whetstone.store.fold import fold
+from pytest_whetstone.store.sessions import load_session
 from pytest_whetstone.verdict import BEGIN, END, parse_last
 
 CALC = """

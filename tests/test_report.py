@@ -16,7 +16,7 @@ from pytest_whetstone.report import FORMATS, build_model, render, run_report
 from pytest_whetstone.report import github as gh
 from pytest_whetstone.report import sarif as sarif_mod
 from pytest_whetstone.report.json_report import BUILD_ERROR_KEYS, CANDIDATE_KEYS, TEST_FAILURE_KEYS, TOP_KEYS
-from pytest_whetstone.store.sessions import SessionState, fold
+from pytest_whetstone.store.fold import SessionState, fold
 from pytest_whetstone.verdict import BEGIN, END, parse_last
 
 SCHEMA = Path(__file__).parent / "fixtures" / "sarif" / "sarif-schema-2.1.0.json"

@@ -14,7 +14,7 @@ from pytest_whetstone.records import TestFailureRecord
 from pytest_whetstone.report import build_model, run_report
 from pytest_whetstone.report.html import gap_chart
 from pytest_whetstone.report.html import render as render_html
-from pytest_whetstone.store.sessions import SessionState
+from pytest_whetstone.store.fold import SessionState
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 XSS = "<script>alert('x')</script><img src=x onerror=alert(1)>\"'&"

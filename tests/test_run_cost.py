@@ -92,3 +92,40 @@ def test_each_source_file_is_read_once_however_many_failures_name_it(probe: dict
     reads = probe["reads"]
     assert reads, "the locator read no source"
     assert max(reads.values()) == 1, reads
+
+
+# Runs `whetstone run -- true` in a fresh interpreter and writes which of our modules (and dataclasses) were
+# loaded when the command was started.
+SPAWN_PROBE = r"""
+import json, sys
+import pytest_whetstone.process as process
+at_spawn = []
+started = process.start
+def start(*args, **kwargs):
+    at_spawn.extend(m for m in sys.modules if m.startswith("pytest_whetstone") or m == "dataclasses")
+    return started(*args, **kwargs)
+process.start = start
+from pytest_whetstone.cli import main
+code = main(["run", "--", "true"])
+with open(sys.argv[1], "w") as out:
+    json.dump({"code": code, "at_spawn": sorted(at_spawn)}, out)
+"""
+
+
+def test_the_command_starts_before_the_record_types_and_the_configuration_load(tmp_path: Path) -> None:
+    if shutil.which("true") is None:
+        pytest.skip("no true")
+    seen = tmp_path / "seen.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WHETSTONE_")}
+    env["WHETSTONE_DIR"] = str(tmp_path / ".whetstone")
+    proc = subprocess.run([sys.executable, "-c", SPAWN_PROBE, str(seen)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert seen.exists(), proc.stdout[-2000:] + proc.stderr[-2000:]
+    probe = json.loads(seen.read_text())
+    assert probe["code"] == 0 and '"status":"pass"' in proc.stdout
+    at_spawn = set(probe["at_spawn"])
+    assert "pytest_whetstone.launch" in at_spawn
+    # loaded while the command runs: the record types (and dataclasses), the configuration, the judge, the core
+    for module in ("pytest_whetstone.records", "pytest_whetstone.config", "pytest_whetstone.verdict",
+                   "pytest_whetstone.runner", "pytest_whetstone.core", "pytest_whetstone.store.fold", "dataclasses"):
+        assert module not in at_spawn, module

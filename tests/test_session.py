@@ -10,11 +10,11 @@ import pytest
 
 from pytest_whetstone.agent.checks import store_for
 from pytest_whetstone.records import AttemptRecord, BuildErrorRecord, FixCandidate, GapModel
+from pytest_whetstone.store.fold import fold
 from pytest_whetstone.store.location import resolve_store
 from pytest_whetstone.store.sessions import (
     SessionWarning,
     find_store,
-    fold,
     latest_session_id,
     load_session,
     open_session,

@@ -21,7 +21,8 @@ from ..edits import EditError, apply_candidate_by_id
 from ..parse import ParseResult
 from ..records import BuildErrorRecord, FixCandidate, TestFailureRecord, rank_candidates
 from ..store import events
-from ..store.sessions import Session, fold
+from ..store.fold import fold
+from ..store.sessions import Session
 from .checks import (
     BUILD_TOOL_CHOICES,
     DEFAULT_TIMEOUT_S,

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import __version__
+
+if TYPE_CHECKING:
+    from ..launch import Launched
 
 USAGE_ERROR = 2
 
@@ -143,8 +148,6 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from .. import core
-
     cmd = list(args.cmd)
     if cmd and cmd[0] == "--":
         cmd = cmd[1:]
@@ -152,18 +155,37 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("no command given; usage: whetstone run [--phase NAME] [--timeout S] -- CMD...")
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds")
-    store = _store(args)
-    outcome = core.run(
-        " ".join(cmd) if args.shell else cmd,
-        phase=args.phase,
-        timeout=args.timeout,
-        store=store,
-        session_id=args.session,
-        shell=args.shell,
-        agent=args.agent,
-        search=args.search,
-    )
+    command: list[str] | str = " ".join(cmd) if args.shell else cmd
+    from ..audience import is_agent_environment
+    from ..process import signals_interrupt
+
+    agent = is_agent_environment() if args.agent is None else args.agent
+    with signals_interrupt():
+        # The command starts first; the core (record types, configuration, analysis) loads while it runs.
+        launched = _launch(command, args, echo=not agent)
+        try:
+            from .. import core
+        except BaseException:
+            if launched is not None:
+                launched.running.stop(signal.SIGTERM)
+                launched.log_path.unlink(missing_ok=True)
+            raise
+        outcome = core.run(command, phase=args.phase, timeout=args.timeout, store=launched.session.store if launched
+                           else _store(args), session_id=args.session, shell=args.shell, agent=agent,
+                           search=args.search, launched=launched)
     return outcome.exit_code
+
+
+def _launch(command: list[str] | str, args: argparse.Namespace, *, echo: bool) -> Launched | None:
+    """The command started in its session; None when that failed (the run then fails inside the core,
+    where it is judged and ends with a verdict)."""
+    from ..launch import launch
+
+    try:
+        return launch(command, cwd=Path.cwd().resolve(), store=_store(args), session_id=args.session,
+                      shell=args.shell, echo=echo, timeout=args.timeout)
+    except Exception:  # noqa: BLE001 - judged by the core's own attempt
+        return None
 
 
 def _cmd_parse(args: argparse.Namespace) -> int:

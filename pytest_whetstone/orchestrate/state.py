@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..records import GapModel
-from ..store.sessions import SessionState, fold
+from ..store.fold import SessionState, fold
 
 # A timed-out phase counts as worse than any number of failures in it.
 TIMEOUT_COUNT = 10**6

@@ -163,6 +163,6 @@ def _search_explicit(config: pytest.Config) -> bool:
 def _agent(config: pytest.Config) -> bool:
     if getattr(config.option, "whetstone_agent", None):
         return True
-    from ..report.agent import is_agent_environment
+    from ..audience import is_agent_environment
 
     return is_agent_environment()

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..paths import display_path
+from ..store.fold import SessionState
 from ..store.location import STORE_DIRNAME, check_session_id, resolve_store, workspace_of
-from ..store.sessions import SessionState, SessionWarning, latest_session_id
+from ..store.sessions import SessionWarning, latest_session_id
 from ..store.shards import MergeError, audit_path_for, read_audit
 
 if TYPE_CHECKING:

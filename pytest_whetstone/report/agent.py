@@ -108,17 +108,6 @@ def _candidate(c: FixCandidate) -> dict[str, Any]:
     }
 
 
-# --------------------------------------------------------------------------- agent mode
-
-_AGENT_VARS = ("AGENT", "AI_AGENT")
-_FALSE = ("", "0", "false", "no", "off")
-
-
-def is_agent_environment() -> bool:
-    """An agent drives when ``AGENT``/``AI_AGENT`` say so (the convention Vitest, Bun and others follow)."""
-    return any(os.environ.get(name, "").strip().lower() not in _FALSE for name in _AGENT_VARS)
-
-
 def _one_line(text: str, limit: int = 200) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."

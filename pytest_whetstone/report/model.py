@@ -23,7 +23,7 @@ from ..records import (
     TestFailureRecord,
     Verdict,
 )
-from ..store.sessions import SessionState
+from ..store.fold import SessionState
 from ..verdict import Evidence, Judgement, RunFacts, judge, make_verdict, phase_ledger, worst_facts
 
 # Confidence from which a candidate is offered as a fix (SARIF `fixes`) without validation.

@@ -15,6 +15,7 @@ from pathlib import Path
 STORE_DIRNAME = ".whetstone"
 ENV_DIR = "WHETSTONE_DIR"
 ENV_SESSION = "WHETSTONE_SESSION"
+ENV_NESTED = "WHETSTONE_NESTED"  # set for a run's children: a nested run prints no verdict block
 LAYOUT = ("sessions", "audits", "spool")
 _ROOT_MARKERS = ("whetstone.json5", ".git", "pyproject.toml", "setup.py", "CMakeLists.txt")
 _MAX_SESSION_ID = 128
@@ -64,11 +65,13 @@ def workspace_of(store: Path) -> Path:
 
 def _configured(here: Path) -> Path | None:
     """The ``store`` key of the nearest whetstone.json5, relative to that file."""
-    from ..config import ConfigError, find_config, load_config
+    from ..paths import find_config
 
     path = find_config(here)
     if path is None:
         return None
+    from ..config import ConfigError, load_config  # only when there is a file to read
+
     try:
         store = load_config(path=path).store
     except ConfigError:

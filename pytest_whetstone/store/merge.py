@@ -40,14 +40,9 @@ from ..records import (
     rank_candidates,
     stable_id,
 )
+from .fold import SessionState, error_key, error_order, fold
 from .sanitize import sanitize
-from .sessions import (
-    SessionState,
-    SessionWarning,
-    error_key,
-    error_order,
-    fold,
-)
+from .sessions import SessionWarning
 from .shards import MergeError, audit_path_for, collect_session_files, read_audit, read_events
 
 __all__ = [

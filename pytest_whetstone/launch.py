@@ -1,0 +1,65 @@
+"""``whetstone run``'s first step: start the command, then load what judging it needs.
+
+Before the command starts, only what it depends on is loaded and done: the store and the session it
+writes into (its id goes to the child's environment, so ccwrap's captures and nested runs land
+there), the mark after which the session's new events are this run's, and the process that tees
+its output.  The record types, the configuration, the parsers, locators and generators load while
+the command runs (:mod:`.runner`, :mod:`.prefetch`): on a test command of a tenth of a second most
+of that cost is hidden, where it used to come before the command.  This module and everything it
+imports stay light (no dataclasses, no record types).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from .process import Running, command_text, start
+from .store.location import ENV_DIR, ENV_NESTED, ENV_SESSION
+from .store.sessions import Session, find_store, open_session
+
+
+class Launched:
+    """A command started for a run: its session, the mark its events follow, its log and its process."""
+
+    __slots__ = ("session", "mark", "log_path", "running", "started")
+
+    def __init__(self, session: Session, mark: int, log_path: Path, running: Running, started: float) -> None:
+        self.session = session
+        self.mark = mark
+        self.log_path = log_path
+        self.running = running
+        self.started = started
+
+
+def child_env(session: Session) -> dict[str, str]:
+    env = dict(os.environ)
+    env[ENV_SESSION] = session.session_id
+    env[ENV_DIR] = str(session.store)
+    env[ENV_NESTED] = "1"
+    return env
+
+
+def launch(
+    cmd: Sequence[str] | str,
+    *,
+    cwd: Path,
+    store: Path | None,
+    session_id: str | None,
+    shell: bool,
+    echo: bool,
+    timeout: float | None,
+    started: float | None = None,
+) -> Launched:
+    """Open (or join) the session, then start the command; the caller waits on ``running``."""
+    started = time.monotonic() if started is None else started
+    session = open_session(store or find_store(cwd), session_id,
+                           meta={"command": command_text(cmd), "cwd": str(cwd)})
+    mark = session.size()
+    with tempfile.NamedTemporaryFile(prefix="whetstone-run-", suffix=".log", delete=False) as log:
+        log_path = Path(log.name)
+    running = start(cmd, cwd, child_env(session), shell, echo, timeout, log_path)
+    return Launched(session, mark, log_path, running, started)
