@@ -554,10 +554,40 @@ def test_a_file_with_more_mutants_than_a_schema_holds_keeps_the_least_likely_kin
 
     count = MAX_SCHEMA_MUTANTS + 100
     text = "".join(f"int f{i}(int x) {{ return x + {i}; }}\n" for i in range(count))
-    col = text.splitlines()[0].index("+") + 1
+    cols = [line.index("+") + 1 for line in text.splitlines()]
     mutants = [Mutant("arith", f"line {i + 1}", TextEdit("many.c", Position(i + 1, col), Position(i + 1, col + 1), "-"),
-                      i + 1, 0.3 if i < 200 else 0.9) for i in range(count)]
+                      i + 1, 0.3 if i < 200 else 0.9) for i, col in enumerate(cols)]
     schema = schema_text("many.c", text.encode(), mutants)
     assert schema is not None and len(schema.ids) == MAX_SCHEMA_MUTANTS
     assert all(m.key in schema.ids for m in mutants if m.prior == 0.9)
     assert sum(m.key in schema.ids for m in mutants if m.prior == 0.3) == MAX_SCHEMA_MUTANTS - (count - 200)
+
+
+def test_a_schema_of_thousands_of_mutants_compiles_once_and_records_the_reach_of_its_last_ones(tmp_path: Path) -> None:
+    """A big file's mutants all fit one schema (MAX_SCHEMA_MUTANTS, not the 600 it used to hold), and the
+    ids past the old 1,024 reach slots are recorded too: real gcc, a program that calls only its last
+    functions."""
+    if not shutil.which("gcc"):
+        pytest.skip("gcc not installed")
+    from pytest_whetstone.candidates.native_schema import REACH_SLOTS
+    from pytest_whetstone.locate import cfamily
+
+    count = 60  # some 34 mutants each: near 2,000
+    lines = [f"int f{i}(int x) {{ if (x > {i % 7}) return x - {i % 5}; return x * 2 + 1; }}" for i in range(count)]
+    calls = " + ".join(f"f{i}(argc)" for i in range(count - 3, count))
+    source = "\n".join([*lines, f"int main(int argc, char **argv) {{ (void)argv; return ({calls}) < 0; }}", ""])
+    funcs = [f for f in cfamily.functions_in(cfamily.parse_source(source.encode(), "c"), "big.c") if f.qualname != "main"]
+    mutants = [m for f in funcs for m in mutants_in("big.c", source.encode(), f.line_start, f.line_end)]
+    schema = schema_text("big.c", source.encode(), mutants)
+    assert schema is not None and 1500 < len(schema.ids) < REACH_SLOTS
+    (tmp_path / "big.c").write_text(schema.text)
+    build = subprocess.run(["gcc", "-std=c99", "-w", "-O0", "big.c", "-o", "schema"], cwd=tmp_path,
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-2000:]
+    reach = tmp_path / "reached"
+    run = subprocess.run([str(tmp_path / "schema")], env=dict(os.environ, **{REACHED_ENV: str(reach)}), timeout=10)
+    assert run.returncode == 0
+    reached = read_reached(reach)
+    last = {mid for key, mid in schema.ids.items() if key[1] > count - 3}
+    assert reached and reached <= last  # only the functions main calls ran
+    assert max(reached) > 1024

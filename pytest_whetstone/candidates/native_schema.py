@@ -30,7 +30,8 @@ from .mutant import Mutant
 from .native_mutants import _parse
 
 ENV = "WHETSTONE_MUTANT"  # named in PRELUDE too
-MAX_SCHEMA_MUTANTS = 600  # per file: the schema's compile grows with it (below the prelude's 1024 reach slots)
+MAX_SCHEMA_MUTANTS = 4000  # per file (below the prelude's REACH_SLOTS); at -O0 a choice costs the compile little
+REACH_SLOTS = 4096  # mutant ids whose reach the schema can record
 REACHED_ENV = "WHETSTONE_REACHED"  # named in PRELUDE too
 LEAST_LIKELY = 0.5  # mutants below this prior go last into a schema that cannot hold them all
 
@@ -65,7 +66,7 @@ static int whetstone_mutant_(void) {
 }
 #if defined(__x86_64__) && !defined(__ILP32__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
 static int whetstone_reach_fd_ = -1;
-static unsigned char whetstone_seen_[1024];
+static unsigned char whetstone_seen_[@REACH_SLOTS@];
 static long whetstone_sys_(long n, long a, long b, long c) {
   long r;
   __asm__ volatile ("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
@@ -81,7 +82,7 @@ __attribute__((constructor)) static void whetstone_reach_open_(void) {
   if (whetstone_reach_fd_ >= 0) whetstone_seen_put_(0);
 }
 static int whetstone_at_(int id) {
-  if (whetstone_reach_fd_ >= 0 && id > 0 && id < 1024
+  if (whetstone_reach_fd_ >= 0 && id > 0 && id < @REACH_SLOTS@
       && !__atomic_exchange_n(&whetstone_seen_[id], (unsigned char)1, __ATOMIC_RELAXED))
     whetstone_seen_put_(id);
   return whetstone_mutant_() == id;
@@ -91,7 +92,7 @@ static int whetstone_at_(int id) { return whetstone_mutant_() == id; }
 #endif
 #endif
 #line 1
-"""
+""".replace("@REACH_SLOTS@", str(REACH_SLOTS))
 
 # Nodes a mutant's edit may be lifted to: each is an expression whose value the choice can stand for.
 _HOSTS = {

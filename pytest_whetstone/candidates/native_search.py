@@ -43,7 +43,7 @@ from .native_trial import Trial, TrialOutcome
 from .naturalness import Naturalness, rank_by_naturalness
 
 MAX_MUTANTS = 60  # mutants compiled alone per search, whatever the budget
-MAX_SCREENED = 600  # mutants screened through schemata per search
+MAX_SCREENED = 3000  # mutants screened through schemata per search (a few ms each: the budget decides first)
 TRIAL_TIMEOUT_S = 20.0
 WORKERS = max(1, min(2, os.cpu_count() or 1))  # trials at once: compiles and test runs use a core each
 PARTIAL_GRACE = 8  # trials spent looking for a fix of every failing test after one that fixes some
