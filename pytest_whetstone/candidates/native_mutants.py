@@ -46,6 +46,8 @@ _CONDITIONS = {"if_statement", "while_statement", "do_statement"}
 MAX_OTHER_INTS = 4
 MAX_FILE_INTS = 3  # integers of the rest of the file a literal may become, the nearest first
 FILE_INT_PRIOR = 0.45  # below the function's own integers: a constant written elsewhere in the file
+SMALL_INT = 2  # every literal may also become this (after 0 and 1, which the constants family tries)
+SMALL_INT_PRIOR = 0.43  # below the file's integers: a value written nearby is the likelier slip
 FILE_INTS_UP_TO = 4  # integer literals in the function, at most, for its literals to get the file's integers
 MAX_MUTANTS = 400  # per function: a huge function must not make a huge plan
 
@@ -375,6 +377,10 @@ def _number(src: _Source, node: Any, ints: list[int], around: list[tuple[int, in
     for new in others[: 2 + MAX_OTHER_INTS]:
         add("int-const", f"`{value}` -> `{new}`", src.edit(node, f"{new}{suffix}"))
     near = set(others[: 2 + MAX_OTHER_INTS]) | {value, value + 1, value - 1}
+    if SMALL_INT not in near:  # the third most common literal after 0 and 1 (a pair, "\r\n", a half)
+        near.add(SMALL_INT)
+        add("int-const", f"`{value}` -> `{SMALL_INT}` (a small integer)", src.edit(node, f"{SMALL_INT}{suffix}"),
+            SMALL_INT_PRIOR)
     for new in [v for _d, v in around if v not in near][:MAX_FILE_INTS]:
         add("int-const", f"`{value}` -> `{new}` (an integer of the file)", src.edit(node, f"{new}{suffix}"),
             FILE_INT_PRIOR)
