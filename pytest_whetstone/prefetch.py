@@ -1,12 +1,13 @@
 """What a run's analysis needs, imported while its command runs.
 
 `whetstone run` starts the command after importing only what opening the session and judging the run
-need.  Meanwhile a second thread imports the parsers (and compiles their patterns), then what a failure
-calls on: the locators and the candidate generators.  The command runs in its own process and this one
-only waits on its pipes, so on a test command of a tenth of a second or more most of that cost is
-hidden.  Each step is one module (or the parser registry); :meth:`Prefetch.stop` lets the step under
-way finish and skips the rest, so a run whose command ended early waits for one step at most and then
-imports what it needs itself.  Nothing here changes what a run reports: the same modules load either
+need.  Meanwhile a second thread imports the parsers, then what a failure calls on: the locators and
+the candidate generators, and last compiles the parsers' patterns (:mod:`.lazy_pattern`: a run whose
+command ends first compiles only those its log calls on).  The command runs in its own process and
+this one only waits on its pipes, so on a test command of a tenth of a second or more most of that cost
+is hidden.  Each step is one module (or the parser registry); :meth:`Prefetch.stop` lets the step under
+way finish and skips the rest (a step that yields stops at its next yield), so a run whose command
+ended early waits for one step at most and then imports what it needs itself.  Nothing here changes what a run reports: the same modules load either
 way, only sooner.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import threading
+from collections.abc import Iterator
 
 # In the order a run needs them: every run parses its output and folds in ccwrap's captures; a failing
 # test command locates its failures and generates their candidates.  Left out (imported when needed):
@@ -29,6 +31,7 @@ STEPS = (
     "pytest_whetstone.candidates",
     "pytest_whetstone.candidates.validate",
     "pytest_whetstone.candidates.native_tests",
+    "pytest_whetstone.lazy_pattern:compile_pending",
 )
 
 
@@ -57,7 +60,10 @@ class Prefetch:
             module, _, call = step.partition(":")
             try:
                 loaded = importlib.import_module(module)
-                if call:
-                    getattr(loaded, call)()
+                result = getattr(loaded, call)() if call else None
+                if isinstance(result, Iterator):  # a step in pieces: stopped between two of them when asked
+                    for _ in result:
+                        if self._stopping.is_set():
+                            return
             except Exception:  # noqa: BLE001 - the caller imports it again and meets the error itself
                 return

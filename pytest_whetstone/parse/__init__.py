@@ -23,6 +23,7 @@ from typing import Any
 
 from ..classify import classify_build, classify_result, classify_test
 from ..config import Config
+from ..lazy_pattern import lazy_pattern
 from ..paths import workspace_relative
 from ..records import BuildErrorRecord, TestFailureRecord
 from .base import (
@@ -112,7 +113,8 @@ def _registry() -> tuple[list[type[LineParser]], list[type[DocumentParser]]]:
 
 
 def load_parsers() -> None:
-    """Import every parser module now (their patterns compile at import), not at the first line parsed."""
+    """Import every parser module now, not at the first line parsed (their patterns compile on first use,
+    or in the prefetch's last step: :mod:`..lazy_pattern`)."""
     _registry()
 
 
@@ -152,7 +154,7 @@ def parse_text(
 
 _CHUNK = 1 << 20
 # Every character str.splitlines() breaks a line at besides \n and \r.
-_EXOTIC_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_EXOTIC_BREAKS = lazy_pattern("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 def _clean(raw: str) -> str:
@@ -166,7 +168,7 @@ def _clean(raw: str) -> str:
 
 # ANSI_RE for a whole block: the same sequences, except that an OSC sequence may not
 # run across a line break (per line it cannot: the break is not part of the line).
-_BLOCK_ANSI_RE = re.compile(
+_BLOCK_ANSI_RE = lazy_pattern(
     "\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]*(?:\x07|\x1b\\\\)"
 )
 

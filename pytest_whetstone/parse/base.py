@@ -15,10 +15,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..lazy_pattern import lazy_pattern
 from ..records import BuildErrorRecord, TestFailureRecord
 
 # CSI / OSC escape sequences (colour, hyperlinks) as compilers and test runners print them.
-ANSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+ANSI_RE = lazy_pattern(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 # Lines longer than this are cut before matching so a pathological line stays linear.
 MAX_LINE = 8192
 

@@ -22,27 +22,28 @@ from __future__ import annotations
 
 import re
 
+from ..lazy_pattern import lazy_pattern
 from ..records import BuildErrorRecord, Note
 from .base import LineParser, ParseContext, ParseResult, SummaryGate
 
-_HEADER = re.compile(
+_HEADER = lazy_pattern(
     r"CMake (?P<kind>Error|Warning|Deprecation Warning|Deprecation Error|Internal Error)"
     r"(?: \((?P<tag>dev|author|deprecated)\))?(?: (?:at|in) (?P<where>.+?))?:(?: (?P<msg>.*))?$"
 )
-_WHERE = re.compile(r"(?P<file>.+?)(?::(?P<line>\d+))?:?(?: \((?P<cmd>[^)]*)\))?$")
-_NO_SOURCE_DIR = re.compile(
+_WHERE = lazy_pattern(r"(?P<file>.+?)(?::(?P<line>\d+))?:?(?: \((?P<cmd>[^)]*)\))?$")
+_NO_SOURCE_DIR = lazy_pattern(
     r'The source directory "(.+?)" (?:does not exist|does not appear to contain CMakeLists\.txt)')
-_FRAME = re.compile(r"\s+(?P<file>\S.*?):(?P<line>\d+) \((?P<cmd>[^)]*)\)$")
+_FRAME = lazy_pattern(r"\s+(?P<file>\S.*?):(?P<line>\d+) \((?P<cmd>[^)]*)\)$")
 _SUMMARIES = (
     "-- Configuring incomplete, errors occurred!",
     "CMake Generate step failed.",
 )
-_PACKAGE = re.compile(
+_PACKAGE = lazy_pattern(
     r'(?:provided by\s+"(?P<a>[^"]+)"|Could NOT find (?P<b>\S+)|No package \'(?P<c>[^\']+)\' found'
     r"|Package '(?P<d>[^']+)', required by|links to:\s+(?P<e>\S+)\s+but the target was not found)"
 )
-_PKG_STATUS = re.compile(r"--\s+(?:No package '(?P<a>[^']+)' found|Package '(?P<b>[^']+)', required by)")
-_UNKNOWN_COMMAND = re.compile(r'Unknown CMake command "(?P<cmd>[^"]+)"')
+_PKG_STATUS = lazy_pattern(r"--\s+(?:No package '(?P<a>[^']+)' found|Package '(?P<b>[^']+)', required by)")
+_UNKNOWN_COMMAND = lazy_pattern(r'Unknown CMake command "(?P<cmd>[^"]+)"')
 _DEPENDENCY_CMDS = ("find_package", "pkg_check_modules", "pkg_search_module", "find_library", "find_program",
                     "find_path", "find_file", "FetchContent_MakeAvailable")
 

@@ -23,21 +23,22 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..lazy_pattern import lazy_pattern
 from ..records import TestFailureRecord
 from .base import LineParser, ParseContext, ParseResult
 from .gtest import GtestParser
 
 RUNNER = "ctest"
 
-_PROJECT = re.compile(r"^Test project (.+)$")
-_START = re.compile(r"^\s*Start\s+(\d+): (.+?)\s*$")
-_RESULT = re.compile(r"^\s*(\d+)/(\d+) Test\s+#(\d+): (.+?) \.*(?:\s+|\.)(\S.*?)?\s*$")
-_SEC = re.compile(r"^(.*?)\s+([\d.]+) sec\s*$")
-_SUMMARY = re.compile(r"^(\d+)% tests passed, (\d+) tests? failed out of (\d+)\s*$")
-_FAILED_LIST = re.compile(r"^The following tests (?:FAILED|did not run):\s*$")
-_LISTED = re.compile(r"^\s+(\d+) - (.+) \(([^()]*)\)\s*$")
-_VERBOSE = re.compile(r"^(\d+): (.*)$")
-_END_NOISE = re.compile(
+_PROJECT = lazy_pattern(r"^Test project (.+)$")
+_START = lazy_pattern(r"^\s*Start\s+(\d+): (.+?)\s*$")
+_RESULT = lazy_pattern(r"^\s*(\d+)/(\d+) Test\s+#(\d+): (.+?) \.*(?:\s+|\.)(\S.*?)?\s*$")
+_SEC = lazy_pattern(r"^(.*?)\s+([\d.]+) sec\s*$")
+_SUMMARY = lazy_pattern(r"^(\d+)% tests passed, (\d+) tests? failed out of (\d+)\s*$")
+_FAILED_LIST = lazy_pattern(r"^The following tests (?:FAILED|did not run):\s*$")
+_LISTED = lazy_pattern(r"^\s+(\d+) - (.+) \(([^()]*)\)\s*$")
+_VERBOSE = lazy_pattern(r"^(\d+): (.*)$")
+_END_NOISE = lazy_pattern(
     r"^(?:Total Test time \(real\)|Output from these tests are in:"
     r"|Use \"--rerun-failed|No tests were found|UpdateCTestConfiguration|Constructing a list of tests"
     r"|Done constructing a list|Updating test list for fixtures|Added \d+ tests? to meet fixture"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..lazy_pattern import lazy_pattern
 from ..records import BuildErrorRecord, Note
 from .base import LineParser, ParseContext, ParseResult, RunError, SummaryGate
 from .gcc_driver import assembler_line, bare_line, tool_line
@@ -50,7 +51,7 @@ from .tally import Tallies
 
 _MAX_NOTES = 64
 # "x.c: In function " / "x.cpp: In member function " as -fmessage-length leaves it, the name on the next line
-_SCOPE_HEAD = re.compile(r"[^:\s][^:]*: In (?:[\w ]*function|constructor|destructor|instantiation of) $")
+_SCOPE_HEAD = lazy_pattern(r"[^:\s][^:]*: In (?:[\w ]*function|constructor|destructor|instantiation of) $")
 _TIDY_STARTS = ("Error while processing ", "Suppressed ", "Use -header-filter=", "Found compiler error")
 _MAX_CONTEXT = 32
 _MAX_RAW_LINES = 200

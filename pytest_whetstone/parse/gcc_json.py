@@ -14,9 +14,9 @@ by the line parser.  (SARIF, gcc 13+'s other structured form, is ``sarif``.)
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
+from ..lazy_pattern import lazy_pattern
 from ..records import BuildErrorRecord, Note
 from .base import DocumentParser, LineParser, ParseContext, ParseResult
 from .gcc_text import find_symbol
@@ -56,7 +56,7 @@ def _where(diag: dict[str, Any]) -> tuple[str, int, int]:
 
 # gcc 12 leaks the prefix of a driver-level diagnostic ("cc1: warning: command-line option ...
 # is valid for C++") into the messages after it: "cc1: warning: unused variable 'x'"
-_LEAKED_PREFIX = re.compile(r"(?:cc1\w*|lto1): (?:warning|error|note|fatal error): ")
+_LEAKED_PREFIX = lazy_pattern(r"(?:cc1\w*|lto1): (?:warning|error|note|fatal error): ")
 
 
 def _message(diag: dict[str, Any]) -> str:

@@ -16,6 +16,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from ..lazy_pattern import lazy_pattern
 from ..records import BuildErrorRecord, Position, TextEdit
 from .base import SOURCE_EXT as _SOURCE_EXT
 from .base import ParseContext
@@ -33,14 +34,14 @@ if (
     raise ImportError("gcc parser: BuildErrorRecord's fields changed; update GccParser._diagnostic (parse/gcc.py)")
 del _DEFAULTS
 
-_FLAG = re.compile(
+_FLAG = lazy_pattern(
     r"\s\[(?P<code>(?:-W|-f|-pedantic|-Werror)[\w+=,.<>#-]*(?:,-W[\w+=.#-]*)*"
     r"|[a-z][a-z0-9]*(?:-[a-zA-Z0-9.]+)+(?:,-?[a-z][a-zA-Z0-9.-]+)*)\]$"
 )
 _QUOTED = "[‘'`\"]([^’'`\"]+)[’'`\"]"
 # (cheap substring test, pattern): the regex only runs when its trigger is present.
 _SYMBOL_PATTERNS = [
-    (trigger, re.compile(p))
+    (trigger, lazy_pattern(p))
     for trigger, p in (
         ("undeclared", _QUOTED + r" undeclared"),
         ("not declared", _QUOTED + r" was not declared in this scope"),
@@ -56,9 +57,9 @@ _SYMBOL_PATTERNS = [
         ("No such file", r"^([^\s:]+\.[\w+]+): No such file or directory"),
     )
 ]
-_NOT_MEMBER = re.compile(_QUOTED + r" is not a member of " + _QUOTED)
-_NO_TYPE_IN = re.compile(r"no (?:type|template|member) named " + _QUOTED + r" in namespace " + _QUOTED)
-_FUNC_NAME = re.compile(r"([\w:~<>,]+?)\s*\(")
+_NOT_MEMBER = lazy_pattern(_QUOTED + r" is not a member of " + _QUOTED)
+_NO_TYPE_IN = lazy_pattern(r"no (?:type|template|member) named " + _QUOTED + r" in namespace " + _QUOTED)
+_FUNC_NAME = lazy_pattern(r"([\w:~<>,]+?)\s*\(")
 
 
 def split_flag(message: str) -> tuple[str, str]:
@@ -138,54 +139,54 @@ def unescape_fixit(text: str) -> str:
 
 
 # file:line[:col][{ranges}]: severity: message
-_DIAG = re.compile(
+_DIAG = lazy_pattern(
     r"(?P<file>(?:[A-Za-z]:[\\/])?[^:\n]*):(?P<line>\d+):(?:(?P<col>\d+):)?(?:\{[^}]*\}:?)*"
     r" (?P<sev>fatal error|error|warning|note|remark|internal compiler error|sorry, unimplemented)"
     r": ?(?P<msg>.*)"
 )
 # file:line:col:   required from here   (gcc context, indented by three spaces)
-_CONTEXT_LOC = re.compile(r"(?P<file>(?:[A-Za-z]:[\\/])?[^:\n]*?):(?P<line>\d+):(?:(?P<col>\d+):)?   +(?P<msg>\S.*)")
+_CONTEXT_LOC = lazy_pattern(r"(?P<file>(?:[A-Za-z]:[\\/])?[^:\n]*?):(?P<line>\d+):(?:(?P<col>\d+):)?   +(?P<msg>\S.*)")
 # The compiler driver and its helpers speaking without a source location.
-_TOOL = re.compile(
+_TOOL = lazy_pattern(
     r"(?P<prog>(?:\S*/)?(?:[\w.+-]*-)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|cc1|cc1plus|cc1obj|cpp"
     r"|collect2|lto-wrapper|lto1)(?:-\d+(?:\.\d+)*)?(?:\.exe)?): (?P<sev>fatal error|error|warning|note"
     r"|sorry, unimplemented): (?P<msg>.*)"
 )
-_TREATED_AS_ERRORS = re.compile(r"(?:\S*/)?(?:cc1\w*|lto1): (?:all|some) warnings being treated as errors$")
+_TREATED_AS_ERRORS = lazy_pattern(r"(?:\S*/)?(?:cc1\w*|lto1): (?:all|some) warnings being treated as errors$")
 # gcc's pseudo-files, no line: '<command-line>: warning: "X" redefined', '<built-in>: note: ...'
-_PSEUDO = re.compile(r"(?P<file><[\w -]+>): (?P<sev>fatal error|error|warning|note): (?P<msg>.*)")
+_PSEUDO = lazy_pattern(r"(?P<file><[\w -]+>): (?P<sev>fatal error|error|warning|note): (?P<msg>.*)")
 # the assembler gcc runs ("x.c: Assembler messages:" first): "x.c:4: Error: no such instruction: ..."
-_ASM = re.compile(r"(?P<file>(?:[A-Za-z]:[\\/])?[^:\n]*?):(?P<line>\d+): (?P<sev>Error|Warning|Fatal error): (?P<msg>.*)")
+_ASM = lazy_pattern(r"(?P<file>(?:[A-Za-z]:[\\/])?[^:\n]*?):(?P<line>\d+): (?P<sev>Error|Warning|Fatal error): (?P<msg>.*)")
 _ASM_MESSAGES = ": Assembler messages:"
 # a driver's summary of a child that failed after saying why: "lto-wrapper: fatal error: gcc returned 1 exit status"
-CHILD_FAILED = re.compile(r"\S+ returned \d+ exit status$")
-_BARE = re.compile(r"(?P<sev>fatal error|error|warning|note): (?P<msg>.*)")
+CHILD_FAILED = lazy_pattern(r"\S+ returned \d+ exit status$")
+_BARE = lazy_pattern(r"(?P<sev>fatal error|error|warning|note): (?P<msg>.*)")
 _BARE_STARTS = ("fatal error: ", "error: ", "warning: ", "note: ")
 # gcc: "x.c: In function 'main':", "x.cpp: In instantiation of '...':", "x.c: At top level:"
-_SCOPE = re.compile(
+_SCOPE = lazy_pattern(
     r"(?P<file>(?:[A-Za-z]:[\\/])?[^:\n]*?): (?P<what>In (?:[\w ]*function|constructor|destructor"
     r"|copy constructor|instantiation of|substitution of|lambda function|member function)|At (?:top level"
     r"|global scope))(?P<rest>.*):$"
 )
-_INCLUDED = re.compile(r"In file included from (?P<file>.+?):(?P<line>\d+)(?::\d+)?[:,]$")
-_INCLUDED_MORE = re.compile(r"\s+from (?P<file>.+?):(?P<line>\d+)(?::\d+)?[:,]$")
-_GENERATED = re.compile(r"\d+ (?:warnings?|errors?)(?: and \d+ errors?)? generated\.$")
-_FIXIT = re.compile(
+_INCLUDED = lazy_pattern(r"In file included from (?P<file>.+?):(?P<line>\d+)(?::\d+)?[:,]$")
+_INCLUDED_MORE = lazy_pattern(r"\s+from (?P<file>.+?):(?P<line>\d+)(?::\d+)?[:,]$")
+_GENERATED = lazy_pattern(r"\d+ (?:warnings?|errors?)(?: and \d+ errors?)? generated\.$")
+_FIXIT = lazy_pattern(
     r'fix-it:"(?P<file>(?:[^"\\]|\\.)*)":\{(?P<l1>\d+):(?P<c1>\d+)-(?P<l2>\d+):(?P<c2>\d+)\}:"(?P<text>(?:[^"\\]|\\.)*)"'
 )
 # gcc >= 9 source echo: "   12 |   code", "      |   ^~~", "  +++ |+#include <x>", "  ......"
-_GCC_ECHO = re.compile(r" *(?:\d+ |\+\+\+ )?\|| +\.\.\.\.\.\.$")
-_CARET = re.compile(r" *[\^~][\^~ ]*$")
-_COMMAND = re.compile(
+_GCC_ECHO = lazy_pattern(r" *(?:\d+ |\+\+\+ )?\|| +\.\.\.\.\.\.$")
+_CARET = lazy_pattern(r" *[\^~][\^~ ]*$")
+_COMMAND = lazy_pattern(
     r"(?:cd \S+ && )?(?:\S*/)?(?:(?:ccache|ccwrap|distcc|sccache)\s+)*(?:\S*/)?(?:[\w.+-]*-)?"
     r"(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+)(?:-\d+(?:\.\d+)*)?\s"
 )
 # Messages that are the linker's even when printed "file:line: error: ..." (gold -g).
-_LINKERISH = re.compile(
+_LINKERISH = lazy_pattern(
     r"(?:error: )?(?:undefined reference to|multiple definition of|first defined here|relocation \S+ against"
     r"|undefined (?:hidden |internal |protected )?symbol|duplicate symbol)"
 )
-_BINUTILS_QUOTED = re.compile(r"`[^`'\s]+'")
+_BINUTILS_QUOTED = lazy_pattern(r"`[^`'\s]+'")
 _ICE_TAIL = ("Please submit a full bug report", "with preprocessed source", "Please include the complete",
              "See <", "0x")
 _SEVERITY = {
@@ -300,7 +301,7 @@ def _scope_facts(m: re.Match[str]) -> tuple[str, str, str]:
     return ("function", path, function_name(m.group("rest")))
 
 # the driver could not find an input file: gcc's "x.c: No such file", clang's "no such file or directory: 'x.c'"
-_DRIVER_MISSING = re.compile(
+_DRIVER_MISSING = lazy_pattern(
     r"(?:(?P<a>[^\s:]+): No such file or directory$|no such file or directory: " + _QUOTED + r")"
 )
 
@@ -314,7 +315,7 @@ def looks_foreign(line: str) -> bool:
     return line.startswith(_FOREIGN_STARTS)
 
 
-_COMPILER_WORDS = re.compile(r"(?:^|\s)(?:\S*/)?(?:[\w.+-]*-)?(clang\+\+|clang|g\+\+|gcc|cc|c\+\+)(?:-\d+(?:\.\d+)*)?\s")
+_COMPILER_WORDS = lazy_pattern(r"(?:^|\s)(?:\S*/)?(?:[\w.+-]*-)?(clang\+\+|clang|g\+\+|gcc|cc|c\+\+)(?:-\d+(?:\.\d+)*)?\s")
 
 
 @lru_cache(maxsize=64)
@@ -328,8 +329,8 @@ def command_compiler(command: str) -> str:
     return "clang" if word.startswith("clang") else "gcc" if word in ("gcc", "g++") else ""
 
 
-_COMMAND_FAILED = re.compile(r"failed with exit (?:code|status) -?\d+$")
-_COMPILER_WORD = re.compile(r"\b(?:g?cc|g\+\+|c\+\+)\b")
+_COMMAND_FAILED = lazy_pattern(r"failed with exit (?:code|status) -?\d+$")
+_COMPILER_WORD = lazy_pattern(r"\b(?:g?cc|g\+\+|c\+\+)\b")
 
 
 def command_failed(message: str) -> str:

@@ -20,35 +20,36 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from ..lazy_pattern import lazy_pattern
 from ..records import TestFailureRecord
 from .base import DocumentParser, LineParser, ParseContext, ParseResult
 
 RUNNER = "gtest"
 
-_RUN = re.compile(r"^\[ RUN      \] (\S+)\s*$")
-_OK = re.compile(r"^\[       OK \] (\S+)(?: \((\d+) ms\))?\s*$")
+_RUN = lazy_pattern(r"^\[ RUN      \] (\S+)\s*$")
+_OK = lazy_pattern(r"^\[       OK \] (\S+)(?: \((\d+) ms\))?\s*$")
 # "[  FAILED  ] Suite.Test, where GetParam() = 2 (0 ms)": the param part is optional.
-_FAILED = re.compile(r"^\[  FAILED  \] (\S+?)(,\s+where (.*?))?(?: \((\d+) ms\))?\s*$")
-_SKIPPED = re.compile(r"^\[  SKIPPED \] (\S+?)(?: \((\d+) ms\))?\s*$")
-_SUITE_FAILED = re.compile(r"^\[  FAILED  \] ([^\s:]+): (SetUpTestSuite or TearDownTestSuite|.*Environment.*)$")
-_LISTED = re.compile(r"^\[  (?:FAILED  |SKIPPED )\] \d+ tests?, listed below:\s*$")
-_COUNT_LINE = re.compile(r"^\[  (?:PASSED  |FAILED  |SKIPPED )\] \d+ tests?\.?\s*$")
-_FAILURE_AT = re.compile(r"^(.+?):(\d+): (Failure|error:.*)$|^(unknown file): (Failure|error:.*)$")
-_BANNER = re.compile(
+_FAILED = lazy_pattern(r"^\[  FAILED  \] (\S+?)(,\s+where (.*?))?(?: \((\d+) ms\))?\s*$")
+_SKIPPED = lazy_pattern(r"^\[  SKIPPED \] (\S+?)(?: \((\d+) ms\))?\s*$")
+_SUITE_FAILED = lazy_pattern(r"^\[  FAILED  \] ([^\s:]+): (SetUpTestSuite or TearDownTestSuite|.*Environment.*)$")
+_LISTED = lazy_pattern(r"^\[  (?:FAILED  |SKIPPED )\] \d+ tests?, listed below:\s*$")
+_COUNT_LINE = lazy_pattern(r"^\[  (?:PASSED  |FAILED  |SKIPPED )\] \d+ tests?\.?\s*$")
+_FAILURE_AT = lazy_pattern(r"^(.+?):(\d+): (Failure|error:.*)$|^(unknown file): (Failure|error:.*)$")
+_BANNER = lazy_pattern(
     r"^\[(?:==========|----------|  PASSED  | DISABLED |  DEATH   )\]"
     r"|^Running main\(\) from |^Note: Google Test filter = |^Repeating all tests \(iteration \d+\)"
     r"|^ *YOU HAVE \d+ DISABLED TESTS?$|^ *\d+ FAILED TESTS?$|^ *\d+ FAILED TEST SUITES?$"
 )
-_PASSED_COUNT = re.compile(r"^\[  PASSED  \] (\d+) tests?\.?\s*$")
+_PASSED_COUNT = lazy_pattern(r"^\[  PASSED  \] (\d+) tests?\.?\s*$")
 # the run's skip tally: "[  SKIPPED ] 2 tests, listed below:" (--gtest_brief: "[  SKIPPED ] 2 tests.")
-_SKIPPED_COUNT = re.compile(r"^\[  SKIPPED \] (\d+) tests?(?:\.|, listed below:)\s*$")
-_REPEAT = re.compile(r"^Repeating all tests \(iteration (\d+)\)")
-_NEW_RUN = re.compile(r"^Running main\(\) from |^\[==========\] Running \d+ tests?|^Repeating all tests")
+_SKIPPED_COUNT = lazy_pattern(r"^\[  SKIPPED \] (\d+) tests?(?:\.|, listed below:)\s*$")
+_REPEAT = lazy_pattern(r"^Repeating all tests \(iteration (\d+)\)")
+_NEW_RUN = lazy_pattern(r"^Running main\(\) from |^\[==========\] Running \d+ tests?|^Repeating all tests")
 # Substrings every line an idle parser can claim holds, besides "[..." lines.
 _IDLE_WORDS = ("Running main() from ", "Note: Google Test filter = ", "Repeating all tests", "DISABLED TEST",
                "FAILED TEST", ": Failure", ": error:")
-_has_idle_word = re.compile("|".join(map(re.escape, _IDLE_WORDS))).search
-_PARAM = re.compile(r"^\s*#\s*GetParam\(\) = (.*)$")
+_has_idle_word = lazy_pattern("|".join(map(re.escape, _IDLE_WORDS))).search
+_PARAM = lazy_pattern(r"^\s*#\s*GetParam\(\) = (.*)$")
 MAX_BODY = 200  # lines kept per test: a runaway test cannot grow memory
 
 

@@ -18,25 +18,26 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from ..lazy_pattern import lazy_pattern
 from ..records import TestFailureRecord
 from .base import DocumentParser, LineParser, ParseContext, ParseResult, strip_ansi
 
 RUNNER = "jest"
 SUITE_FAILED = "Test suite failed to run"
 
-_FILE = re.compile(r"^\s?(PASS|FAIL)\s+(\S+?)(?: \([\d.]+ m?s\))?\s*$")
-_BULLET = re.compile(r"^  ● (.+)$")
-_TEST_LINE = re.compile(r"^(\s+)(✓|✕|○|✎|√|×) (?:(skipped|todo) )?(.+?)(?: \((\d+) ms\))?$")
-_TESTS_SUMMARY = re.compile(r"^Tests:\s+(.*\d+ total)\s*$")
-_END = re.compile(
+_FILE = lazy_pattern(r"^\s?(PASS|FAIL)\s+(\S+?)(?: \([\d.]+ m?s\))?\s*$")
+_BULLET = lazy_pattern(r"^  ● (.+)$")
+_TEST_LINE = lazy_pattern(r"^(\s+)(✓|✕|○|✎|√|×) (?:(skipped|todo) )?(.+?)(?: \((\d+) ms\))?$")
+_TESTS_SUMMARY = lazy_pattern(r"^Tests:\s+(.*\d+ total)\s*$")
+_END = lazy_pattern(
     r"^(Test Suites:|Tests:|Snapshots:|Time:|Ran all test suites|Snapshot Summary|Summary of all failing tests"
     r"|Jest did not exit|Force exiting Jest| › \d+ snapshots? (?:failed|written|updated|obsolete))"
 )
 # The starts of _TESTS_SUMMARY and _END lines (_FILE lines have PASS/FAIL in their first 5).
 _IDLE_STARTS = ("Test Suites:", "Tests:", "Snapshots:", "Time:", "Ran all test suites", "Snapshot Summary",
                 "Summary of all failing tests", "Jest did not exit", "Force exiting Jest", " › ")
-_FRAME = re.compile(r"^\s+at (?:(.+?) )?\(?((?:[A-Za-z]:)?[^():]+\.[cm]?[jt]sx?):(\d+):(\d+)\)?$")
-_COUNT = re.compile(r"(\d+) (failed|passed|skipped|todo|pending)")
+_FRAME = lazy_pattern(r"^\s+at (?:(.+?) )?\(?((?:[A-Za-z]:)?[^():]+\.[cm]?[jt]sx?):(\d+):(\d+)\)?$")
+_COUNT = lazy_pattern(r"(\d+) (failed|passed|skipped|todo|pending)")
 MAX_BLOCK = 300
 
 

@@ -23,6 +23,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from typing import Any
 
+from ..lazy_pattern import lazy_pattern
 from ..records import TestFailureRecord
 from .base import DocumentParser, ParseContext, ParseResult, strip_ansi
 from .ctest import CtestParser, _Test
@@ -30,7 +31,7 @@ from .gtest import build_record as gtest_record
 from .jest import analyse as jest_analyse
 from .pytest_text import PytestTextParser, _Section
 
-_DTD = re.compile(r"<!(?:DOCTYPE|ENTITY)", re.I)
+_DTD = lazy_pattern(r"<!(?:DOCTYPE|ENTITY)", re.I)
 CHUNK = 64 * 1024
 
 

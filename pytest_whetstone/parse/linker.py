@@ -29,44 +29,45 @@ from __future__ import annotations
 
 import re
 
+from ..lazy_pattern import lazy_pattern
 from ..records import BuildErrorRecord, Note
 from .base import LineParser, ParseContext, ParseResult, SummaryGate
 from .gcc_text import _BINUTILS_QUOTED
 
-_PROG = re.compile(
+_PROG = lazy_pattern(
     r"(?P<prog>(?:\S*/)?(?:[\w.-]+-)?(?:ld(?:\.bfd|\.gold|\.lld|\.mold)?|lld|ld64\.lld|gold|mold)(?:-\d+)?)"
     r": (?P<rest>.*)"
 )
-_IN_FUNCTION = re.compile(r"(?P<obj>.+?): in function [`‘'](?P<func>.+)['’]:$")
+_IN_FUNCTION = lazy_pattern(r"(?P<obj>.+?): in function [`‘'](?P<func>.+)['’]:$")
 # a section by its name and offset: ".text+0x15", also one the code named itself
 # (``__attribute__((section("text_env")))``: "mdb.c:(text_env+0x159b)")
-_SECTION_LOC = re.compile(r"(?:(?P<file>[^\s:(][^:]*?):)?\((?P<sect>\.[^)]*|[\w.$]+\+0x[0-9a-fA-F]+)\): (?P<msg>.+)")
-_LINE_LOC = re.compile(r"(?P<file>[^\s:][^:]*?):(?P<line>\d+): (?:(?P<sev>error|warning): )?(?P<msg>.+)")
-_GOLD_FUNC = re.compile(
+_SECTION_LOC = lazy_pattern(r"(?:(?P<file>[^\s:(][^:]*?):)?\((?P<sect>\.[^)]*|[\w.$]+\+0x[0-9a-fA-F]+)\): (?P<msg>.+)")
+_LINE_LOC = lazy_pattern(r"(?P<file>[^\s:][^:]*?):(?P<line>\d+): (?:(?P<sev>error|warning): )?(?P<msg>.+)")
+_GOLD_FUNC = lazy_pattern(
     r"(?P<obj>[^\s:][^:]*?):(?:(?P<file>[^:]+):)?function (?P<func>.+?): (?P<sev>error|warning): (?P<msg>.+)"
 )
-_REF = re.compile(r">>> (?:referenced by|defined at) (?P<loc>.+)")
-_REF_OBJ = re.compile(r">>>\s+\S.*?:\((?P<func>[^)]+)\)$")
-_LINKERISH = re.compile(
+_REF = lazy_pattern(r">>> (?:referenced by|defined at) (?P<loc>.+)")
+_REF_OBJ = lazy_pattern(r">>>\s+\S.*?:\((?P<func>[^)]+)\)$")
+_LINKERISH = lazy_pattern(
     r"undefined reference to|multiple definition of|undefined (?:hidden |internal |protected )?symbol"
     r"|duplicate symbol|relocation \S+ against"
 )
 # lld names the visibility of a symbol no object defines: "undefined hidden symbol: luaH_new"
-_UNDEFINED = re.compile(r"undefined (?:reference to|(?:hidden |internal |protected )?symbol:?) [`‘']?(?P<sym>.+?)['’]?$")
-_LLD_RECORD = re.compile(r"(?:undefined (?:hidden |internal |protected )?symbol|duplicate symbol)")
-_DUPLICATE = re.compile(
+_UNDEFINED = lazy_pattern(r"undefined (?:reference to|(?:hidden |internal |protected )?symbol:?) [`‘']?(?P<sym>.+?)['’]?$")
+_LLD_RECORD = lazy_pattern(r"(?:undefined (?:hidden |internal |protected )?symbol|duplicate symbol)")
+_DUPLICATE = lazy_pattern(
     r"(?:multiple definition of [`‘'](?P<a>[^'’]+)['’]|duplicate symbol: (?:\S+\.o: )*(?P<b>\S.*))"
 )
-_MISSING_LIB = re.compile(
+_MISSING_LIB = lazy_pattern(
     r"(?:cannot find -l(?P<a>[^\s:]+)|unable to find library -l(?P<b>\S+)|library not found: (?P<c>\S+))"
 )
-_MOLD_DUP = re.compile(r"duplicate symbol: (?P<objs>(?:\S+\.o: )+)(?P<sym>\S.*)$")
-_OBJ_PREFIX = re.compile(r"^(\S+\.o): (?=multiple definition)")
+_MOLD_DUP = lazy_pattern(r"duplicate symbol: (?P<objs>(?:\S+\.o: )+)(?P<sym>\S.*)$")
+_OBJ_PREFIX = lazy_pattern(r"^(\S+\.o): (?=multiple definition)")
 # bfd: "a.o: warning: ...", under -flto "a.o (symbol from plugin): warning: ...", and two objects
 # for --warn-common: "b.o and a.o: warning: multiple common of `x'"
 _OBJ = r"\S+\.(?:o|obj|a|so|lo)(?:\([^)]*\))?(?: \(symbol from plugin\))?"
-_OBJ_SEVERITY = re.compile(rf"^({_OBJ}(?: and {_OBJ})?): (warning|error): ")
-_OBJ_NOTE = re.compile(r"(?P<obj>[^\s:][^:]*?)(?::[^:(]+)?(?::\([^)]*\))?: (?P<msg>.+)$")
+_OBJ_SEVERITY = lazy_pattern(rf"^({_OBJ}(?: and {_OBJ})?): (warning|error): ")
+_OBJ_NOTE = lazy_pattern(r"(?P<obj>[^\s:][^:]*?)(?::[^:(]+)?(?::\([^)]*\))?: (?P<msg>.+)$")
 _OBJECT_EXT = (".o", ".obj", ".a", ".so", ".lo", ".dylib")
 
 

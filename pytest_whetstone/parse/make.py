@@ -27,21 +27,22 @@ from __future__ import annotations
 
 import re
 
+from ..lazy_pattern import lazy_pattern
 from ..records import BuildErrorRecord
 from .base import LineParser, ParseContext, ParseResult, SummaryGate
 
-_MAKE = re.compile(r"(?:\S*/)?(?:g?make|mingw32-make|gmake)(?:\[(?P<level>\d+)\])?: (?P<rest>.*)")
-_DIR = re.compile(r"(?P<verb>Entering|Leaving) directory [`'‘\"](?P<dir>.*)['’\"]$")
-_RECIPE = re.compile(
+_MAKE = lazy_pattern(r"(?:\S*/)?(?:g?make|mingw32-make|gmake)(?:\[(?P<level>\d+)\])?: (?P<rest>.*)")
+_DIR = lazy_pattern(r"(?P<verb>Entering|Leaving) directory [`'‘\"](?P<dir>.*)['’\"]$")
+_RECIPE = lazy_pattern(
     r"\*\*\* \[(?:(?P<file>[^\]]+?):(?P<line>\d+): )?(?P<target>[^\]]+)\] (?P<what>.+)$"
 )
-_NO_RULE = re.compile(r"\*\*\* No rule to make target [`'‘](?P<target>[^'’]+)['’](?:, needed by [`'‘](?P<by>[^'’]+)['’])?")
-_MAKEFILE_LOC = re.compile(
+_NO_RULE = lazy_pattern(r"\*\*\* No rule to make target [`'‘](?P<target>[^'’]+)['’](?:, needed by [`'‘](?P<by>[^'’]+)['’])?")
+_MAKEFILE_LOC = lazy_pattern(
     r"(?P<file>(?:[^:\s]*/)?(?:GNUmakefile|makefile|Makefile|[^:\s]+\.mk|[^:\s]+\.make)):(?P<line>\d+): "
     r"(?P<rest>\*\*\* .*|warning: .*)"
 )
-_ANY_LOC_STOP = re.compile(r"(?P<file>[^:\s]+):(?P<line>\d+): (?P<rest>\*\*\* .*)")
-_PROGRESS = re.compile(r"\[\s*\d+%\] |\[\d+/\d+\] ")
+_ANY_LOC_STOP = lazy_pattern(r"(?P<file>[^:\s]+):(?P<line>\d+): (?P<rest>\*\*\* .*)")
+_PROGRESS = lazy_pattern(r"\[\s*\d+%\] |\[\d+/\d+\] ")
 _QUIET = (
     "Nothing to be done for",
     "*** Waiting for unfinished jobs",
@@ -55,7 +56,7 @@ _SYNTAX = ("missing separator", "missing endif", "extraneous", "invalid syntax",
 class MakeParser(LineParser):
     name = "make"
     priority = 10
-    interjects = re.compile(r"(?:\S*/)?(?:g?make|mingw32-make)(?:\[\d+\])?: \*\*\* ")  # stderr, a failed recipe
+    interjects = lazy_pattern(r"(?:\S*/)?(?:g?make|mingw32-make)(?:\[\d+\])?: \*\*\* ")  # stderr, a failed recipe
 
     def __init__(self, result: ParseResult, ctx: ParseContext) -> None:
         super().__init__(result, ctx)

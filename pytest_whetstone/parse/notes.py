@@ -7,19 +7,19 @@ points and what it says, so consumers need not re-parse text.
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
+from ..lazy_pattern import lazy_pattern
 from ..records import INCLUDED_FROM, Note
 from .base import ParseContext
 
-_NOTE = re.compile(
+_NOTE = lazy_pattern(
     r"(?P<file>(?:[A-Za-z]:[\\/])?[^:\n]*?):(?P<line>\d+):(?:(?P<col>\d+):)?(?:\{[^}]*\}:?)* note: ?(?P<msg>.*)$"
 )
-_INCLUDE = re.compile(r"(?:In file included from|from) (?P<file>.+?):(?P<line>\d+)(?::(?P<col>\d+))?[:,]?$")
-_SCOPE = re.compile(r"(?P<file>(?:[A-Za-z]:[\\/])?[^:\n]*?): (?P<msg>In (?:instantiation|substitution) of .*):$")
-_CONTEXT = re.compile(r"(?P<file>(?:[A-Za-z]:[\\/])?[^:\n]*?):(?P<line>\d+):(?:(?P<col>\d+):)?   +(?P<msg>\S.*)$")
-_UNLOCATED = re.compile(r"(?:\S+: )?note: (?P<msg>.*)$")
+_INCLUDE = lazy_pattern(r"(?:In file included from|from) (?P<file>.+?):(?P<line>\d+)(?::(?P<col>\d+))?[:,]?$")
+_SCOPE = lazy_pattern(r"(?P<file>(?:[A-Za-z]:[\\/])?[^:\n]*?): (?P<msg>In (?:instantiation|substitution) of .*):$")
+_CONTEXT = lazy_pattern(r"(?P<file>(?:[A-Za-z]:[\\/])?[^:\n]*?):(?P<line>\d+):(?:(?P<col>\d+):)?   +(?P<msg>\S.*)$")
+_UNLOCATED = lazy_pattern(r"(?:\S+: )?note: (?P<msg>.*)$")
 
 
 @lru_cache(maxsize=4096)

@@ -14,25 +14,24 @@ own records report: summaries (see docs/parsers.md), a record only when no error
 
 from __future__ import annotations
 
-import re
-
+from ..lazy_pattern import lazy_pattern
 from .base import ParseResult
 
-_BOX = re.compile(r"( *)╰─> \[\d+ lines? of output\]$")
-_VERBOSE = re.compile(r"( *)Running command ")
+_BOX = lazy_pattern(r"( *)╰─> \[\d+ lines? of output\]$")
+_VERBOSE = lazy_pattern(r"( *)Running command ")
 _END = "[end of output]"
 _COMMAND = "full command: "
 _PIP_NOTES = ("note: This error originates from a subprocess", "note: This is an issue with the package mentioned above")
 _COMMAND_LINES = 200  # at most, should "cwd:" never come
 # pip's progress lines, on stdout while the frames are on stderr: read through two pipes, one may
 # land inside a frame, which goes on after it.
-_STATUS = re.compile(
+_STATUS = lazy_pattern(
     r"(?:Processing |Collecting |Building wheels? for |Failed to build |Successfully (?:built|installed) "
     r"|Installing collected packages|  (?:Preparing (?:editable )?metadata|Building (?:wheel|editable) for |Running setup\.py "
     r"|Created wheel for |Stored in directory|Getting requirements to build|Installing build dependencies))"
 )
 # pip's summaries of a failed build step (bare or upper-case "error:", as pip prints them).
-_PIP_SUMMARY = re.compile(
+_PIP_SUMMARY = lazy_pattern(
     r"(?:error: (?:subprocess-exited-with-error|metadata-generation-failed|legacy-install-failure)"
     r"|ERROR: (?:Failed building wheel for |Failed to build |Could not build wheels for ))"
 )

@@ -18,42 +18,43 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..lazy_pattern import lazy_pattern
 from ..records import TestFailureRecord
 from .base import LineParser, ParseContext, ParseResult
 from .pytraceback import assert_equal_values
 
 RUNNER = "pytest"
 
-_START = re.compile(r"^=+ test session starts =+$")
-_BLOCK = re.compile(r"^=+ (FAILURES|ERRORS|PASSES|warnings summary|short test summary info|XFAILURES|XPASSES)\b.*=+$")
-_FINAL = re.compile(
+_START = lazy_pattern(r"^=+ test session starts =+$")
+_BLOCK = lazy_pattern(r"^=+ (FAILURES|ERRORS|PASSES|warnings summary|short test summary info|XFAILURES|XPASSES)\b.*=+$")
+_FINAL = lazy_pattern(
     r"^(?:=+ )?((?:\d+ (?:subtests? )?(?:failed|passed|skipped|deselected|xfailed|xpassed|errors?|warnings?|rerun)"
     r"(?:, )?)+|no tests ran)(?: in [\d.]+s(?: \([^)]*\))?)(?: =+)?$"
 )
-_INTERRUPTED = re.compile(r"^!+ .*(?:Interrupted|stopping after|KeyboardInterrupt).* !+$")
-_SECTION = re.compile(r"^_{3,} (.+?) _{3,}$")
-_SUMMARY = re.compile(r"^(FAILED|ERROR) (\S+?)(?: - (.*))?$")
+_INTERRUPTED = lazy_pattern(r"^!+ .*(?:Interrupted|stopping after|KeyboardInterrupt).* !+$")
+_SECTION = lazy_pattern(r"^_{3,} (.+?) _{3,}$")
+_SUMMARY = lazy_pattern(r"^(FAILED|ERROR) (\S+?)(?: - (.*))?$")
 # pytest 9's subtests: "SUBFAILED(i=1) test_x.py::T::test_sub - AssertionError: 1 != 0", whose
 # section is titled "T.test_sub (i=1)".
-_SUBFAILED = re.compile(r"^SUBFAILED\(([^)]*)\) (\S+?)(?: - (.*))?$")
-_VERBOSE = re.compile(
+_SUBFAILED = lazy_pattern(r"^SUBFAILED\(([^)]*)\) (\S+?)(?: - (.*))?$")
+_VERBOSE = lazy_pattern(
     r"^(\S+?(?:::\S.*?)?) (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)(?: \(.*\))?\s+\[\s*\d+%\]$"
 )
-_XDIST_VERBOSE = re.compile(r"^\[gw\d+\] \[\s*\d+%\] (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S+)")
-_LOCATION = re.compile(r"^(\S[^:]*?\.py):(\d+)(?::(?: (in \S.*|[A-Za-z_][\w.]*(?::.*)?)?)?\s*)?$")
+_XDIST_VERBOSE = lazy_pattern(r"^\[gw\d+\] \[\s*\d+%\] (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S+)")
+_LOCATION = lazy_pattern(r"^(\S[^:]*?\.py):(\d+)(?::(?: (in \S.*|[A-Za-z_][\w.]*(?::.*)?)?)?\s*)?$")
 # --tb=line: one "/abs/path.py:12: message" line per failure, no section headers.
-_TB_LINE = re.compile(r"^(/\S*?\.py):(\d+): (.+)$")
+_TB_LINE = lazy_pattern(r"^(/\S*?\.py):(\d+): (.+)$")
 # --tb=native: Python's own frames ('  File "/abs/test_x.py", line 9, in test_x') and, after
 # them, the exception line at column 0 instead of pytest's "E " lines.
-_NATIVE_FRAME = re.compile(r'^\s+File "([^"]+?\.py)", line (\d+)(?:, in .*)?$')
-_NATIVE_EXC = re.compile(
+_NATIVE_FRAME = lazy_pattern(r'^\s+File "([^"]+?\.py)", line (\d+)(?:, in .*)?$')
+_NATIVE_EXC = lazy_pattern(
     r"^([A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt|Failed|Iteration)|Failed)(?:: (.*))?$"
 )
-_EXC_LINE = re.compile(
+_EXC_LINE = lazy_pattern(
     r"^E\s+([A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt|Failed|Iteration)|Failed)(?::\s*(.*))?$"
 )
-_ASSERT = re.compile(r"^E\s+(?:AssertionError: )?assert (.+)$")
-_COUNT = re.compile(r"(\d+) (failed|passed|skipped|xfailed|xpassed|errors?|deselected)")
+_ASSERT = lazy_pattern(r"^E\s+(?:AssertionError: )?assert (.+)$")
+_COUNT = lazy_pattern(r"(\d+) (failed|passed|skipped|xfailed|xpassed|errors?|deselected)")
 MAX_SECTION = 300
 
 

@@ -20,25 +20,24 @@ record, the last exception.
 
 from __future__ import annotations
 
-import re
-
+from ..lazy_pattern import lazy_pattern
 from ..records import TestFailureRecord
 from .base import LineParser, ParseContext, ParseResult
 
 _RULE_EQ = "=" * 70
 _RULE_DASH = "-" * 70
 # "FAIL: test_x (pkg.mod.Class.test_x)", a subtest's "FAIL: test_x (pkg.mod.Class.test_x) (i=1)"
-_HEADER = re.compile(r"^(FAIL|ERROR): (\S+) \(([^)]*)\)(?: (\(.*\)))?$")
+_HEADER = lazy_pattern(r"^(FAIL|ERROR): (\S+) \(([^)]*)\)(?: (\(.*\)))?$")
 # Class and module fixtures: reported like tests, but not among the tests "Ran N" counts.
 _FIXTURES = ("setUpClass", "tearDownClass", "setUpModule", "tearDownModule")
-_VERBOSE_TAIL = re.compile(r"^.*\.\.\. (ok|FAIL|ERROR|skipped.*|expected failure|unexpected success)$")
-_RAN = re.compile(r"^Ran (\d+) tests? in [\d.]+s$")
-_VERDICT = re.compile(r"^(FAILED|OK)(?: \((.*)\))?$")
-_FRAME = re.compile(r'^  File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.*))?$')
-_EXC = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::(?: (?P<msg>.*))?)?$")
+_VERBOSE_TAIL = lazy_pattern(r"^.*\.\.\. (ok|FAIL|ERROR|skipped.*|expected failure|unexpected success)$")
+_RAN = lazy_pattern(r"^Ran (\d+) tests? in [\d.]+s$")
+_VERDICT = lazy_pattern(r"^(FAILED|OK)(?: \((.*)\))?$")
+_FRAME = lazy_pattern(r'^  File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.*))?$')
+_EXC = lazy_pattern(r"^(?P<type>[A-Za-z_][\w.]*)(?::(?: (?P<msg>.*))?)?$")
 _CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
-_DIFFER = re.compile(r"^(?:Lists|Tuples|Sets|Sequences|Dicts) differ: ")
-_PLACES = re.compile(r" within (?:\d+ places|[\d.e+-]+ delta) \(.*difference\)$")
+_DIFFER = lazy_pattern(r"^(?:Lists|Tuples|Sets|Sequences|Dicts) differ: ")
+_PLACES = lazy_pattern(r" within (?:\d+ places|[\d.e+-]+ delta) \(.*difference\)$")
 MAX_LINES = 400
 
 

@@ -17,15 +17,14 @@ characters; the dispatcher does not cut a SARIF line at ``MAX_LINE``.
 
 from __future__ import annotations
 
-import re
-
+from ..lazy_pattern import lazy_pattern
 from .base import MAX_LINE, LineParser, ParseContext, ParseResult
 from .gcc_json import JSON_LINE_START
 from .sarif_doc import load, records, sniff
 
 # The most of one document held (characters); beyond, it is read as cut there.
 MAX_DOC = 64 << 20
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_STRING = lazy_pattern(r'"(?:[^"\\]|\\.)*"')
 _CONTINUES = frozenset('"{}[]-0123456789')
 
 

@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote, urljoin, urlparse
 
+from ..lazy_pattern import lazy_pattern
 from ..records import INCLUDED_FROM, BuildErrorRecord, Note, Position, TextEdit
 from .base import SOURCE_EXT, ParseContext
 from .gcc_text import find_symbol
@@ -43,7 +44,7 @@ _MAX_FIXITS = 64
 # Partial containers are kept down to the results list (top -> runs -> run -> results);
 # a result (or anything deeper) cut in the middle is dropped.
 _KEEP_PARTIAL_DEPTH = 3
-_SCHEMA = re.compile(r'"\$schema"\s*:\s*"[^"]*sarif', re.IGNORECASE)
+_SCHEMA = lazy_pattern(r'"\$schema"\s*:\s*"[^"]*sarif', re.IGNORECASE)
 _LEVELS = {"error": "error", "warning": "warning", "note": "note", "none": "note"}
 _WS = " \t\r\n"
 

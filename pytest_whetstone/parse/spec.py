@@ -29,15 +29,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..lazy_pattern import lazy_pattern
 from ..records import TestFailureRecord
 from .base import LineParser, ParseContext, ParseResult
 
 SUITE_FAILED = "Test suite failed to run"
 MAX_BODY = 300
-_FRAME = re.compile(r"^\s+at (?:.*? \()?(?P<file>(?:file://)?[^()\s]+?\.[cm]?[jt]sx?):(?P<line>\d+):(?P<col>\d+)\)?$")
-_EXC_HEAD = re.compile(r"^\s*(?P<type>[A-Z]\w*(?:Error|Exception)|Error)(?: \[[\w.]+\])?: ?(?P<msg>.*)$")
-_NOT_EQUAL = re.compile(r"^\s*(?P<a>.+?) !== (?P<b>.+?)\s*$")
-_EXPECT_TO = re.compile(
+_FRAME = lazy_pattern(r"^\s+at (?:.*? \()?(?P<file>(?:file://)?[^()\s]+?\.[cm]?[jt]sx?):(?P<line>\d+):(?P<col>\d+)\)?$")
+_EXC_HEAD = lazy_pattern(r"^\s*(?P<type>[A-Z]\w*(?:Error|Exception)|Error)(?: \[[\w.]+\])?: ?(?P<msg>.*)$")
+_NOT_EQUAL = lazy_pattern(r"^\s*(?P<a>.+?) !== (?P<b>.+?)\s*$")
+_EXPECT_TO = lazy_pattern(
     r"^(?:\w*Error: )?expected (?P<a>.+?) to (?:be|equal|deeply equal|strictly equal|be deeply equal)"
     r" (?P<b>.+?)(?: // Object\.is equality)?$")
 
@@ -110,9 +111,9 @@ class _NodeTest:
     body: list[str] = field(default_factory=list)
 
 
-_NODE_LINE = re.compile(r"^(?P<ind> *)(?P<mark>[▶✔✖﹣]) (?P<name>.+?)(?: \((?P<ms>[\d.]+m?s)\))?(?: # (?:SKIP|TODO).*)?$")
-_NODE_INFO = re.compile(r"^ℹ (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) ([\d.]+)$")
-_NODE_AT = re.compile(r"^test at (?P<file>.+?):(?P<line>\d+):(?P<col>\d+)$")
+_NODE_LINE = lazy_pattern(r"^(?P<ind> *)(?P<mark>[▶✔✖﹣]) (?P<name>.+?)(?: \((?P<ms>[\d.]+m?s)\))?(?: # (?:SKIP|TODO).*)?$")
+_NODE_INFO = lazy_pattern(r"^ℹ (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) ([\d.]+)$")
+_NODE_AT = lazy_pattern(r"^test at (?P<file>.+?):(?P<line>\d+):(?P<col>\d+)$")
 
 
 class NodeSpecParser(LineParser):
@@ -259,9 +260,9 @@ class NodeSpecParser(LineParser):
 
 # --------------------------------------------------------------------------- mocha
 
-_MOCHA_COUNT = re.compile(r"^  (\d+) (passing|pending|failing)(?: \(\d+m?s\))?$")
-_MOCHA_HEAD = re.compile(r"^  (\d+)\) (.+)$")
-_MOCHA_TIMEOUT_FILE = re.compile(r"Timeout of \d+ms exceeded\..*\((?P<file>[^()]+\.[cm]?[jt]sx?)\)$")
+_MOCHA_COUNT = lazy_pattern(r"^  (\d+) (passing|pending|failing)(?: \(\d+m?s\))?$")
+_MOCHA_HEAD = lazy_pattern(r"^  (\d+)\) (.+)$")
+_MOCHA_TIMEOUT_FILE = lazy_pattern(r"Timeout of \d+ms exceeded\..*\((?P<file>[^()]+\.[cm]?[jt]sx?)\)$")
 
 
 class MochaParser(LineParser):
@@ -391,12 +392,12 @@ def _mocha_values(body: list[str]) -> tuple[str, str]:
 
 # --------------------------------------------------------------------------- vitest
 
-_VT_BANNER = re.compile(r"^⎯+ Failed (Tests|Suites) (\d+) ⎯+$")
-_VT_HEAD = re.compile(r"^ FAIL  (?P<file>\S+?)(?: > (?P<name>.+?))?(?: \[ .* \])?$")
-_VT_LOC = re.compile(r"^ ❯ (?:\S+ )?(?P<file>[^\s:]+):(?P<line>\d+):(?P<col>\d+)$")
-_VT_TESTS = re.compile(r"^\s+Tests  (.+?) \(\d+\)$")
-_VT_COUNT = re.compile(r"(\d+) (failed|passed|skipped|todo)")
-_VT_SEPARATOR = re.compile(r"^⎯+(?:\[\d+/\d+\]⎯)?$")
+_VT_BANNER = lazy_pattern(r"^⎯+ Failed (Tests|Suites) (\d+) ⎯+$")
+_VT_HEAD = lazy_pattern(r"^ FAIL  (?P<file>\S+?)(?: > (?P<name>.+?))?(?: \[ .* \])?$")
+_VT_LOC = lazy_pattern(r"^ ❯ (?:\S+ )?(?P<file>[^\s:]+):(?P<line>\d+):(?P<col>\d+)$")
+_VT_TESTS = lazy_pattern(r"^\s+Tests  (.+?) \(\d+\)$")
+_VT_COUNT = lazy_pattern(r"(\d+) (failed|passed|skipped|todo)")
+_VT_SEPARATOR = lazy_pattern(r"^⎯+(?:\[\d+/\d+\]⎯)?$")
 
 
 class VitestParser(LineParser):

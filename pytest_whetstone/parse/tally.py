@@ -15,12 +15,11 @@ is taken back, and its later tallies give none: its counts are its records.
 
 from __future__ import annotations
 
-import re
-
+from ..lazy_pattern import lazy_pattern
 from .base import ParseContext, ParseResult
 
-_ERRORS_SAID = re.compile(r"(\d+) errors? generated")
-_WARNINGS_SAID = re.compile(r"(\d+) warnings?\b")
+_ERRORS_SAID = lazy_pattern(r"(\d+) errors? generated")
+_WARNINGS_SAID = lazy_pattern(r"(\d+) warnings?\b")
 
 
 class Tallies:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..lazy_pattern import lazy_pattern
 from ..records import TestFailureRecord
 from .base import LineParser, ParseContext, ParseResult
 from .spec import _FRAME as _PLAIN_FRAME
@@ -31,32 +32,32 @@ from .spec import _mocha_values as spec_values
 
 RUNNER = "tap"
 EXITED_EARLY = "(test script exited early)"
-_DIED_AT = re.compile(r" at (\S+) line (\d+)\.$")
+_DIED_AT = lazy_pattern(r" at (\S+) line (\d+)\.$")
 
-_VERSION = re.compile(r"^TAP version (1[34])\s*$")
-_PLAN = re.compile(r"^(\s*)1\.\.(\d+)(?:\s*#.*)?$")
-_TEST = re.compile(r"^(\s*)(not ok|ok)\b(?: (\d+))?(?: -)? ?(.*?)$")
-_DIRECTIVE = re.compile(r"(?:^|\s+)#\s*(SKIP|TODO)\b\S*\s*(.*)$", re.I)  # "ok 1 # skip why": no description
-_SUBTEST = re.compile(r"^(\s*)# Subtest: (.*)$")
-_BAIL = re.compile(r"^\s*Bail out!\s*(.*)$|^Bailout called\.\s+Further testing stopped:\s*(.*)$")
-_DIAG_FAILED = re.compile(r"^(\s*)#\s+Failed (?:\(TODO\) )?test (?:'(.*)'|in (.*))\s*$")
-_DIAG_AT = re.compile(r"^\s*#\s+at (.+?) line (\d+)\.\s*$")
-_DIAG_EXITED = re.compile(r"^\s*# Looks like your test exited with (\d+) (?:just after (\d+)|before it could output anything)\.")
-_PROVE_FILE = re.compile(r"^(\S+\.t) \.+ ?(?:ok|skipped.*|\d+/\d+ ?)?\s*$")
-_PROVE_NOISE = re.compile(
+_VERSION = lazy_pattern(r"^TAP version (1[34])\s*$")
+_PLAN = lazy_pattern(r"^(\s*)1\.\.(\d+)(?:\s*#.*)?$")
+_TEST = lazy_pattern(r"^(\s*)(not ok|ok)\b(?: (\d+))?(?: -)? ?(.*?)$")
+_DIRECTIVE = lazy_pattern(r"(?:^|\s+)#\s*(SKIP|TODO)\b\S*\s*(.*)$", re.I)  # "ok 1 # skip why": no description
+_SUBTEST = lazy_pattern(r"^(\s*)# Subtest: (.*)$")
+_BAIL = lazy_pattern(r"^\s*Bail out!\s*(.*)$|^Bailout called\.\s+Further testing stopped:\s*(.*)$")
+_DIAG_FAILED = lazy_pattern(r"^(\s*)#\s+Failed (?:\(TODO\) )?test (?:'(.*)'|in (.*))\s*$")
+_DIAG_AT = lazy_pattern(r"^\s*#\s+at (.+?) line (\d+)\.\s*$")
+_DIAG_EXITED = lazy_pattern(r"^\s*# Looks like your test exited with (\d+) (?:just after (\d+)|before it could output anything)\.")
+_PROVE_FILE = lazy_pattern(r"^(\S+\.t) \.+ ?(?:ok|skipped.*|\d+/\d+ ?)?\s*$")
+_PROVE_NOISE = lazy_pattern(
     r"^(?:Dubious, test returned|Failed \d+/\d+ subtests|Test Summary Report|-{5,}$|Files=\d+|Result: "
     r"|  (?:Failed tests?|Non-zero exit status|Parse errors|TODO passed):|\S+\.t\s+\(Wstat:|FAILED--|All tests successful)"
 )
 # How a line an inactive TAP parser can claim starts (after its indentation); _PROVE_FILE
 # lines hold ".t ." instead.
-_YAML_KEY = re.compile(r"([\w.-]+):\s*(.*)$")
+_YAML_KEY = lazy_pattern(r"([\w.-]+):\s*(.*)$")
 _IDLE_STARTS = ("TAP version", "Bail", "ok", "not ok", "1..", "#", "---")
 # node's report of an uncaught exception, at column 0 (``TypeError: x is not a function``)
-_CRASH = re.compile(r"^(?:Uncaught )?([A-Z]\w*(?:Error|Exception)|Error)(?: \[[\w.]+\])?: (.*)$")
-_JS_AT = re.compile(r"^\s+at (?:.*? \()?(?:file://)?(/[^()\s]+?|[^()\s/][^()\s]*?\.[cm]?[jt]sx?):(\d+):\d+\)?$")
-_TESTISH = re.compile(r"(?:^|/)(?:tests?|spec|__tests__)/|[._-](?:test|spec)\.[cm]?[jt]sx?$")
-_SUMMARY = re.compile(r"^(?:tests|pass|fail|skip|todo|ok|cancelled|duration_ms|suites)\b", re.I)
-_STACK_FRAME = re.compile(r"\(?((?:/|\.{0,2}/?)[^\s():]+\.[cm]?[jt]sx?|[^\s():]+\.t):(\d+)(?::\d+)?\)?\s*$")
+_CRASH = lazy_pattern(r"^(?:Uncaught )?([A-Z]\w*(?:Error|Exception)|Error)(?: \[[\w.]+\])?: (.*)$")
+_JS_AT = lazy_pattern(r"^\s+at (?:.*? \()?(?:file://)?(/[^()\s]+?|[^()\s/][^()\s]*?\.[cm]?[jt]sx?):(\d+):\d+\)?$")
+_TESTISH = lazy_pattern(r"(?:^|/)(?:tests?|spec|__tests__)/|[._-](?:test|spec)\.[cm]?[jt]sx?$")
+_SUMMARY = lazy_pattern(r"^(?:tests|pass|fail|skip|todo|ok|cancelled|duration_ms|suites)\b", re.I)
+_STACK_FRAME = lazy_pattern(r"\(?((?:/|\.{0,2}/?)[^\s():]+\.[cm]?[jt]sx?|[^\s():]+\.t):(\d+)(?::\d+)?\)?\s*$")
 
 
 @dataclass
@@ -102,8 +103,8 @@ def _unquote(value: str) -> str:
     return value
 
 
-_PLAIN_EXC = re.compile(r"^\s+([A-Z]\w*(?:Error|Exception)|Error)(?: \[[\w.]+\])?: ")
-_PLAIN_TIMEOUT = re.compile(r"Timeout of \d+ms exceeded\..*\(([^()]+\.[cm]?[jt]sx?)\)$")
+_PLAIN_EXC = lazy_pattern(r"^\s+([A-Z]\w*(?:Error|Exception)|Error)(?: \[[\w.]+\])?: ")
+_PLAIN_TIMEOUT = lazy_pattern(r"Timeout of \d+ms exceeded\..*\(([^()]+\.[cm]?[jt]sx?)\)$")
 
 
 def test_frame(stack: str) -> tuple[str, int] | None:

@@ -12,16 +12,17 @@ from __future__ import annotations
 
 import re
 
+from ..lazy_pattern import lazy_pattern
 from ..records import BuildErrorRecord, Note
 from .base import LineParser, ParseContext, ParseResult
 
-_PLAIN = re.compile(r"^(?P<file>[^\s(][^(]*)\((?P<line>\d+),(?P<col>\d+)\): (?P<sev>error|warning|message) "
+_PLAIN = lazy_pattern(r"^(?P<file>[^\s(][^(]*)\((?P<line>\d+),(?P<col>\d+)\): (?P<sev>error|warning|message) "
                     r"(?P<code>TS\d+): (?P<msg>.*)$")
-_PRETTY = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+) - (?P<sev>error|warning|message) "
+_PRETTY = lazy_pattern(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+) - (?P<sev>error|warning|message) "
                      r"(?P<code>TS\d+): (?P<msg>.*)$")
-_RELATED = re.compile(r"^  (?P<file>\S+):(?P<line>\d+):(?P<col>\d+)$")
-_FRAME = re.compile(r"^\s*\d+ |^\s+~+\s*$|^\s*$")
-_FOUND = re.compile(r"^Found (\d+) errors?\b")
+_RELATED = lazy_pattern(r"^  (?P<file>\S+):(?P<line>\d+):(?P<col>\d+)$")
+_FRAME = lazy_pattern(r"^\s*\d+ |^\s+~+\s*$|^\s*$")
+_FOUND = lazy_pattern(r"^Found (\d+) errors?\b")
 _MAX_NOTES = 64
 
 

@@ -12,25 +12,26 @@ from __future__ import annotations
 
 import re
 
+from ..lazy_pattern import lazy_pattern
 from ..records import BuildErrorRecord
 from .base import LineParser
 from .pipframe import explained, pip_summary
 
-_ERROR = re.compile(
+_ERROR = lazy_pattern(
     r"(?<![\w./=+-])(?:(?:[Ee]rror|ERROR|[Ff]atal(?: [Ee]rror)?|FATAL(?: ERROR)?)\s*:(?!:)"
     r"|(?:ERROR|FATAL|FAILED)(?![\w./=+-]))"
 )
-_TALLY = re.compile(
+_TALLY = lazy_pattern(
     r"(?:\b(?:0|no|zero) (?:errors?|failures?|failed)\b|\b(?:errors?|failures?|failed)\s*[:=]\s*0\b"
     r"|\b0 (?:ERRORS?|FAILED)\b|\bFAILED\s*[:=]\s*0\b|\bwithout errors?\b)",
     re.I,
 )
-_COMMAND = re.compile(
+_COMMAND = lazy_pattern(
     r"\s*(?:\+ )?(?:cd \S+ && )?(?:\S*/)?(?:[\w.+-]*-)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|ld|ar|as|nm"
     r"|cmake|make|gmake|ninja|python[\d.]*|sh|bash|env|ccache|ccwrap|libtool|install|cp|mv|rm|mkdir|echo)"
     r"(?:-[\d.]+)?\s+-"
 )
-_LOC = re.compile(r"(?P<file>[^\s:]+?):(?P<line>\d+)(?::(?P<col>\d+))?:")
+_LOC = lazy_pattern(r"(?P<file>[^\s:]+?):(?P<line>\d+)(?::(?P<col>\d+))?:")
 
 
 def looks_like_error(line: str) -> bool:
