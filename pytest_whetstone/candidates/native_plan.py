@@ -14,6 +14,7 @@ from typing import Any
 
 from ..edits import TEXT_ERRORS
 from ..locate.mutation import NEUTRAL, MutantEvidence
+from ..locate.native_tests import family_of
 from ..records import TestFailureRecord
 from .mutant import Mutant
 from .native_mutants import mutants_in
@@ -96,15 +97,16 @@ class Planner:
         known = {(s.file_path, s.qualname) for s in top}
         test = self.spectrum_names.get(failure.failure_id)
         ran = self.spectrum.ran_in(test) if self.spectrum is not None and test else None
+        called = self.called_in_file(top) if ran is not None else {}
         funcs: list[tuple[float, int, Any]] = []
         for rel in dict.fromkeys(s.file_path for s in top):
             if is_test_file(rel):
                 continue
             for fn in functions_of_file(self.workspace, rel):
                 key = (fn.file_path, fn.qualname, fn.line_start)
-                if (fn.file_path, fn.qualname) in known or (ran is not None and key not in ran):
+                if (fn.file_path, fn.qualname) in known or (ran is not None and key not in ran and key not in called):
                     continue
-                score = (self.spectrum.score(key) or 0.0) if ran is not None else 0.0
+                score = (self.spectrum.score(key) or called.get(key, 0.0)) if ran is not None else 0.0
                 funcs.append((score, len(funcs), fn))
         funcs.sort(key=lambda t: (-t[0], t[1]))
         out: list[_Plan] = []
@@ -116,6 +118,24 @@ class Planner:
             mutants = mutants_in(fn.file_path, text.encode("utf-8", TEXT_ERRORS), fn.line_start, fn.line_end,
                                  expected=failure.expected_value, actual=failure.actual_value, qualname=fn.qualname)
             out += [_Plan(failure, fn.file_path, fn.qualname, m, -1, r) for r, m in enumerate(mutants)]
+        return out
+
+    def called_in_file(self, top: list[Any]) -> dict[tuple[str, str, int], float]:
+        """The functions of its own file each top suspect calls, with that suspect's score: at -O2 and
+        up a small static callee is inlined into its caller and leaves no trace in the spectrum (no
+        entry, its lines folded into the caller's), yet it ran whenever the call did (C/C++ only)."""
+        from ..locate.callgraph import body_calls
+        from ..locate.native_tests import functions_of_file
+
+        out: dict[tuple[str, str, int], float] = {}
+        for suspect in top:
+            if family_of(suspect.file_path) != "c":
+                continue
+            names = {short for short, _text, _line in body_calls(self.workspace, suspect, "c")}
+            for fn in functions_of_file(self.workspace, suspect.file_path):
+                if fn.qualname.rsplit("::", 1)[-1] in names:
+                    key = (fn.file_path, fn.qualname, fn.line_start)
+                    out[key] = max(out.get(key, 0.0), suspect.score)
         return out
 
     def line_bonus(self, rel: str, line: int) -> float:
