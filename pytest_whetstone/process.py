@@ -66,24 +66,6 @@ def signals_interrupt() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
-def execute(
-    cmd: Sequence[str] | str,
-    cwd: Path,
-    env: dict[str, str],
-    shell: bool,
-    echo: bool,
-    timeout: float | None,
-    log_path: Path,
-    on_start: Callable[[], object] | None = None,
-) -> RunFacts:
-    """Run the command in its own process group; tee its output; say how it ended.  ``on_start`` is
-    called once the child is running (work that can overlap it)."""
-    running = start(cmd, cwd, env, shell, echo, timeout, log_path)
-    if on_start is not None and running.launch_error is None:
-        on_start()
-    return running.wait()
-
-
 class Running:
     """A command started by :func:`start`: its output is teed by a thread of its own, so the caller
     can do other work (import what the analysis needs) while it runs; :meth:`wait` says how it ended."""

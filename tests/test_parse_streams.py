@@ -102,12 +102,12 @@ def test_real_runs_read_the_same_in_every_interleave() -> None:
 
 def test_the_run_log_never_splits_a_line_between_the_two_streams(tmp_path: Path) -> None:
     # stdout writes half a line, stderr a whole one, then stdout ends its line: the log holds two lines
-    from pytest_whetstone.process import execute
+    from pytest_whetstone.process import start
 
     script = "printf 'src/a.c:3:5: error: '; sleep 0.3; echo 'make: *** [all] Error 1' >&2; sleep 0.3; " \
              "echo 'expected'; printf 'no newline at the end'"
     log = tmp_path / "run.log"
-    facts = execute(["sh", "-c", script], tmp_path, dict(os.environ), False, False, 20, log)
+    facts = start(["sh", "-c", script], tmp_path, dict(os.environ), False, False, 20, log).wait()
     assert facts.exit_code == 0
     assert log.read_text().splitlines() == ["make: *** [all] Error 1", "src/a.c:3:5: error: expected",
                                             "no newline at the end"]

@@ -347,7 +347,7 @@ def _env() -> dict[str, str]:
 
 def _execute(argv: list[str], cwd: Path, env: dict[str, str], timeout: float, work: Path) -> tuple[int, str, bool]:
     """(exit code, stdout, timed out).  Killed as a whole group at the deadline, with no grace: a mutant
-    that loops has nothing to flush (process.execute's SIGTERM grace is for the user's own runs)."""
+    that loops has nothing to flush (process.Running's SIGTERM grace is for the user's own runs)."""
     out_path = work / "stdout.txt"
     with open(out_path, "wb") as out:
         try:

@@ -1,4 +1,4 @@
-"""Sessions are append-only JSONL event logs; all state is a pure fold over them.
+"""Sessions are append-only JSONL event logs; all state is a pure fold over them (:mod:`.fold`).
 
 Layout of the store (the nearest ``.whetstone/`` up from the working
 directory, or ``$WHETSTONE_DIR``)::
