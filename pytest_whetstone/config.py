@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .paths import CONFIG_NAME, find_config  # noqa: F401 - where the file is: a light module
+from .paths import CONFIG_NAME, find_config  # where the file is: in a light module (the store needs it first)
 from .records import ERROR_TYPES, FAILURE_TYPES
 
 

@@ -306,6 +306,13 @@ class TestFailureRecord(Record):
             )
         return self
 
+    def place_suspects(self, suspects: list[Suspect]) -> None:
+        """The suspects, best first; the record's node becomes the first one's (``file::qualname``), and
+        stays as it was when there is none."""
+        self.suspects = suspects
+        if suspects:
+            self.ast_node_id = f"{suspects[0].file_path}::{suspects[0].qualname}"
+
 
 def is_python_failure(record: TestFailureRecord) -> bool:
     """Reported by pytest or at a ``.py`` file: the Python locators and generators take it, never the

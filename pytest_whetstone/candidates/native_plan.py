@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from ..edits import TEXT_ERRORS
+from ..locate.callgraph import body_calls
 from ..locate.mutation import NEUTRAL, MutantEvidence
-from ..locate.native_tests import family_of
+from ..locate.native_tests import family_of, functions_of_file, is_test_file
 from ..records import TestFailureRecord
 from .mutant import Mutant
 from .native_mutants import mutants_in
@@ -91,8 +92,6 @@ class Planner:
         """Mutants of the other functions in the top suspects' files: a schema compiles the whole file,
         so screening them costs test runs only.  With a spectrum, only those the failing test ran, the
         likeliest first; a function whose mutant fixes the test joins the suspects (:meth:`finish`)."""
-        from ..locate.native_tests import functions_of_file, is_test_file
-
         top = failure.suspects[:self.top_suspects()]
         known = {(s.file_path, s.qualname) for s in top}
         test = self.spectrum_names.get(failure.failure_id)
@@ -124,9 +123,6 @@ class Planner:
         """The functions of its own file each top suspect calls, with that suspect's score: at -O2 and
         up a small static callee is inlined into its caller and leaves no trace in the spectrum (no
         entry, its lines folded into the caller's), yet it ran whenever the call did (C/C++ only)."""
-        from ..locate.callgraph import body_calls
-        from ..locate.native_tests import functions_of_file
-
         out: dict[tuple[str, str, int], float] = {}
         for suspect in top:
             if family_of(suspect.file_path) != "c":

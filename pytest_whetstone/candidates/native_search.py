@@ -122,9 +122,7 @@ def native_search_candidates(
         top = next((c for c in ranked if c.validated and c.edits and failure.failure_id in c.mutation.get("fixes", [])),
                    None)
         if top is not None:
-            failure.suspects = lead_with_fix(failure.suspects, top.edits[0].file_path, top.edits[0].start.line)
-            if failure.suspects:
-                failure.ast_node_id = f"{failure.suspects[0].file_path}::{failure.suspects[0].qualname}"
+            failure.place_suspects(lead_with_fix(failure.suspects, top.edits[0].file_path, top.edits[0].start.line))
     return ranked
 
 
@@ -231,9 +229,7 @@ class _Search(Planner):
             test = names.get(failure.failure_id)
             if test is None:
                 continue
-            failure.suspects = spectrum_rerank(failure.suspects, spectrum, test)
-            if failure.suspects:
-                failure.ast_node_id = f"{failure.suspects[0].file_path}::{failure.suspects[0].qualname}"
+            failure.place_suspects(spectrum_rerank(failure.suspects, spectrum, test))
 
     # ----------------------------------------------------------------- run
 
@@ -549,8 +545,6 @@ class _Search(Planner):
             joined = [Suspect(fn.file_path, fn.qualname, fn.line_start, fn.line_end, 0.0)
                       for ev in evidence if ev["fixed"] and (ev["file"], ev["qualname"]) not in known
                       for fn in [self.planned.get((ev["file"], ev["qualname"]))] if fn is not None]
-            failure.suspects = rerank(before + joined, evidence)
-            if failure.suspects and failure.suspects is not before:
-                failure.ast_node_id = f"{failure.suspects[0].file_path}::{failure.suspects[0].qualname}"
+            failure.place_suspects(rerank(before + joined, evidence))
         return found
 

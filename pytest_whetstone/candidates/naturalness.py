@@ -118,9 +118,9 @@ def edits_gain(model: TrigramModel, original: str, edits: list[TextEdit],
         return None
     first = min(e.start.line for e in edits)
     last = max(e.end.line for e in edits)
+    lines = lines if lines is not None else original.splitlines()
     if first == last and not any("\n" in e.new_text for e in edits):
         # one line edited in place (a mutant): no need to apply the edits to the whole file
-        lines = lines if lines is not None else original.splitlines()
         if not 0 < first <= len(lines):
             return None
         old = new = lines[first - 1]
@@ -128,20 +128,16 @@ def edits_gain(model: TrigramModel, original: str, edits: list[TextEdit],
             if not 0 < e.start.col <= e.end.col <= len(old) + 1:
                 return None
             new = new[:e.start.col - 1] + e.new_text + new[e.end.col - 1:]
-        window = "\n".join(lines[max(first - 1 - NEIGHBOURS, 0):last + NEIGHBOURS])
-        return model.log_prob(new, without=window) - model.log_prob(old, without=window)
-    try:
-        edited = apply_edits_text(original, edits, edits[0].file_path)
-    except EditError:
-        return None
-    lines = lines if lines is not None else original.splitlines()
-    before = lines[first - 1:last]
-    span = last - first + 1 + edited.count("\n") - original.count("\n")
-    after = edited.splitlines()[first - 1:first - 1 + max(span, 1)]
-    old, new = "\n".join(before), "\n".join(after)
+    else:
+        try:
+            edited = apply_edits_text(original, edits, edits[0].file_path)
+        except EditError:
+            return None
+        span = last - first + 1 + edited.count("\n") - original.count("\n")
+        old = "\n".join(lines[first - 1:last])
+        new = "\n".join(edited.splitlines()[first - 1:first - 1 + max(span, 1)])
     window = "\n".join(lines[max(first - 1 - NEIGHBOURS, 0):last + NEIGHBOURS])
     return model.log_prob(new, without=window) - model.log_prob(old, without=window)
-
 
 class Naturalness:
     """Gains of candidates in one workspace: each file read and modelled once."""

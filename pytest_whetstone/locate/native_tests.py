@@ -385,10 +385,8 @@ def locate_failure(
     ]
     if not suspects and site is not None and site.line_start:
         suspects = [Suspect(site.file_path, site.qualname, site.line_start, site.line_end, FALLBACK_SCORE)]
-    record.suspects = suspects
-    if suspects:
-        record.ast_node_id = f"{suspects[0].file_path}::{suspects[0].qualname}"
-    elif site is not None:
+    record.place_suspects(suspects)
+    if not suspects and site is not None:
         record.ast_node_id = site.file_path
     return suspects
 

@@ -536,8 +536,7 @@ class WhetstoneCollector:
         for record in records:
             new = rerank(record.suspects, evidence)
             if new != record.suspects:
-                record.suspects = new
-                record.ast_node_id = f"{new[0].file_path}::{new[0].qualname}" if new else record.ast_node_id
+                record.place_suspects(new)
                 changed = True
         return changed
 

@@ -76,8 +76,7 @@ def cheap_mutant_pass(collector: WhetstoneCollector) -> None:
             evidence = pymutants.cheap_pass(record, item, collector.workspace, left)
             if evidence:
                 collector._cheap_evidence[record.failure_id] = evidence
-                record.suspects = rerank(record.suspects, evidence)
-                record.ast_node_id = f"{record.suspects[0].file_path}::{record.suspects[0].qualname}"
+                record.place_suspects(rerank(record.suspects, evidence))
     finally:
         collector._rerunning = False
         collector._cheap_spent += time.monotonic() - t0
