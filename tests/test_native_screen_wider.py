@@ -77,4 +77,8 @@ def test_the_search_still_validates_the_exact_fix_through_its_own_compile(proj: 
     found = native_search_candidates([_failure()], proj, 60.0, store=proj / ".whetstone", stats=stats)
     assert found and found[0].validated and found[0].edits[0].new_text in ("<", "y < h"), found
     assert stats.screened > 0
+    # where the time went, for the session's search event: each phase at most the whole search
+    assert {"setup", "baseline", "plans", "mutants", "wider"} <= set(stats.phases)
+    assert all(0 <= seconds <= stats.elapsed_s for seconds in stats.phases.values())
+    assert stats.to_dict()["phases"].keys() == stats.phases.keys()
     assert (proj / "src/geo.cc").read_text() == GEO_CC

@@ -14,6 +14,7 @@ import hashlib
 import json
 import shutil
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -245,7 +246,8 @@ check: all
 
 def test_a_test_binary_compiled_and_linked_in_one_step_compiles_its_test_file_once(make_project: Path) -> None:
     """`g++ tests/x_test.cc libgeo.a -lgtest -o x_test`: each relink would compile the test file again
-    (seconds with gtest); it is compiled once per trial with the recorded flags and then only linked."""
+    (seconds with gtest); it is compiled once per trial (with the recorded flags, fast: no optimizer, no
+    debug info) and then only linked."""
     (make_project / "Makefile").write_text(ONE_STEP_MAKEFILE)
     env = _env(make_project / ".whetstone")
     for built in ("geo_test", "more_test", "src/geo.o"):
@@ -273,6 +275,33 @@ def test_a_test_binary_compiled_and_linked_in_one_step_compiles_its_test_file_on
     finally:
         trial.close()
     assert (make_project / "src/geo.cc").read_text() == GEO_CC
+
+
+def test_the_warm_up_compiles_the_one_step_test_files_before_a_mutant_asks_for_them(make_project: Path) -> None:
+    """The search warms a trial up in the background: the failing test's file first, then the others (for
+    a fix's wider check); stopped, it compiles nothing more, and a mutant's link uses what it made."""
+    (make_project / "Makefile").write_text(ONE_STEP_MAKEFILE)
+    env = _env(make_project / ".whetstone")
+    for built in ("geo_test", "more_test", "src/geo.o"):
+        (make_project / built).unlink(missing_ok=True)
+    build = subprocess.run(["make", "CXX=ccwrap++"], cwd=make_project, env=env, capture_output=True, text=True)
+    assert build.returncode == 0, build.stdout + build.stderr
+    failure = _failure(make_project, "InsideExcludesFarEdge", Suspect("src/geo.cc", "inside", 9, 11, 1.0))
+    trial, why = cxx_trial([failure], make_project, make_project / ".whetstone", timeout_s=10.0)
+    assert trial is not None, why
+    try:
+        stopped = threading.Event()
+        stopped.set()
+        trial.warm(stopped)
+        assert trial._link_objects == {}
+        trial.warm(threading.Event())
+        made = trial._link_objects
+        assert [Path(src).name for _binary, src in made] == ["geo_test.cc", "more_test.cc"]
+        objects = dict(made)
+        assert trial.run_wider("src/geo.cc", GEO_CC.replace("y <= h", "y < h")).ok
+        assert trial._link_objects == objects  # linked, not compiled again
+    finally:
+        trial.close()
 
 
 def test_the_wider_check_runs_the_other_test_binaries_that_link_the_code(make_project: Path) -> None:

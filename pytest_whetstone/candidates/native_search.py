@@ -91,7 +91,8 @@ def native_search_candidates(
             trials: list[Trial] = []
             why = ""
             for _ in range(WORKERS):  # one trial per worker: each owns its scratch objects or copy
-                trial, why = _trial(family, group, workspace, store, command, min(TRIAL_TIMEOUT_S, budget_s))
+                with stats.timed("setup"):
+                    trial, why = _trial(family, group, workspace, store, command, min(TRIAL_TIMEOUT_S, budget_s))
                 if trial is None:
                     break
                 share = getattr(trial, "share_with", None)
@@ -107,10 +108,15 @@ def native_search_candidates(
                 for trial in trials:
                     trial.focus({f.failure_id for f in probe})  # type: ignore[attr-defined]
                 stats.notes.append(f"probe: {len(probe)} of {len(group)} failing tests, the cheapest, run per mutant")
+            stop_warm = threading.Event()
+            warm = _warm(trials[0], stop_warm)
             try:
                 found += _Search(trials, group, workspace, deadline, stats, probe=probe,
                                  naturalness=naturalness).run(max_validated - len(found))
             finally:
+                stop_warm.set()
+                if warm is not None:
+                    warm.join()  # at most the compile under way: it writes into a trial's scratch
                 for trial in trials:
                     trial.close()
             if len(found) >= max_validated:
@@ -132,6 +138,17 @@ def _spectrum_cap() -> float:
         return max(0.0, float(os.environ.get("WHETSTONE_SPECTRUM_S", SPECTRUM_MAX_S)))
     except ValueError:
         return SPECTRUM_MAX_S
+
+
+def _warm(trial: Trial, stop: threading.Event) -> threading.Thread | None:
+    """The trial's warm-up (C/C++: compiling the test files of one-step links) in the background from
+    the start, beside the baseline and the spectrum."""
+    warm = getattr(trial, "warm", None)
+    if warm is None:
+        return None
+    thread = threading.Thread(target=warm, args=(stop,), daemon=True, name="whetstone-warm")
+    thread.start()
+    return thread
 
 
 def _family(failure: TestFailureRecord) -> str:
@@ -235,7 +252,8 @@ class _Search(Planner):
 
     def run(self, wanted: int) -> list[FixCandidate]:
         t0 = time.monotonic()
-        self.base = self.trial.baseline()
+        with self.stats.timed("baseline"):
+            self.base = self.trial.baseline()
         self.stats.baseline_s = round(time.monotonic() - t0, 3)
         if self.base.error:
             self.stats.notes.append(f"baseline: {self.base.error}")
@@ -257,11 +275,13 @@ class _Search(Planner):
         stop = threading.Event()
         early = self.early_schemata(live[0], stop)
         try:
-            self.locate_by_spectrum(live)
+            with self.stats.timed("spectrum"):
+                self.locate_by_spectrum(live)
         finally:  # the early build never outlives the spectrum, nor uses a trial the search has closed
             stop.set()  # files not started yet wait for the plan made after the spectrum
             if early is not None and self.screen is not None:
-                early.join()
+                with self.stats.timed("schemata"):
+                    early.join()
                 self.screen.forget_pending()
         found: list[FixCandidate] = []
         fixed_ids: set[str] = set()  # failures a complete candidate already makes pass
@@ -269,8 +289,9 @@ class _Search(Planner):
         for failure in live:
             if failure.failure_id in fixed_ids:
                 continue
-            plans = self.plans(failure)
-            queue, rest = self.first_pass(plans)
+            with self.stats.timed("plans"):
+                plans = self.plans(failure)
+                queue, rest = self.first_pass(plans)
             ordered = False
             after_partial = -1  # trials left to look for a complete fix once a partial one is found
             doubt_left = -1  # trials left to look for a natural complete fix once only doubtful ones are found
@@ -453,10 +474,11 @@ class _Search(Planner):
             except EditError:
                 continue
             jobs.append((plan, text, self.trials[len(jobs) % len(self.trials)]))
-        if len(jobs) <= 1:
-            return [(plan, text, self.attempt(plan, text, trial), trial) for plan, text, trial in jobs]
-        with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
-            outcomes = list(pool.map(lambda job: self.attempt(*job), jobs))
+        with self.stats.timed("mutants"):
+            if len(jobs) <= 1:
+                return [(plan, text, self.attempt(plan, text, trial), trial) for plan, text, trial in jobs]
+            with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+                outcomes = list(pool.map(lambda job: self.attempt(*job), jobs))
         return [(plan, text, outcome, trial) for (plan, text, trial), outcome in zip(jobs, outcomes, strict=True)]
 
     def attempt(self, plan: _Plan, text: str, trial: Trial) -> TrialOutcome:
@@ -520,7 +542,8 @@ class _Search(Planner):
             ev.changed += 1  # as a wider check that fails, below: known from the schema, no compile spent
             self.stats.wider_rejected += 1
             return None
-        wider = trial.run_wider(plan.rel, text)
+        with self.stats.timed("wider"):
+            wider = trial.run_wider(plan.rel, text)
         if not wider.ok:
             # it trades the failing test for another: the failure depends on the code, no more (a big
             # dispatcher's mutants do this all the time), so it counts as a change, not a fix

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import statistics
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -30,9 +33,22 @@ class NativeSearchStats:
     evidence: list[dict[str, Any]] = field(default_factory=list)
     spectrum: dict[str, Any] = field(default_factory=dict)  # the execution spectrum: tests, seconds, tool
     schema: dict[str, Any] = field(default_factory=dict)  # schemata: files, mutants, dropped, compile_s
+    # where the search's wall time went (seconds, the search's own thread): "setup" (trials made),
+    # "baseline", "spectrum", "schemata" (waiting for the early ones), "plans", "mutants" (batches run),
+    # "wider" (a fix's whole binaries or suite)
+    phases: dict[str, float] = field(default_factory=dict)
+
+    @contextmanager
+    def timed(self, phase: str) -> Iterator[None]:
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            self.phases[phase] = self.phases.get(phase, 0.0) + time.monotonic() - started
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["trial_median_s"] = round(statistics.median(self.trial_s), 3) if self.trial_s else None
         data["trial_s"] = [round(s, 3) for s in self.trial_s]
+        data["phases"] = {name: round(s, 3) for name, s in self.phases.items()}
         return data

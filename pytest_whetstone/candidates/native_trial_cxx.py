@@ -78,7 +78,8 @@ class CxxTrial:
         self._schema_locks: dict[tuple[str, str], threading.Lock] = {}  # one build of each, whichever trial asks
         self._schema_lock = threading.Lock()  # guards _schema_locks
         self._link_objects: dict[tuple[str, str], str | None] = {}  # (binary, real source) -> its object
-        self._link_lock = threading.Lock()  # the objects are shared with the search's other trials
+        self._link_locks: dict[tuple[str, str], threading.Lock] = {}  # one compile of each, whichever asks
+        self._link_lock = threading.Lock()  # guards both: the objects are shared with the search's other trials
         # directories a test run created or removed files in: runs there take turns (shared by the trials)
         self._written_dirs: set[str] = set()
         self._turns = threading.Lock()
@@ -186,9 +187,20 @@ class CxxTrial:
         """Use the test files ``first`` compiled for one-step links (:meth:`_link_sources`) and the
         schemata it built (a schema's binaries serve every mutant, whichever trial runs it) instead of
         building them again; the search closes its trials together."""
-        self._link_objects, self._link_lock = first._link_objects, first._link_lock
+        self._link_objects, self._link_locks, self._link_lock = first._link_objects, first._link_locks, first._link_lock
         self._schemata, self._schema_locks, self._schema_lock = first._schemata, first._schema_locks, first._schema_lock
         self._written_dirs, self._turns = first._written_dirs, first._turns
+
+    def warm(self, stop: threading.Event) -> None:
+        """Compile the test files of one-step links (:meth:`_link_sources`) before a mutant asks for them,
+        the failing tests' binaries first (their schema and every mutant link them), then the others
+        (a fix's wider check), until ``stop``: a gtest file takes seconds, which otherwise fall on the
+        first schema and on the first fix found."""
+        for binary in sorted(self.binaries, key=lambda b: not b.tests):
+            for source in binary.link.sources:
+                if stop.is_set():
+                    return
+                self._link_object(binary, os.path.realpath(os.path.join(binary.link.directory, source)))
 
     def close(self) -> None:
         self.gate.close()
@@ -295,18 +307,28 @@ class CxxTrial:
             real = os.path.realpath(os.path.join(link.directory, source))
             if real == build.source:
                 continue
-            key = (binary.path, real)
-            with self._link_lock:  # another trial may be compiling it: wait for its object
-                if key not in self._link_objects:
-                    obj = self.scratch / "link-objects" / f"{len(self._link_objects)}-{Path(real).stem}.o"
-                    obj.parent.mkdir(exist_ok=True)
-                    code, _output = _quiet(syntax_only_args(link, real, None, self.workspace, object_out=obj),
-                                           link.directory, max(60.0, self.timeout_s))
-                    self._link_objects[key] = str(obj) if code == 0 else None  # None: compiled in the link
-                compiled = self._link_objects[key]
+            compiled = self._link_object(binary, real)
             if compiled:
                 out[real] = compiled
         return out
+
+    def _link_object(self, binary: Binary, real: str) -> str | None:
+        """The scratch object of one source a one-step link compiles (None: compiled in the link), made
+        once.  It is never mutated, so it is compiled fast (the schema's flags), which halves a gtest
+        file's compile; a candidate's final check is the user's own build."""
+        key = (binary.path, real)
+        with self._link_lock:
+            lock = self._link_locks.setdefault(key, threading.Lock())
+            number = list(self._link_locks).index(key)  # the object's own file name
+        with lock:  # another trial, or the warm-up, may be compiling it: wait for its object
+            if key not in self._link_objects:
+                link = binary.link
+                obj = self.scratch / "link-objects" / f"{number}-{Path(real).stem}.o"
+                obj.parent.mkdir(exist_ok=True)
+                args = [*syntax_only_args(link, real, None, self.workspace, object_out=obj), *SCHEMA_FLAGS]
+                code, _output = _quiet(args, link.directory, max(60.0, self.timeout_s))
+                self._link_objects[key] = str(obj) if code == 0 else None
+            return self._link_objects[key]
 
     def _inputs(self, link: Command) -> list[str]:
         return [os.path.realpath(os.path.join(link.directory, a)) for a in link.arguments[1:] if not a.startswith("-")]
