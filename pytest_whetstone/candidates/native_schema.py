@@ -4,7 +4,7 @@ Compiling a real translation unit takes seconds, running its failing tests milli
 that compiles one mutant at a time tries a handful in its budget.  A *schema* rewrites each mutated
 expression as a choice between its mutants and the original,
 
-    a < b   ->   (whetstone_at_(7) ? (a <= b) : whetstone_at_(8) ? (a > b) : (a < b))
+    a < b   ->   ((whetstone_enter_(7, 8), whetstone_now_ == 7) ? (a <= b) : whetstone_now_ == 8 ? (a > b) : (a < b))
 
 so one compile and one link serve every mutant of the file; ``$WHETSTONE_MUTANT`` picks one per test
 run (0: none, the original code).  Mutants whose rewrite does not compile (a constant expression, a
@@ -37,11 +37,17 @@ LEAST_LIKELY = 0.5  # mutants below this prior go last into a schema that cannot
 
 # Declares getenv with the exception specification glibc's own declaration has, so no header is
 # included ahead of the user's feature macros; ``#line 1`` gives the file its own line numbers back.
-# ``whetstone_at_(id)`` is true when mutant ``id`` is switched on.  With ``$WHETSTONE_REACHED`` naming
-# a file, it also appends each id whose expression ran (4 bytes, native order), once per process: which
-# mutants the failing tests can reach at all (an atomic flag per id: a sanitized threaded test sees no race).  It writes through raw system calls (x86-64 Linux; no
-# libc declaration that could clash with the user's), opened by a constructor that writes id 0, so an
-# empty file means "nothing reached" and a missing one "not recorded here".
+# A mutated expression with mutants ``lo``..``hi`` (numbered consecutively) becomes
+#     ((whetstone_enter_(lo, hi), whetstone_now_ == lo) ? (m1) : whetstone_now_ == lo + 1 ? (m2) : (orig))
+# ``whetstone_enter_`` reads ``$WHETSTONE_MUTANT`` once, on first use (so a static initializer that
+# runs first still sees it), and each choice is one relaxed load (a plain move on x86) and a compare:
+# at -O0 a function call per choice made numeric loops, with a choice in every operation, run many
+# times slower than the real build.  With ``$WHETSTONE_REACHED`` naming a file, ``whetstone_enter_``
+# also appends each id whose expression ran (4 bytes, native order), once per process: which mutants
+# the failing tests can reach at all (an atomic flag per id: a sanitized threaded test sees no race).
+# It writes through raw system calls (x86-64 Linux; no libc declaration that could clash with the
+# user's), opened by a constructor that writes id 0, so an empty file means "nothing reached" and a
+# missing one "not recorded here".
 PRELUDE = """#ifndef WHETSTONE_SCHEMA_PRELUDE
 #define WHETSTONE_SCHEMA_PRELUDE
 #ifdef __cplusplus
@@ -53,17 +59,16 @@ extern "C" char *getenv(const char *) throw();
 #else
 extern char *getenv(const char *);
 #endif
+static int whetstone_id_ = -1;
 static int whetstone_mutant_(void) {
-  static int id = -1;
-  int v = __atomic_load_n(&id, __ATOMIC_RELAXED);
-  if (v < 0) {
-    const char *s = getenv("WHETSTONE_MUTANT");
-    v = 0;
-    while (s && *s >= '0' && *s <= '9') { v = v * 10 + (*s - '0'); ++s; }
-    __atomic_store_n(&id, v, __ATOMIC_RELAXED);
-  }
+  const char *s = getenv("WHETSTONE_MUTANT");
+  int v = 0;
+  while (s && *s >= '0' && *s <= '9') { v = v * 10 + (*s - '0'); ++s; }
+  __atomic_store_n(&whetstone_id_, v, __ATOMIC_RELAXED);
   return v;
 }
+#define whetstone_now_ __atomic_load_n(&whetstone_id_, __ATOMIC_RELAXED)
+#define whetstone_ready_() (whetstone_now_ < 0 ? whetstone_mutant_() : 0)
 #if defined(__x86_64__) && !defined(__ILP32__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
 static int whetstone_reach_fd_ = -1;
 static unsigned char whetstone_seen_[@REACH_SLOTS@];
@@ -72,23 +77,25 @@ static long whetstone_sys_(long n, long a, long b, long c) {
   __asm__ volatile ("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
   return r;
 }
-static void whetstone_seen_put_(int id) {
-  whetstone_sys_(1, whetstone_reach_fd_, (long)&id, (long)sizeof id);
-}
 __attribute__((constructor)) static void whetstone_reach_open_(void) {
   const char *path = getenv("WHETSTONE_REACHED");
   long fd = path ? whetstone_sys_(2, (long)path, 01 | 0100 | 02000 | 02000000, 0600) : -1;
+  int zero = 0;
   whetstone_reach_fd_ = fd >= 0 ? (int)fd : -1;
-  if (whetstone_reach_fd_ >= 0) whetstone_seen_put_(0);
+  if (whetstone_reach_fd_ >= 0) whetstone_sys_(1, whetstone_reach_fd_, (long)&zero, (long)sizeof zero);
 }
-static int whetstone_at_(int id) {
-  if (whetstone_reach_fd_ >= 0 && id > 0 && id < @REACH_SLOTS@
-      && !__atomic_exchange_n(&whetstone_seen_[id], (unsigned char)1, __ATOMIC_RELAXED))
-    whetstone_seen_put_(id);
-  return whetstone_mutant_() == id;
+static int whetstone_reach_(int lo, int hi) {
+  int id;
+  if (lo < @REACH_SLOTS@ && __atomic_load_n(&whetstone_seen_[lo], __ATOMIC_RELAXED))
+    return 0; /* a host's ids are marked together: its first says it ran before */
+  for (id = lo; id <= hi && id < @REACH_SLOTS@; ++id)
+    if (!__atomic_exchange_n(&whetstone_seen_[id], (unsigned char)1, __ATOMIC_RELAXED))
+      whetstone_sys_(1, whetstone_reach_fd_, (long)&id, (long)sizeof id);
+  return 0;
 }
+#define whetstone_enter_(lo, hi) ((whetstone_reach_fd_ >= 0 ? whetstone_reach_(lo, hi) : 0), whetstone_ready_())
 #else
-static int whetstone_at_(int id) { return whetstone_mutant_() == id; }
+#define whetstone_enter_(lo, hi) whetstone_ready_()
 #endif
 #endif
 #line 1
@@ -178,6 +185,7 @@ def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: fro
     if not hosts:
         return None
     ordered = sorted(hosts.values(), key=lambda h: (h.start, -h.end))
+    _number_by_host(ordered, schema)
     out = _Out()
     _render(data, ordered, 0, 0, len(data), out)
     body = b"".join(out.parts)
@@ -217,6 +225,15 @@ class _Out:
         self.at += len(data)
 
 
+def _number_by_host(hosts: list[_Host], schema: Schema) -> None:
+    """Number the mutants again, each host's consecutively (its guard names its first and last), in
+    the order the hosts are written."""
+    renumbered: dict[int, int] = {}
+    for host in hosts:
+        host.choices = [(renumbered.setdefault(mid, len(renumbered) + 1), new) for mid, new in host.choices]
+    schema.ids = {key: renumbered[mid] for key, mid in schema.ids.items()}
+
+
 def _render(data: bytes, hosts: list[_Host], i: int, start: int, end: int, out: _Out) -> int:
     """Write ``data[start:end]`` with every host inside it (``hosts[i:]``, sorted by start, outer first)
     replaced by its choice; the index of the first host past ``end``."""
@@ -226,8 +243,11 @@ def _render(data: bytes, hosts: list[_Host], i: int, start: int, end: int, out: 
         if host.end > end:  # cannot happen for tree nodes; never produce a broken text
             break
         out.put(data[pos:host.start] + b"(")
+        first, last = host.choices[0][0], host.choices[-1][0]
         for mid, new in host.choices:
-            out.put(f"whetstone_at_({mid}) ? (".encode())
+            test = f"(whetstone_enter_({first}, {last}), whetstone_now_ == {mid})" if mid == first else \
+                f"whetstone_now_ == {mid}"
+            out.put(f"{test} ? (".encode())
             out.spans.append((out.at, out.at + len(new), mid))
             out.put(new + b") : ")
         out.put(b"(")

@@ -28,6 +28,14 @@ from .native_trial import TrialOutcome
 MAX_COMPILES = 5  # per file: the first schema, then without the lines the compiler named
 HEADER_UNITS = 4  # a header's schema is taken to cost this many source compiles
 RUN_FLOOR_S = 1.0  # a screened run's timeout: at least this, else a few times the baseline's
+# ... or a few times the unmutated schema's run (built at -O0, numeric code runs many times slower
+# than the real build: a limit from the baseline alone would time every one of its runs out)
+SCHEMA_RUN_FACTOR = 5.0
+# an unmutated schema run this slow, and this many times the real build's, is worth a compile with the
+# optimizer (-O1): dense numeric code with a choice in every operation runs several times faster then,
+# while most files' tests run in milliseconds either way and keep the cheaper -O0 compile
+SLOW_RUN_S = 0.15
+SLOW_RUN_FACTOR = 3.0
 WIDER_MAX_S = 5.0  # whole binaries slower than this on the unmutated schema are not screened whole
 
 
@@ -58,6 +66,7 @@ class _FileState:
     wider_failed: set[str] | None = None
     wider_tried: bool = False
     wider_s: float = 0.0  # how long that run took
+    timeout_s: float = 0.0  # a screened run's limit on this schema (see SCHEMA_RUN_FACTOR)
 
 
 class Screen:
@@ -100,12 +109,12 @@ class Screen:
         schema = state.schema
         if schema is None or mutant.key not in schema.ids:
             return None
-        outcome = trial.run_schema(rel, schema.text, schema.ids[mutant.key], self.timeout_s)
+        outcome = trial.run_schema(rel, schema.text, schema.ids[mutant.key], state.timeout_s)
         if outcome.timed_out and set(outcome.passed) & set(self.base.failing):
             # the failing tests failed fast and now pass, until the limit stopped them: the fault may have
             # cut them short, and its fix lets them run their whole course (a loop stops at no test's end)
             longer = min(self.long_timeout_s, self.deadline - time.monotonic())
-            if longer > self.timeout_s:
+            if longer > state.timeout_s:
                 self.longer += 1
                 outcome = trial.run_schema(rel, schema.text, schema.ids[mutant.key], longer)
         # a test failing as it did in the unmutated schema failed as in the real build: say it in the
@@ -230,7 +239,10 @@ class Screen:
             if not why:
                 sound = self._sound(rel, schema, trial)
                 if sound is not None:
-                    state.schema, (state.plain, state.reached) = schema, sound
+                    sound = self._faster(rel, schema, trial, sound, last)
+                    state.schema, (state.plain, state.reached, plain_s) = schema, sound
+                    state.timeout_s = min(self.long_timeout_s,
+                                          max(self.timeout_s, SCHEMA_RUN_FACTOR * plain_s + 0.5))
                     state.dropped = len(state.mutants) - len(schema.ids) - len(state.rejected)
                 return
             # an error inside one mutant's text rejects that mutant; one elsewhere on a line with choices
@@ -245,20 +257,48 @@ class Screen:
             skip = skip | lines
         self.notes.append(f"schema of {rel}: its choices still did not compile after {MAX_COMPILES} compiles")
 
-    def _sound(self, rel: str, schema: Schema, trial: SchemaTrial) -> tuple[dict[str, str], set[int] | None] | None:
+    def _sound(self, rel: str, schema: Schema, trial: SchemaTrial
+               ) -> tuple[dict[str, str], set[int] | None, float] | None:
         """With no mutant switched on, the schema fails the tests the unchanged code failed, and only
-        those: their signatures there, and the mutants those tests reached (None when it does not).
-        The words may differ (a crash at -O0); a screened fix is compiled alone with the real flags
-        before it counts."""
+        those: their signatures there, the mutants those tests reached (None when it does not), and
+        how long they took.  The words may differ (a crash at -O0); a screened fix is compiled alone
+        with the real flags before it counts.  The unchanged code ends, so this one run may take the
+        long limit: -O0 is slower, never endless."""
+        limit = max(self.timeout_s, min(self.long_timeout_s, self.deadline - time.monotonic()))
         with tempfile.TemporaryDirectory(prefix="whetstone-reach-") as scratch:
             path = Path(scratch) / "reached"
-            plain = trial.run_schema(rel, schema.text, 0, self.timeout_s, str(path))
+            plain = trial.run_schema(rel, schema.text, 0, limit, str(path))
             reached = read_reached(path)
         if plain.error or set(plain.failing) != set(self.base.failing) or plain.passed:
             self.notes.append(f"schema of {rel}: not used, it changes the unmutated tests "
                               f"({plain.error or 'other failures'})")
             return None
-        return dict(plain.failing), reached
+        return dict(plain.failing), reached, plain.seconds
+
+
+    def _faster(self, rel: str, schema: Schema, trial: SchemaTrial,
+                sound: tuple[dict[str, str], set[int] | None, float], compile_s: float
+                ) -> tuple[dict[str, str], set[int] | None, float]:
+        """The schema compiled with the optimizer when its unmutated tests run slowly at -O0 and the
+        budget holds the compile; kept only when its run is faster, else the -O0 build again."""
+        optimize = getattr(trial, "optimize_schema", None)
+        if optimize is None or sound[2] < SLOW_RUN_S or self.deadline - time.monotonic() < 4 * compile_s:
+            return sound
+        # the run that recorded the reach paid for it: a screened run is timed without
+        plain_s = trial.run_schema(rel, schema.text, 0, self.long_timeout_s).seconds
+        if plain_s < SLOW_RUN_S or plain_s < SLOW_RUN_FACTOR * self.base.seconds:
+            return sound
+        optimize(rel, True)
+        if not trial.prepare_schema(rel, schema.text):
+            faster = self._sound(rel, schema, trial)
+            faster_s = trial.run_schema(rel, schema.text, 0, self.long_timeout_s).seconds
+            if faster is not None and faster_s < plain_s:
+                self.notes.append(f"schema of {rel}: compiled with the optimizer, its unmutated tests "
+                                  f"{plain_s:.2f} -> {faster_s:.2f} s")
+                return faster[0], faster[1], faster_s
+        optimize(rel, False)
+        trial.prepare_schema(rel, schema.text)
+        return sound
 
 
 def is_header(rel: str) -> bool:

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from ..locate.native_spectrum import TestRun
 
 SCHEMA_FLAGS = ("-w", "-O0", "-g0")
+OPTIMIZED_SCHEMA_FLAGS = ("-w", "-O1", "-g0")  # a schema whose unmutated tests run slowly at -O0 (see native_screen)
 # every error (the gate stops at a few; a schema's are one per broken mutant), columns in bytes
 FAMILY_SCHEMA_FLAGS = {"gcc": ("-fdiagnostics-column-unit=byte", "-fmax-errors=0"), "clang": ("-ferror-limit=0",)}
 MAX_UNITS_PER_HEADER = 8  # a header included everywhere is not a one-unit mutant: recompile a few
@@ -77,6 +78,7 @@ class CxxTrial:
         self._schemata: dict[tuple[str, str], _Build | str] = {}  # (rel, schema text) -> its one build
         self._schema_locks: dict[tuple[str, str], threading.Lock] = {}  # one build of each, whichever trial asks
         self._schema_lock = threading.Lock()  # guards _schema_locks
+        self._optimized: set[str] = set()  # files whose schema is compiled with OPTIMIZED_SCHEMA_FLAGS
         self._link_objects: dict[tuple[str, str], str | None] = {}  # (binary, real source) -> its object
         self._link_locks: dict[tuple[str, str], threading.Lock] = {}  # one compile of each, whichever asks
         self._link_lock = threading.Lock()  # guards both: the objects are shared with the search's other trials
@@ -158,6 +160,14 @@ class CxxTrial:
         built = self._build(rel, text, [b for b in self.binaries if b.tests], schema=True)
         return built if isinstance(built, str) else ""
 
+    def optimize_schema(self, rel: str, on: bool) -> None:
+        """Compile ``rel``'s schema with the optimizer from now on (or no longer): its builds so far are
+        dropped, the next :meth:`prepare_schema` makes it again."""
+        with self._schema_lock:
+            (self._optimized.add if on else self._optimized.discard)(rel)
+            for key in [k for k in self._schemata if k[0] == rel]:
+                del self._schemata[key]
+
     def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "") -> TrialOutcome:
         """The failing tests on the schema's binaries with one of its mutants switched on (0: none);
         ``reached``: a file the schema appends the ids of the mutants those tests reached to."""
@@ -189,6 +199,7 @@ class CxxTrial:
         building them again; the search closes its trials together."""
         self._link_objects, self._link_locks, self._link_lock = first._link_objects, first._link_locks, first._link_lock
         self._schemata, self._schema_locks, self._schema_lock = first._schemata, first._schema_locks, first._schema_lock
+        self._optimized = first._optimized
         self._written_dirs, self._turns = first._written_dirs, first._turns
 
     def warm(self, stop: threading.Event) -> None:
@@ -265,7 +276,8 @@ class CxxTrial:
             obj.parent.mkdir()
             # a schema only screens: compiled fast (no optimizer, no debug info, no warnings; a mutant that
             # fixes a test is compiled alone with the recorded flags), gcc counting columns in bytes as it does
-            extra = (*SCHEMA_FLAGS, *FAMILY_SCHEMA_FLAGS.get(command.family, ())) if schema else ()
+            flags = OPTIMIZED_SCHEMA_FLAGS if rel in self._optimized else SCHEMA_FLAGS
+            extra = (*flags, *FAMILY_SCHEMA_FLAGS.get(command.family, ())) if schema else ()
             unit = self.gate.compile_object(command.sources[0], command, {path: text}, obj, extra)
             if unit.exit_code != 0:
                 self.error_lines, self.error_points = _lines_in(unit.diagnostics, path)

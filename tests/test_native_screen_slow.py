@@ -1,0 +1,115 @@
+"""A schema whose unmutated tests run slowly: dense numeric code with a choice in every operation.
+
+Real g++, GoogleTest and make through ccwrap (the Makefile project of ``test_native_search``, built at
+-O0).  The failing test first runs a loop of a few million steps over a function whose every operator
+and literal has mutants.  The schema is compiled at -O0 for speed; its unmutated run is then timed and,
+being several times the real build's, the schema is compiled again with the optimizer, which is kept
+because its run is faster.  Each screened run's limit follows the schema's own run, not the baseline's.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from test_native_search import build_make_geo
+
+from pytest_whetstone.candidates.native_mutants import mutants_in
+from pytest_whetstone.candidates.native_schema import schema_text
+from pytest_whetstone.candidates.native_screen import Screen
+from pytest_whetstone.candidates.native_trial_cxx import cxx_trial
+from pytest_whetstone.records import Suspect, TestFailureRecord
+
+pytestmark = pytest.mark.skipif(
+    not (shutil.which("ccwrap++") and shutil.which("g++") and shutil.which("make")), reason="ccwrap, g++ or make missing"
+)
+
+MIXING_GEO_CC = """\
+#include "geo.h"
+
+long mix(long n) {
+  long s = 0;
+  for (long i = 0; i < n; i++) {
+    s = s + (i * 3 + 1) % 7 + (i & 5) - (i >> 3) % 2;
+  }
+  return s;
+}
+
+int manhattan(int x1, int y1, int x2, int y2) {
+  return (x1 > x2 ? x1 - x2 : x2 - x1) + (y1 > y2 ? y1 - y2 : y2 - y1);
+}
+
+bool inside(int x, int y, int w, int h) {
+  return x >= 0 && y >= 0 && x < w && y <= h;  // seeded fault: y <= h
+}
+
+int scale(int value, int num, int den) {
+  return value * num / den;
+}
+"""
+MIXING_TEST = """\
+#include <gtest/gtest.h>
+#include "geo.h"
+long mix(long n);
+
+TEST(Geo, Manhattan) { EXPECT_EQ(manhattan(0, 0, 3, 4), 7); }
+TEST(Geo, InsideExcludesFarEdge) {
+  EXPECT_NE(mix(30000000), 0);
+  EXPECT_FALSE(inside(1, 4, 4, 4));
+}
+"""
+
+
+@pytest.fixture()
+def proj(tmp_path: Path) -> Path:
+    return build_make_geo(tmp_path / "geo", geo_cc=MIXING_GEO_CC, geo_test=MIXING_TEST)
+
+
+def _failure() -> TestFailureRecord:
+    return TestFailureRecord(failure_id="F1", runner="gtest", test_suite="Geo", test_name="InsideExcludesFarEdge",
+                             file_path="tests/geo_test.cc", failure_type="assertion",
+                             suspects=[Suspect("src/geo.cc", "inside", 15, 17, 1.0)])
+
+
+def _mutants() -> list:
+    data = MIXING_GEO_CC.encode()
+    return [*mutants_in("src/geo.cc", data, 3, 9, qualname="mix"),
+            *mutants_in("src/geo.cc", data, 15, 17, qualname="inside")]
+
+
+def test_each_mutated_expression_numbers_its_mutants_consecutively() -> None:
+    """One guard per expression names its first and last mutant (it reads the switch once and records
+    the reach of all of them); every mutant keeps an id of its own."""
+    schema = schema_text("src/geo.cc", MIXING_GEO_CC.encode(), _mutants())
+    assert schema is not None
+    ids = sorted(schema.ids.values())
+    assert ids == list(range(1, len(ids) + 1))
+    body = schema.text.split("#line 1\n", 1)[1]
+    guards = [(int(lo), int(hi)) for lo, hi in re.findall(r"whetstone_enter_\((\d+), (\d+)\)", body)]
+    covered = [i for lo, hi in guards for i in range(lo, hi + 1)]
+    assert sorted(covered) == ids  # the guards' ranges split the ids between them, none twice
+    assert len(guards) < len(ids)  # expressions with several mutants share one guard
+
+
+def test_a_slow_schema_is_compiled_again_with_the_optimizer(proj: Path) -> None:
+    trial, why = cxx_trial([_failure()], proj, proj / ".whetstone", timeout_s=20.0)
+    assert trial is not None, why
+    try:
+        base = trial.baseline()
+        assert set(base.failing) == {"F1"}
+        screen = Screen(base, lambda rel: (proj / rel).read_text(), float("inf"), 20.0)
+        mutants = _mutants()
+        screen.add(mutants)
+        screen.prepare(trial)
+        assert any("compiled with the optimizer" in note for note in screen.notes), (screen.notes, base.seconds)
+        assert "src/geo.cc" in trial._optimized
+        state = screen.files["src/geo.cc"]
+        assert state.schema is not None and state.timeout_s >= screen.timeout_s
+        exact = next(m for m in mutants if m.edit.new_text == "<" and m.line == 16)
+        fixed = screen.outcome(exact, trial)
+        assert fixed is not None and fixed.passed == {"F1"} and not fixed.error, fixed
+    finally:
+        trial.close()
+    assert (proj / "src/geo.cc").read_text() == MIXING_GEO_CC
