@@ -1,7 +1,7 @@
 """Development bench: C/C++ and JS test failures located and fixed by the native mutant search (by hand).
 
-    python bench/bench_native_fix.py [--project exprcalc|textkit|jsonnet|hiredis|leveldb|traverse|object-inspect|
-        deep-equal|function-bind|all] [--faults N] [--seed S]
+    python bench/bench_native_fix.py [--project exprcalc|textkit|jsonnet|hiredis|fasttext|leveldb|traverse|
+        object-inspect|deep-equal|function-bind|all] [--faults N] [--seed S]
         [--fault-list FILE] [--max-minutes M] [--out FILE]
 
 The projects (bench/native_fix_projects.py), each laid out in a scratch directory:
@@ -16,6 +16,10 @@ The projects (bench/native_fix_projects.py), each laid out in a scratch director
 * hiredis 3.5.0 (C, third-party, vendored in the PyPI sdist): sds, the reply reader and the command
   formatter as a static library built by a plain Makefile, our gtest tests of its public API
   (bench/native_dev/hiredis), ``make check``;
+* fasttext 0.9.3 (C++, third-party, PyPI sdist): its src/ (not main.cc) as a static library, faults in
+  the vectors, matrices, dictionary, arguments, utilities, meter, product quantizer and quantized matrix;
+  our gtest tests of its public API (bench/native_dev/fasttext), CMake with Unix Makefiles,
+  RelWithDebInfo, ccwrap as the compiler launcher, ctest;
 * traverse 0.6.11, object-inspect 1.12.3, deep-equal 2.2.3, function-bind 1.1.2 (JS, third-party, npm
   tarballs with their own tape tests, run whole-file by ``tape '<glob>'``): faults in the package's
   main source file.

@@ -5,7 +5,8 @@ Four kinds:
 * our own small projects in bench/native_dev/ (exprcalc, textkit), copied as they are;
 * third-party code bases downloaded at bench time as PyPI sdists into bench/_work/native_fix/ (cached,
   never committed): the library's own sources, built by a small build file written here, and tested
-  either by the project's own tests (jsonnet's GoogleTest files) or by ours (bench/native_dev/<name>/);
+  either by the project's own tests (jsonnet's GoogleTest files) or by ours (bench/native_dev/<name>/:
+  hiredis, fasttext);
 * Debian's upstream tarballs (``apt-get source`` through a private deb-src list, bench/debian_source.py),
   built by a build file written here and tested by the project's own tests (leveldb);
 * third-party npm libraries that ship their own tape tests in the registry tarball: ``npm pack`` into
@@ -68,6 +69,17 @@ PROJECTS = {
         about="the hiredis C library vendored in the PyPI sdist hiredis 3.5.0 (C: its sources as a static library, "
         "faults in sds.c, read.c, hiredis.c; our gtest tests of its public API in bench/native_dev/hiredis, three "
         "binaries run by `make check`; a plain Makefile with the library's own flags, CC=ccwrap CXX=ccwrap++)"),
+    "fasttext": Project(
+        "fasttext", ["src/vector.cc", "src/densematrix.cc", "src/dictionary.cc", "src/args.cc", "src/utils.cc",
+                     "src/meter.cc", "src/productquantizer.cc", "src/quantmatrix.cc"],
+        ["cmake", "--build", "build", "-j2"], CTEST,
+        ["cmake", "-S", ".", "-B", "build", "-G", "Unix Makefiles", "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
+         "-DCMAKE_CXX_COMPILER_LAUNCHER=ccwrap"],
+        compiler_env=False, sdist="fasttext==0.9.3",
+        about="fasttext 0.9.3 from its PyPI sdist (C++: src/ without main.cc as a static library, faults in "
+        "vector, densematrix, dictionary, args, utils, meter, productquantizer and quantmatrix; our gtest tests "
+        "of its public API in bench/native_dev/fasttext, four binaries, gtest_discover_tests; CMake with Unix "
+        "Makefiles, RelWithDebInfo, ccwrap as the compiler launcher, ctest)"),
     "leveldb": Project(
         "leveldb", ["util/coding.cc", "util/logging.cc", "util/hash.cc", "util/bloom.cc", "util/cache.cc",
                     "util/arena.cc", "util/status.cc", "db/dbformat.cc", "db/filename.cc", "db/version_edit.cc",
@@ -134,6 +146,8 @@ def materialize(project: Project, dest: Path) -> None:
         _jsonnet(root, dest)
     elif project.name == "hiredis":
         _hiredis(root, dest)
+    elif project.name == "fasttext":
+        _fasttext(root, dest)
 
 
 def _jsonnet(root: Path, dest: Path) -> None:
@@ -153,6 +167,35 @@ def _hiredis(root: Path, dest: Path) -> None:
         if src.suffix == ".h" or src.name in {"sds.c", "read.c", "hiredis.c", "alloc.c", "net.c",
                                                    "async.c", "dict.c", "sockcompat.c"}:
             shutil.copy2(src, dest / src.name)
+
+
+FASTTEXT_TESTS = ["vector_matrix", "dictionary", "args_utils", "meter_quant"]
+FASTTEXT_CMAKE = """\
+cmake_minimum_required(VERSION 3.16)
+project(fasttext_bench CXX)
+set(CMAKE_CXX_STANDARD 17)
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+find_package(GTest REQUIRED)
+find_package(Threads REQUIRED)
+enable_testing()
+file(GLOB LIB_SOURCES src/*.cc)
+list(FILTER LIB_SOURCES EXCLUDE REGEX "/main\\\\.cc$")
+add_library(fasttext STATIC ${LIB_SOURCES})
+target_include_directories(fasttext PUBLIC src)
+target_link_libraries(fasttext PUBLIC Threads::Threads)
+include(GoogleTest)
+foreach(t @TESTS@)
+  add_executable(${t}_test tests/${t}_test.cpp)
+  target_link_libraries(${t}_test PRIVATE fasttext GTest::gtest_main)
+  gtest_discover_tests(${t}_test)
+endforeach()
+"""
+
+
+def _fasttext(root: Path, dest: Path) -> None:
+    shutil.copytree(HERE / "native_dev" / "fasttext", dest)  # our tests
+    shutil.copytree(root / "src", dest / "src")
+    (dest / "CMakeLists.txt").write_text(FASTTEXT_CMAKE.replace("@TESTS@", " ".join(FASTTEXT_TESTS)))
 
 
 LEVELDB_TESTS = ["util/arena", "util/bloom", "util/cache", "util/coding", "util/crc32c", "util/hash", "util/logging",
