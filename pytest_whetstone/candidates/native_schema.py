@@ -170,7 +170,8 @@ def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: fro
         if lo is None or hi is None or hi < lo:
             continue
         node = _host(root, lo, hi)
-        if node is None or _constant_context(node, data):
+        if node is None or _constant_context(node, data) \
+                or _retypes_deduced(node, data[lo:hi].decode("utf-8", "replace"), edit.new_text):
             continue
         start, end = node.start_byte, node.end_byte
         line = node.start_point[0] + 1
@@ -300,6 +301,27 @@ def _constant_context(node: Any, data: bytes) -> bool:
             if words or cur.parent is None or cur.parent.type in ("translation_unit", "declaration_list"):
                 return True  # a constant, a static, or a file-scope initializer
         child, cur = cur, cur.parent
+    return False
+
+
+_INT_LITERAL = re.compile(r"-?(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*")
+_FLOAT_LITERAL = re.compile(r"-?(?:\d+\.\d*|\.\d+|\d+(?=[eE]))(?:[eE][-+]?\d+)?[fFlL]?")
+
+
+def _retypes_deduced(node: Any, old: str, new: str) -> bool:
+    """Whether the mutant turns an integer literal into a floating one (or back) in the initializer of an
+    ``auto`` variable: the choice's type is then the wider of the two, the variable's type changes
+    with it, and the compiler's errors fall where the variable is used (``x[i]``), on lines with no
+    choice to blame, which would cost the whole file its schema.  The mutant is compiled alone."""
+    kinds = [bool(_INT_LITERAL.fullmatch(t.strip())) - bool(_FLOAT_LITERAL.fullmatch(t.strip())) for t in (old, new)]
+    if 0 in kinds or kinds[0] == kinds[1]:
+        return False
+    cur = node.parent
+    while cur is not None and not cur.type.endswith(("_statement", "definition")):
+        if cur.type == "declaration":
+            kind = cur.child_by_field_name("type")
+            return kind is not None and kind.type == "placeholder_type_specifier"
+        cur = cur.parent
     return False
 
 
