@@ -336,3 +336,27 @@ def test_real_ccwrap_records_narrow_the_suspects(tmp_path: Path) -> None:
                                    file_path="scale_test.c", line=5).ensure_id()
     locate_native_failures([unnarrowed], tmp_path)
     assert {s.file_path for s in unnarrowed.suspects} == {"scale.c", "other_scale.c"}  # the records decided
+
+
+@pytest.mark.skipif(not (shutil.which("ccwrap") and shutil.which("make")), reason="ccwrap or make not installed")
+def test_sources_no_recorded_compile_names_are_not_suspects(tmp_path: Path) -> None:
+    """Quiet compiles leave no diagnostics to narrow by, but the compile database records every compile:
+    another platform's file (never compiled here) defines the same function and is no suspect."""
+    (tmp_path / "scale.c").write_text("int scale_value(int v) {\n  return v * 3;\n}\n")
+    (tmp_path / "scale_win32.c").write_text("int scale_value(int v) {\n  return v * 4;\n}\n")
+    (tmp_path / "scale_test.c").write_text(
+        "#include <stdio.h>\nint scale_value(int v);\nint main(void) {\n"
+        "  printf(\"%d\\n\", scale_value(2));\n  return 0;\n}\n"
+    )
+    (tmp_path / "Makefile").write_text(
+        "scale_test: scale_test.o scale.o\n\t$(CC) -o scale_test scale_test.o scale.o\n"
+        "%.o: %.c\n\t$(CC) -c $< -o $@\n"
+    )
+    store = tmp_path / ".whetstone"
+    env = {"PATH": __import__("os").environ["PATH"], "WHETSTONE_DIR": str(store), "HOME": str(tmp_path)}
+    build = subprocess.run(["make", "CC=ccwrap"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    record = TestFailureRecord(runner="ctest", test_name="ScaleTest", failure_type="assertion",
+                               file_path="scale_test.c", line=4).ensure_id()
+    locate_native_failures([record], tmp_path, store=store)
+    assert [(s.file_path, s.qualname) for s in record.suspects] == [("scale.c", "scale_value")]

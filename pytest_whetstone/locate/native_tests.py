@@ -16,7 +16,9 @@ Seed 001 step 1372 for C/C++ and JavaScript/TypeScript.  For each failure:
    of the suite/test name tokens with the function's (``ParserTest.HandlesEmpty`` ->
    ``Parser::handle_empty``), and living in a related file.  Where ccwrap recorded
    the commands that built the test binary, sources that did not go into it are
-   dropped (:mod:`.ccwrap_sources`).
+   dropped (:mod:`.ccwrap_sources`); where it recorded every compile of the build (the search's
+   compile database, :mod:`..build.compdb`), sources no command compiled are dropped too (a
+   ``main.cc`` no target builds, another platform's ``*-win32.cc``).
 5. the fallback is the test's own node.
 
 ``suspects``, ``ast_node_id`` (``<relpath>::<qualname>`` of the first suspect) and,
@@ -25,6 +27,7 @@ for a crash with a stack trace, ``impl_file``/``impl_line`` are filled in place.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -303,7 +306,8 @@ def is_native(record: TestFailureRecord) -> bool:
 
 
 def locate_failure(
-    record: TestFailureRecord, ws: Workspace, allowed_sources: set[str] | None = None
+    record: TestFailureRecord, ws: Workspace, allowed_sources: set[str] | None = None,
+    compiled_sources: set[str] | None = None,
 ) -> list[Suspect]:
     """Ranked suspects for one failure (also written to the record)."""
     test_rel = ws.find(record.file_path) if record.file_path else None
@@ -366,6 +370,10 @@ def locate_failure(
             or str(ws.root / fn.file_path) in allowed_sources
             or any(fn.contains(f, ln) for f, ln in framed)
         }
+    if compiled_sources and test_rel and os.path.realpath(ws.root / test_rel) in compiled_sources:
+        pool = {k: fn for k, fn in pool.items() if Path(fn.file_path).suffix in HEADER_EXTS
+                or os.path.realpath(ws.root / fn.file_path) in compiled_sources
+                or any(fn.contains(f, ln) for f, ln in framed)}
     tokens = name_tokens(f"{suite} {name}") if (suite or name) else name_tokens(record.test_name)
     class_tokens = name_tokens(re.sub(r"(?i)tests?$|spec$", "", suite)) if suite else set()
     fail_line = record.line if site is not None and record.file_path and ws.find(record.file_path) == site.file_path else 0
@@ -401,6 +409,7 @@ def locate_native_failures(
     ws = Workspace(Path(workspace), store)
     sources_for: dict[str, set[str] | None] = {}
     commands = None
+    compiled: set[str] | None = None  # every source the build's recorded compiles name (realpaths)
     for record in records:
         if not is_native(record) or record.suspects:
             continue
@@ -419,7 +428,11 @@ def locate_native_failures(
 
                         sources_for[key] = binary_sources(commands, key)
                     allowed = sources_for[key]
-            locate_failure(record, ws, allowed)
+                    if compiled is None:
+                        from ..build.compdb import CompileDatabase
+
+                        compiled = set(CompileDatabase.from_store(store).sources())
+            locate_failure(record, ws, allowed, compiled)
         except Exception:  # noqa: BLE001 - locating is best effort; never break the pipeline
             continue
     return records
