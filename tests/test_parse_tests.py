@@ -267,3 +267,13 @@ def test_ctest_verbose_bookkeeping_is_not_test_output() -> None:
     assert (rec.runner, rec.test_name) == ("ctest", "fails_plain")
     assert rec.failure_type != "timeout"  # "Test timeout computed to be" is not a timeout
     assert "boom: something broke" in rec.raw and "Working Directory" not in rec.raw
+
+
+def test_a_test_printing_hundreds_of_failures_keeps_its_end() -> None:
+    """ctest keeps the first lines of a test's output and then only GoogleTest's structure: a test that
+    fails an EXPECT in a loop (~700 lines) still ends in its `[  FAILED  ]` line, not in a crash."""
+    result = parse_text((FIXTURES / "ctest" / "long_output.log").read_bytes())
+    [record] = result.test_failures
+    assert (record.test_suite, record.test_name, record.failure_type) == ("Codes", "ReproduceDistinctPoints",
+                                                                          "assertion")
+    assert record.exception_type != "crash" and "never finished" not in record.message

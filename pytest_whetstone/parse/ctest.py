@@ -48,6 +48,18 @@ _END_NOISE = lazy_pattern(
 _CTEST_PREAMBLE = ("Test command: ", "Working Directory: ", "Test timeout computed to be: ", "Environment variables: ",
                    "Resource groups:", "Test Execution Time: ")
 MAX_OUTPUT = 400
+# Past MAX_OUTPUT lines, a test's output still keeps GoogleTest's own structure (a test's start, end and
+# where it failed), up to this many lines: a test printing hundreds of failures in a loop must not lose
+# its `[  FAILED  ]` line and read as a crash.
+MAX_STRUCTURE = 20_000
+_GTEST_STRUCTURE = lazy_pattern(r"^\[(?: RUN      |       OK |  FAILED  |  SKIPPED |  PASSED  |==========|----------)\]"
+                                r"|^\S.*?:\d+: (?:Failure|error:)")
+
+
+def _keep(test: _Test, line: str) -> None:
+    """One line of the test's output: the first MAX_OUTPUT lines, then only GoogleTest's structure."""
+    if len(test.output) < MAX_OUTPUT or (len(test.output) < MAX_STRUCTURE and _GTEST_STRUCTURE.search(line)):
+        test.output.append(line)
 
 
 @dataclass
@@ -144,12 +156,11 @@ class CtestParser(LineParser):
             test = self.tests[int(m.group(1))]
             # -V prefixes ctest's own bookkeeping the same way; it is not the test's output
             # (and "Test timeout computed to be: N" would read as a timeout).
-            if len(test.output) < MAX_OUTPUT and not m.group(2).startswith(_CTEST_PREAMBLE):
-                test.output.append(m.group(2))
+            if not m.group(2).startswith(_CTEST_PREAMBLE):
+                _keep(test, m.group(2))
             return True
         if self.current_out is not None:
-            if len(self.current_out.output) < MAX_OUTPUT:
-                self.current_out.output.append(line)
+            _keep(self.current_out, line)
             return True
         if len(self.pre) < 50:
             self.pre.append(line)
