@@ -3,8 +3,9 @@ what the tools said.
 
 Every log there is the exact bytes gcc 12, clang 14, clang-tidy 14, GNU ld 2.40, gold 1.16,
 lld 14 or mold 1.10 printed building lua 5.4, pycryptodome, markupsafe, zope.interface,
-greenlet or kiwisolver with seeded faults (``capture.py``); its label was drafted from the
-tools' line shapes by ``draft_labels.py``, which never runs the parser, and checked by hand.
+greenlet, kiwisolver, cmark-gfm (cmarkgfm) or ujson's double-conversion with seeded faults
+(``capture.py``); its label was drafted from the tools' line shapes by ``draft_labels.py``, which
+never runs the parser, and checked by hand.
 """
 
 from __future__ import annotations
@@ -315,7 +316,10 @@ SHAPES = [
     "x.c: Assembler messages:", "x.c:4: Error: no such instruction: `frobnicate'", "hand.s:5: Warning: careful",
     "lto-wrapper: warning: using serial compilation of 5 LTRANS jobs", "lto1: all warnings being treated as errors",
     "lto-wrapper: fatal error: gcc returned 1 exit status", "/usr/bin/ld: error: lto-wrapper failed",
-    "make: *** [Makefile:6: x.o] Error 1", "\x1b[01m\x1b[Kx.c:3:5:\x1b[m\x1b[K \x1b[01;31m\x1b[Kerror: \x1b[m\x1b[Ky",
+    "make: *** [Makefile:6: x.o] Error 1", "In function ‘strcpy’,", "    inlined from ‘f’ at x.c:3:5,",
+    "    inlined from ‘g’ at x.c:9:1:", "In member function ‘int A::f() const’,",
+    "make[1]: *** [/tmp/cc1.mk:2: /tmp/cc2.ltrans0.ltrans.o] Error 1", "lto-wrapper: fatal error: make returned 2 exit status",
+    "\x1b[01m\x1b[Kx.c:3:5:\x1b[m\x1b[K \x1b[01;31m\x1b[Kerror: \x1b[m\x1b[Ky",
 ]
 
 

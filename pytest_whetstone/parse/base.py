@@ -115,7 +115,19 @@ class ParseContext:
     # Lines another parser owns that may land inside a record in progress (see
     # ``LineParser.interjects``); set by the dispatcher, None when no parser declares any.
     interjection: re.Pattern[str] | None = None
+    # The run of summary lines the last one belongs to (first and last line numbers): a failure
+    # reported up a chain of tools (lto-wrapper's make, lto-wrapper, ld, collect2, make) is one.
+    summary_first: int = 0
+    summary_last: int = 0
     _resolved: dict[tuple[str, str], str] = field(default_factory=dict, repr=False, compare=False)
+
+    def summary_line(self) -> int:
+        """The line being fed is a summary line (of any tool): the first line of the run of
+        summaries it continues (one other line may lie between two of them, as in make's cascades)."""
+        if self.line_no - self.summary_last > 2:
+            self.summary_first = self.line_no
+        self.summary_last = self.line_no
+        return self.summary_first
 
     def sole_source(self) -> str:
         """The source file the last compiler command compiles, when it names exactly one."""

@@ -16,8 +16,9 @@ from typing import Any
 
 from ..lazy_pattern import lazy_pattern
 from ..records import BuildErrorRecord, Note
+from . import gcc_inline
 from .base import LineParser, ParseContext, ParseResult, RunError, SummaryGate
-from .gcc_driver import assembler_line, bare_line, tool_line
+from .gcc_driver import assembler_line, bare_line, tidy_line, tool_line
 from .gcc_text import (
     _ASM_MESSAGES,
     _CARET,
@@ -92,6 +93,8 @@ class GccParser(LineParser):
         self.lto_gate = SummaryGate()
         self.sources = SourceLines()
         self.assembler = False  # gcc ran the assembler and it spoke ("x.c: Assembler messages:")
+        self.inline_func = ""  # "In function 'strcpy'," of an inline chain: where the next diagnostic is
+        self.aside: tuple[str, str, list[str], str] | None = None  # a chain another job's lines cut off
 
     # ------------------------------------------------------------------ feeding
 
@@ -119,6 +122,8 @@ class GccParser(LineParser):
             return self._fixit(line)
         if c0 == "I" and line.startswith("In file included from "):
             return self._include(line)
+        if c0 == "I" and line.endswith(",") and gcc_inline.head(self, line):
+            return True
         if ": " in line:
             kind, facts = _COLON_MEMO.get(line) or _colon_facts(line)
             if kind:
@@ -145,14 +150,16 @@ class GccParser(LineParser):
         if kind == _K_ASM:
             return assembler_line(self, facts, line)
         self._decide("gcc")  # _K_TREATED: "cc1: all warnings being treated as errors"
+        self.ctx.summary_line()
         return True
 
     def _feed_rest(self, line: str) -> bool:
         """``feed`` for a line of none of the shapes tested before."""
         if line.startswith(_TIDY_STARTS):
-            return self._tidy_line(line)
+            return tidy_line(self)
         if line.startswith("compilation terminated"):
             self._decide("gcc")
+            self.ctx.summary_line()
             return True
         if line.endswith(_ASM_MESSAGES):
             self._finish()
@@ -184,16 +191,17 @@ class GccParser(LineParser):
                 self._add_raw(line)
                 return True
         if (" -c " in line or " -o " in line or " -E " in line) and _COMMAND.match(line):
-            self._command(line)
+            self.ctx.last_command = line  # its sources are read when a diagnostic needs them
             return True
         return False
 
     def feed_run(self, lines: list[str], i: int, base: int) -> int:
         """``feed`` over ``lines[i:]`` while claimed, in one loop: the source echo (about half
         the lines of a log with diagnostics) inlined, and headers already seen (memoised)
-        dispatched without re-testing the line.  No ctx.line_no: gcc reads none."""
+        dispatched without re-testing the line.  ctx.line_no is kept but on the echo lines."""
         n = len(lines)
         feed = self.feed
+        ctx = self.ctx
         memo_get = _COLON_MEMO.get
         colon_facts = _colon_facts
         diagnostic = self._diagnostic
@@ -217,6 +225,7 @@ class GccParser(LineParser):
                         continue
                 elif c0 != "\t" and c0 != "f" and c0 != "I":
                     # feed's branches for these first characters come before the memo
+                    ctx.line_no = base + i + 1
                     hit = memo_get(line)
                     if hit is None and ": " in line:
                         hit = colon_facts(line)
@@ -231,6 +240,7 @@ class GccParser(LineParser):
                             return i
                         i += 1
                         continue
+                ctx.line_no = base + i + 1
                 if not feed(line):
                     return i
                 i += 1
@@ -248,6 +258,7 @@ class GccParser(LineParser):
         self.pending_notes = []
         self.pending_tu = ""
         self.expect = ""
+        self.inline_func, self.aside = "", None
 
     # ------------------------------------------------------------------ line kinds
 
@@ -268,6 +279,8 @@ class GccParser(LineParser):
                 return True
         if self.scope_head:
             return self._scope_rest(line)
+        if line.startswith("    inlined from ") and gcc_inline.inlined_from(self, line):
+            return True
         if self.rec is None:
             return bool(_CARET.match(line))
         if self.wrap_tail and line.startswith("   ") and line[3:4] not in (" ", "\t", "") \
@@ -311,6 +324,8 @@ class GccParser(LineParser):
                 self.wrap_raw = len(self.raw)
                 return True
             self._finish()
+        if self.aside is not None and not self.inline_func:
+            gcc_inline.take_back(self, path)
         ctx = self.ctx
         file_path = ctx.resolve(path)
         notes: list[Note] = []
@@ -337,8 +352,9 @@ class GccParser(LineParser):
         # fixits, symbol, function, translation_unit, raw.
         self.rec = BuildErrorRecord(
             "", "gcc", sev, file_path, line_no, col, code, message, [], None, "unknown", False, notes, [],
-            symbol, self.scope.get(path, "") if path else "", unit, line,
+            symbol, self.inline_func or (self.scope.get(path, "") if path else ""), unit, line,
         )
+        self.inline_func = ""
         self.ice = ice
         self.chain_style = ""
         self.wrap_tail = line
@@ -412,7 +428,7 @@ class GccParser(LineParser):
             return False
         if self.pending_notes:
             last.notes.extend(make_note(t, self.ctx) for t in self.pending_notes[:_MAX_NOTES])
-            self.pending_notes, self.pending_tu, self.chain_style = [], "", ""
+            self.pending_notes, self.pending_tu, self.chain_style, self.inline_func = [], "", "", ""
         if len(last.notes) < _MAX_NOTES:
             last.notes.append(note)
         if last.raw.count("\n") < _MAX_RAW_LINES:
@@ -425,7 +441,7 @@ class GccParser(LineParser):
         assert self.rec is not None
         room = _MAX_NOTES - len(self.rec.notes)
         self.rec.notes.extend(make_note(t, self.ctx) for t in self.pending_notes[: max(0, room)])
-        self.pending_notes = []
+        self.pending_notes, self.inline_func = [], ""
         if self.pending_tu:
             self._remember_tu(printed_path, self.pending_tu)
         self.chain_style = ""
@@ -455,6 +471,8 @@ class GccParser(LineParser):
     def _scope(self, facts: tuple[str, str, str]) -> bool:
         self._finish()
         kind, path, value = facts
+        if self.inline_func and kind != "chain":
+            gcc_inline.set_aside(self, path)
         if kind == "chain":
             self.pending_notes.append(value)
         else:
@@ -503,9 +521,6 @@ class GccParser(LineParser):
         if target is self.rec:
             self._add_raw(line)
         return True
-
-    def _command(self, line: str) -> None:
-        self.ctx.last_command = line  # its sources are read when a diagnostic needs them
 
     # ------------------------------------------------------------------ helpers
 
@@ -562,13 +577,6 @@ class GccParser(LineParser):
             self.tallies.record(rec.severity)
         self.result.build_errors.append(rec)
         self.last = rec
-
-    def _tidy_line(self, line: str) -> bool:
-        """clang-tidy's own lines ("Suppressed N warnings", "Error while processing"): the
-        tallies before them were clang-tidy's, printed before the diagnostics they count."""
-        self._finish()
-        self.tallies.tidy_speaks()
-        return True
 
     def _emit_now(self, rec: BuildErrorRecord) -> None:
         self.result.build_errors.append(rec)

@@ -19,7 +19,6 @@ from .pipframe import explained, pip_summary
 if TYPE_CHECKING:
     from .gcc import GccParser
 
-
 def tool_line(self: GccParser, m: re.Match[str], line: str) -> bool:
     """The driver or one of its helpers (collect2, lto-wrapper, cc1, lto1) speaking without a location."""
     prog = m.group("prog").rsplit("/", 1)[-1]
@@ -29,6 +28,7 @@ def tool_line(self: GccParser, m: re.Match[str], line: str) -> bool:
     if prog.startswith("collect2") or (flavor == "clang" and msg.startswith("linker command failed")):
         self._finish()
         self._decide(flavor)
+        self.ctx.summary_line()
         if not self.link_gate.explained(self.result):
             # The link failed but the linker's own message is missing: say so once.
             self._emit_now(BuildErrorRecord(tool="linker", severity="error", message=msg, raw=line))
@@ -41,6 +41,7 @@ def tool_line(self: GccParser, m: re.Match[str], line: str) -> bool:
             return True  # "cc1: note: ... may have been intended to silence earlier diagnostics"
     if prog.startswith("lto-wrapper") and sev == "error" and CHILD_FAILED.match(msg):
         self._finish()  # "gcc returned 1 exit status": lto1 said why above (as collect2 after ld)
+        self.ctx.summary_line()
         if not self.lto_gate.explained(self.result):
             self._emit_now(BuildErrorRecord(tool="gcc", severity="error", message=msg, raw=line))
         return True
@@ -76,6 +77,7 @@ def bare_line(self: GccParser, m: re.Match[str], line: str) -> bool:
     tool = command_failed(msg)
     if tool:  # setuptools' summary: a record only when no error explains it
         self._finish()
+        self.ctx.summary_line()
         if not self.command_gate.explained(self.result):
             self._emit_now(BuildErrorRecord(tool=tool, severity="error", message=msg, raw=line))
         return True
@@ -105,4 +107,12 @@ def assembler_line(self: GccParser, m: re.Match[str], line: str) -> bool:
     self.expect = ""
     self.rec_flavor = "gcc"
     self.tallied = False
+    return True
+
+
+def tidy_line(self: GccParser) -> bool:
+    """clang-tidy's own lines ("Suppressed N warnings", "Error while processing"): the tallies
+    before them were clang-tidy's, printed before the diagnostics they count."""
+    self._finish()
+    self.tallies.tidy_speaks()
     return True

@@ -174,6 +174,7 @@ class LinkerParser(LineParser):
             return True  # lld's --error-limit stop: a summary of the errors above, not one of its own
         if rest == "lto-wrapper failed":
             # bfd's summary of the LTO step, which said why above: a record only if nothing did
+            self.ctx.summary_line()
             if not self.lto_gate.explained(self.result):
                 self._record(sev, "", 0, rest, line, "-")
             self._close()

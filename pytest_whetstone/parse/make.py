@@ -82,6 +82,7 @@ class MakeParser(LineParser):
             return self._ninja(line[7:], line)
         if c0 == "F" and line.startswith("FAILED: "):
             self.last_summary_line = self.ctx.line_no
+            self.ctx.summary_line()
             return True
         if "*** " in line or "warning: " in line:
             m = _MAKEFILE_LOC.match(line) or _ANY_LOC_STOP.match(line)
@@ -108,6 +109,7 @@ class MakeParser(LineParser):
             # printing); this line says that make failed on it, so the parent's summary next is
             # the same failure
             self.last_summary_line = self.ctx.line_no
+            self.ctx.summary_line()
             return True
         if rest.startswith(_QUIET) or rest.endswith("is up to date."):
             self._continue_cascade()
@@ -149,9 +151,13 @@ class MakeParser(LineParser):
         the parent make's ``*** [all] Error 2`` after them reports the same failure."""
         if self.last_summary_line and self.ctx.line_no - self.last_summary_line <= 2:
             self.last_summary_line = self.ctx.line_no
+            self.ctx.summary_line()
 
     def _recipe(self, m: re.Match[str], line: str) -> None:
-        cascade = self.ctx.line_no - self.last_summary_line <= 2
+        # a cascade: make's own summary just before, or a run of other tools' summaries since it
+        # (lto-wrapper's make failed an LTRANS job, then lto-wrapper, ld and collect2 said so)
+        first = self.ctx.summary_line()
+        cascade = self.ctx.line_no - self.last_summary_line <= 2 or first <= self.last_summary_line
         self.last_summary_line = self.ctx.line_no
         target, what = m.group("target"), m.group("what")
         if self.gate.explained(self.result) or cascade or self._unit_failed(target):
@@ -188,7 +194,8 @@ class MakeParser(LineParser):
 
     def _ninja(self, rest: str, line: str) -> bool:
         if rest.startswith("build stopped"):
-            cascade = self.ctx.line_no - self.last_summary_line <= 2
+            first = self.ctx.summary_line()
+            cascade = self.ctx.line_no - self.last_summary_line <= 2 or first <= self.last_summary_line
             self.last_summary_line = self.ctx.line_no
             if not self.gate.explained(self.result) and not cascade:
                 self._emit("error", "", 0, rest, line)

@@ -19,13 +19,15 @@ _NOTE = lazy_pattern(
 _INCLUDE = lazy_pattern(r"(?:In file included from|from) (?P<file>.+?):(?P<line>\d+)(?::(?P<col>\d+))?[:,]?$")
 _SCOPE = lazy_pattern(r"(?P<file>(?:[A-Za-z]:[\\/])?[^:\n]*?): (?P<msg>In (?:instantiation|substitution) of .*):$")
 _CONTEXT = lazy_pattern(r"(?P<file>(?:[A-Za-z]:[\\/])?[^:\n]*?):(?P<line>\d+):(?:(?P<col>\d+):)?   +(?P<msg>\S.*)$")
+# a level of gcc's inline chain: "inlined from 'f' at x.c:5:3," -> x.c, 5, 3, "inlined from 'f'"
+_INLINED = lazy_pattern(r"(?P<msg>inlined from .+?) at (?P<file>[^:\s][^:]*):(?P<line>\d+):(?P<col>\d+)[,:]$")
 _UNLOCATED = lazy_pattern(r"(?:\S+: )?note: (?P<msg>.*)$")
 
 
 @lru_cache(maxsize=4096)
 def note_shape(text: str) -> tuple[str, int, int, str]:
     """(printed path, line, col, message) of one stripped note line; path "" when it names none."""
-    for pattern in (_NOTE, _INCLUDE, _CONTEXT):
+    for pattern in (_NOTE, _INCLUDE, _CONTEXT, _INLINED):
         m = pattern.match(text)
         if m:
             msg = m.groupdict().get("msg") or INCLUDED_FROM
