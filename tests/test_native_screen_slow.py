@@ -113,3 +113,54 @@ def test_a_slow_schema_is_compiled_again_with_the_optimizer(proj: Path) -> None:
     finally:
         trial.close()
     assert (proj / "src/geo.cc").read_text() == MIXING_GEO_CC
+
+
+SKIPPING_GEO_CC = """\
+#include "geo.h"
+
+int sum_to(int n) {
+  int s = 0;
+  for (int i = 0; i > n; i++) {  // seeded fault: `>` skips the loop
+    s += i * 2 - i;
+  }
+  return s;
+}
+
+int manhattan(int x1, int y1, int x2, int y2) {
+  return (x1 > x2 ? x1 - x2 : x2 - x1) + (y1 > y2 ? y1 - y2 : y2 - y1);
+}
+
+bool inside(int x, int y, int w, int h) {
+  return x >= 0 && y >= 0 && x < w && y < h;
+}
+
+int scale(int value, int num, int den) {
+  return value * num / den;
+}
+"""
+SKIPPING_TEST = """\
+#include <gtest/gtest.h>
+#include "geo.h"
+int sum_to(int n);
+
+TEST(Geo, Manhattan) { EXPECT_EQ(manhattan(0, 0, 3, 4), 7); }
+TEST(Geo, SumTo) { EXPECT_EQ(sum_to(4), 6); }
+"""
+
+
+def test_code_a_fault_skips_is_no_evidence_against_its_function(tmp_path: Path) -> None:
+    """The fault keeps the loop from starting: the loop body's mutants are never reached, yet the
+    function ran.  They cost no run and, unlike the mutants of a function that never ran, say nothing
+    against it: its evidence counts only the mutants that ran."""
+    from pytest_whetstone.candidates.native_search import NativeSearchStats, native_search_candidates
+
+    proj = build_make_geo(tmp_path / "geo", geo_cc=SKIPPING_GEO_CC, geo_test=SKIPPING_TEST)
+    failure = TestFailureRecord(failure_id="F1", runner="gtest", test_suite="Geo", test_name="SumTo",
+                                file_path="tests/geo_test.cc", failure_type="assertion",
+                                suspects=[Suspect("src/geo.cc", "sum_to", 3, 9, 1.0)])
+    stats = NativeSearchStats()
+    found = native_search_candidates([failure], proj, 60.0, store=proj / ".whetstone", stats=stats)
+    assert found and found[0].validated and found[0].edits[0].new_text in ("<", "i < n"), stats.to_dict()
+    evidence = {e["qualname"]: e for e in stats.evidence}
+    assert stats.unreached >= 1 and evidence["sum_to"]["tried"] <= stats.tried, stats.to_dict()
+    assert (proj / "src/geo.cc").read_text() == SKIPPING_GEO_CC

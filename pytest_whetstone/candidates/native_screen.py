@@ -202,6 +202,15 @@ class Screen:
         mid = state.schema.ids.get(mutant.key)
         return mid is not None and mid not in state.reached
 
+    def reached_between(self, rel: str, first: int, last: int) -> bool:
+        """Whether the failing tests reached any of the schema's mutants on lines ``first``..``last`` of
+        ``rel`` (a function's): False when none, or when the schema did not record its reach."""
+        state = self.files.get(rel)
+        if state is None or state.schema is None or state.reached is None:
+            return False
+        reached = state.reached
+        return any(first <= key[1] <= last and mid in reached for key, mid in state.schema.ids.items())
+
     def covers(self, mutant: Mutant) -> bool:
         """Whether the mutant costs a test run (screened) or nothing (rejected), not a compile."""
         state = self.files.get(mutant.edit.file_path)

@@ -195,6 +195,7 @@ class _Search(Planner):
         self.planned: dict[tuple[str, str], Any] = {}
         self.later: list[_Plan] = []  # mutants of the suspects past the top ones (see plans)
         self.alone_s: dict[bool, list[float]] = {False: [], True: []}  # compiled alone: header? -> seconds
+        self.ran: dict[tuple[str, str], bool] = {}  # (file, qualname) -> the failing tests ran some of it
         # mutants take turns by function (see ordered_rest): with schemata, and for JS, where a trial is a test run
         self.turns = bool(failures and failures[0].suspects and family_of(failures[0].suspects[0].file_path) == "js")
         self.started = time.monotonic()
@@ -511,9 +512,18 @@ class _Search(Planner):
         return 0 < edit.start.line <= len(lines) and counts_itself(lines[edit.start.line - 1])
 
     def not_reached(self, plan: _Plan) -> None:
-        """A mutant whose expression the failing tests never ran: it is evidence (it cannot change the
-        failure), known without a run."""
+        """A mutant whose expression the failing tests never ran: it cannot change the failure, known
+        without a run.  It is evidence against its function only when the tests ran none of the
+        function's code: code a run skips inside a function that did run is what a fault that skips
+        code (a loop that never starts, an early return) leaves behind, not a sign of innocence."""
         self.stats.unreached += 1
+        key = (plan.rel, plan.qualname)
+        if key not in self.ran:  # the schema's reach is final once it says a mutant was not reached
+            fn = self.planned.get(key)
+            self.ran[key] = fn is not None and self.screen is not None \
+                and self.screen.reached_between(plan.rel, fn.line_start, fn.line_end)
+        if self.ran[key]:
+            return
         ev = self.evidence.setdefault((plan.rel, plan.qualname), MutantEvidence(plan.rel, plan.qualname))
         ev.tried += 1
 
