@@ -304,7 +304,8 @@ def test_a_schema_failing_the_same_tests_in_other_words_is_used_and_speaks_the_b
         def prepare_schema(self, rel: str, text: str) -> str:
             return ""
 
-        def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "") -> TrialOutcome:
+        def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
+                       only: set[str] | None = None) -> TrialOutcome:
             if mutant_id == 2:
                 return TrialOutcome(failing={"F1": "expected 3, got 5"})
             return TrialOutcome(failing={"F1": "crashed (exit -11)"})
@@ -332,7 +333,8 @@ def test_a_schema_that_fails_other_tests_is_not_used() -> None:
         def prepare_schema(self, rel: str, text: str) -> str:
             return ""
 
-        def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "") -> TrialOutcome:
+        def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
+                       only: set[str] | None = None) -> TrialOutcome:
             return TrialOutcome(failing={"F1": "x", "F2": "y"})
 
     screen = Screen(TrialOutcome(failing={"F1": "x"}), lambda rel: source, deadline=1e12, timeout_s=5.0)
@@ -533,7 +535,8 @@ def test_an_early_build_stops_at_the_spectrum_s_end_and_forgets_the_files_it_did
             stop.set()  # the spectrum ends while the first file is built
             return ""
 
-        def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "") -> TrialOutcome:
+        def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
+                       only: set[str] | None = None) -> TrialOutcome:
             return TrialOutcome(failing={"F1": "x"})
 
     screen = Screen(TrialOutcome(failing={"F1": "x"}), sources.get, deadline=1e12, timeout_s=5.0)

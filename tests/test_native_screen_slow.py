@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
-from test_native_search import build_make_geo
+from test_native_search import GEO_CC, build_make_geo
 
 from pytest_whetstone.candidates.native_mutants import mutants_in
 from pytest_whetstone.candidates.native_schema import schema_text
@@ -164,3 +165,48 @@ def test_code_a_fault_skips_is_no_evidence_against_its_function(tmp_path: Path) 
     evidence = {e["qualname"]: e for e in stats.evidence}
     assert stats.unreached >= 1 and evidence["sum_to"]["tried"] <= stats.tried, stats.to_dict()
     assert (proj / "src/geo.cc").read_text() == SKIPPING_GEO_CC
+
+
+SLEEPY_TEST = """\
+#include <gtest/gtest.h>
+#include <chrono>
+#include <thread>
+#include "geo.h"
+
+TEST(Geo, Manhattan) { EXPECT_EQ(manhattan(0, 0, 3, 4), 7); }
+TEST(Geo, InsideExcludesFarEdge) { EXPECT_FALSE(inside(1, 4, 4, 4)); }
+TEST(Geo, InsideAfterAWhile) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // a test that costs, whatever the code
+  EXPECT_FALSE(inside(2, 4, 4, 4));
+}
+"""
+
+
+def test_a_screened_run_covers_the_failing_tests_that_cost_little_in_the_schema(tmp_path: Path) -> None:
+    """Two tests fail on the fault, one quick and one that takes 0.3 s whatever the code: the unmutated
+    schema's run times each, and a screened mutant runs the quick one alone; the exact fix passes it
+    there (the search then compiles it alone, where every failing test runs)."""
+    proj = build_make_geo(tmp_path / "geo", geo_cc=GEO_CC, geo_test=SLEEPY_TEST)
+    failures = [TestFailureRecord(failure_id=fid, runner="gtest", test_suite="Geo", test_name=name,
+                                  file_path="tests/geo_test.cc", failure_type="assertion",
+                                  suspects=[Suspect("src/geo.cc", "inside", 9, 11, 1.0)])
+                for fid, name in (("F1", "InsideExcludesFarEdge"), ("F2", "InsideAfterAWhile"))]
+    trial, why = cxx_trial(failures, proj, proj / ".whetstone", timeout_s=20.0)
+    assert trial is not None, why
+    try:
+        base = trial.baseline()
+        assert set(base.failing) == {"F1", "F2"} and base.test_s["F2"] >= 0.3 > base.test_s["F1"]
+        screen = Screen(base, lambda rel: (proj / rel).read_text(), float("inf"), 20.0)
+        mutants = mutants_in("src/geo.cc", GEO_CC.encode(), 9, 11, qualname="inside")
+        screen.add(mutants)
+        screen.prepare(trial)
+        assert screen.files["src/geo.cc"].probe == {"F1"}, screen.notes
+        assert any("1 of 2 failing tests" in note for note in screen.notes)
+        exact = next(m for m in mutants if m.edit.new_text == "<" and "y <= h" in m.description)
+        started = time.monotonic()
+        fixed = screen.outcome(exact, trial)
+        assert fixed is not None and fixed.passed == {"F1"} and "F2" not in fixed.failing, fixed
+        assert time.monotonic() - started < 0.3  # the slow test did not run
+    finally:
+        trial.close()
+    assert (proj / "src/geo.cc").read_text() == GEO_CC

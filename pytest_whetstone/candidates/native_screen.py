@@ -36,6 +36,11 @@ SCHEMA_RUN_FACTOR = 5.0
 # while most files' tests run in milliseconds either way and keep the cheaper -O0 compile
 SLOW_RUN_S = 0.15
 SLOW_RUN_FACTOR = 3.0
+# A screened run runs only the failing tests that cost little in the schema (at most twice the cheapest,
+# or this many seconds) when the others cost at least PROBE_SAVES_S: a k-means test among quick ones set
+# the price of every mutant.  A mutant that makes them pass is compiled alone and runs them all.
+PROBE_FLOOR_S = 0.02
+PROBE_SAVES_S = 0.05
 WIDER_MAX_S = 5.0  # whole binaries slower than this on the unmutated schema are not screened whole
 
 
@@ -45,7 +50,8 @@ class SchemaTrial(Protocol):
 
     def prepare_schema(self, rel: str, text: str) -> str: ...
 
-    def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "") -> TrialOutcome: ...
+    def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
+                   only: set[str] | None = None) -> TrialOutcome: ...
 
 
 @dataclass
@@ -67,6 +73,7 @@ class _FileState:
     wider_tried: bool = False
     wider_s: float = 0.0  # how long that run took
     timeout_s: float = 0.0  # a screened run's limit on this schema (see SCHEMA_RUN_FACTOR)
+    probe: set[str] | None = None  # the failing tests a screened run covers (None: all; see PROBE_FLOOR_S)
 
 
 class Screen:
@@ -109,14 +116,14 @@ class Screen:
         schema = state.schema
         if schema is None or mutant.key not in schema.ids:
             return None
-        outcome = trial.run_schema(rel, schema.text, schema.ids[mutant.key], state.timeout_s)
+        outcome = trial.run_schema(rel, schema.text, schema.ids[mutant.key], state.timeout_s, only=state.probe)
         if outcome.timed_out and set(outcome.passed) & set(self.base.failing):
             # the failing tests failed fast and now pass, until the limit stopped them: the fault may have
             # cut them short, and its fix lets them run their whole course (a loop stops at no test's end)
             longer = min(self.long_timeout_s, self.deadline - time.monotonic())
             if longer > state.timeout_s:
                 self.longer += 1
-                outcome = trial.run_schema(rel, schema.text, schema.ids[mutant.key], longer)
+                outcome = trial.run_schema(rel, schema.text, schema.ids[mutant.key], longer, only=state.probe)
         # a test failing as it did in the unmutated schema failed as in the real build: say it in the
         # real build's words, so the search's "changed" evidence compares like with like
         for fid, sig in outcome.failing.items():
@@ -249,7 +256,12 @@ class Screen:
                 sound = self._sound(rel, schema, trial)
                 if sound is not None:
                     sound = self._faster(rel, schema, trial, sound, last)
-                    state.schema, (state.plain, state.reached, plain_s) = schema, sound
+                    state.schema, (state.plain, state.reached, plain_s, test_s) = schema, sound
+                    state.probe = cheap_tests(test_s)
+                    if state.probe is not None:
+                        plain_s -= sum(t for fid, t in test_s.items() if fid not in state.probe)
+                        self.notes.append(f"schema of {rel}: {len(state.probe)} of {len(test_s)} failing tests "
+                                          "per screened mutant, the cheap ones there")
                     state.timeout_s = min(self.long_timeout_s,
                                           max(self.timeout_s, SCHEMA_RUN_FACTOR * plain_s + 0.5))
                     state.dropped = len(state.mutants) - len(schema.ids) - len(state.rejected)
@@ -267,7 +279,7 @@ class Screen:
         self.notes.append(f"schema of {rel}: its choices still did not compile after {MAX_COMPILES} compiles")
 
     def _sound(self, rel: str, schema: Schema, trial: SchemaTrial
-               ) -> tuple[dict[str, str], set[int] | None, float] | None:
+               ) -> tuple[dict[str, str], set[int] | None, float, dict[str, float]] | None:
         """With no mutant switched on, the schema fails the tests the unchanged code failed, and only
         those: their signatures there, the mutants those tests reached (None when it does not), and
         how long they took.  The words may differ (a crash at -O0); a screened fix is compiled alone
@@ -282,12 +294,12 @@ class Screen:
             self.notes.append(f"schema of {rel}: not used, it changes the unmutated tests "
                               f"({plain.error or 'other failures'})")
             return None
-        return dict(plain.failing), reached, plain.seconds
+        return dict(plain.failing), reached, plain.seconds, plain.test_s
 
 
     def _faster(self, rel: str, schema: Schema, trial: SchemaTrial,
-                sound: tuple[dict[str, str], set[int] | None, float], compile_s: float
-                ) -> tuple[dict[str, str], set[int] | None, float]:
+                sound: tuple[dict[str, str], set[int] | None, float, dict[str, float]], compile_s: float
+                ) -> tuple[dict[str, str], set[int] | None, float, dict[str, float]]:
         """The schema compiled with the optimizer when its unmutated tests run slowly at -O0 and the
         budget holds the compile; kept only when its run is faster, else the -O0 build again."""
         optimize = getattr(trial, "optimize_schema", None)
@@ -304,10 +316,21 @@ class Screen:
             if faster is not None and faster_s < plain_s:
                 self.notes.append(f"schema of {rel}: compiled with the optimizer, its unmutated tests "
                                   f"{plain_s:.2f} -> {faster_s:.2f} s")
-                return faster[0], faster[1], faster_s
+                return faster[0], faster[1], faster_s, faster[3]
         optimize(rel, False)
         trial.prepare_schema(rel, schema.text)
         return sound
+
+
+def cheap_tests(test_s: dict[str, float]) -> set[str] | None:
+    """The failing tests a screened run covers, by what each took in the unmutated schema: those within
+    twice the cheapest (or PROBE_FLOOR_S), when leaving the rest out saves PROBE_SAVES_S (None: all)."""
+    if len(test_s) < 2:
+        return None
+    limit = max(PROBE_FLOOR_S, 2 * min(test_s.values()))
+    cheap = {fid for fid, seconds in test_s.items() if seconds <= limit}
+    saved = sum(seconds for fid, seconds in test_s.items() if fid not in cheap)
+    return cheap if cheap and saved >= PROBE_SAVES_S else None
 
 
 def is_header(rel: str) -> bool:

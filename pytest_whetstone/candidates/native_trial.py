@@ -32,6 +32,8 @@ class TrialOutcome:
     # the run was stopped at its time limit; ``passed`` then holds the failing tests that passed before it
     # (a fault that made them fail fast may, fixed, let them run longer than the limit allowed)
     timed_out: bool = False
+    # seconds each failing test took, by failure id, where the runner says (gtest's XML report)
+    test_s: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass

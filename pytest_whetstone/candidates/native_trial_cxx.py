@@ -168,9 +168,11 @@ class CxxTrial:
             for key in [k for k in self._schemata if k[0] == rel]:
                 del self._schemata[key]
 
-    def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "") -> TrialOutcome:
+    def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
+                   only: set[str] | None = None) -> TrialOutcome:
         """The failing tests on the schema's binaries with one of its mutants switched on (0: none);
-        ``reached``: a file the schema appends the ids of the mutants those tests reached to."""
+        ``reached``: a file the schema appends the ids of the mutants those tests reached to; ``only``:
+        these failing tests alone (the file's cheap ones, :mod:`.native_screen`)."""
         started = time.monotonic()
         out = TrialOutcome()
         built = self._build(rel, text, [b for b in self.binaries if b.tests], schema=True)
@@ -179,7 +181,8 @@ class CxxTrial:
         else:
             extra = {SCHEMA_ENV: str(mutant_id), **({REACHED_ENV: reached} if reached else {})}
             for binary, path in built:
-                self._run_tests(binary, path, out, extra, timeout_s)
+                if only is None or only & set(binary.tests):
+                    self._run_tests(binary, path, out, extra, timeout_s, only)
         out.seconds = time.monotonic() - started
         return out
 
@@ -410,11 +413,13 @@ class CxxTrial:
     # ----------------------------------------------------------------- running
 
     def _run_tests(self, binary: Binary, path: str, out: TrialOutcome, extra_env: dict[str, str] | None = None,
-                   timeout_s: float | None = None) -> None:
-        wanted = binary.tests
+                   timeout_s: float | None = None, only: set[str] | None = None) -> None:
+        wanted = binary.tests if only is None else {fid: name for fid, name in binary.tests.items() if fid in only}
         timeout_s = timeout_s or self.timeout_s
+        times: dict[str, float] = {}
         code, output, results = self._execute(binary, path, sorted(set(wanted.values())) if binary.gtest else None,
-                                              extra_env, timeout_s)
+                                              extra_env, timeout_s, times)
+        out.test_s.update((fid, times[name]) for fid, name in wanted.items() if name in times)
         if code is None:
             out.error = out.error or f"{Path(binary.path).name} timed out after {timeout_s:.1f} s"
             out.timed_out = True
@@ -438,8 +443,10 @@ class CxxTrial:
                     out.failing[failure_id] = f"exit {code}: {_last_line(output)}"
 
     def _execute(self, binary: Binary, path: str, tests: list[str] | None, extra_env: dict[str, str] | None = None,
-                 timeout_s: float | None = None) -> tuple[int | None, str, dict[str, str | None]]:
-        """(exit code or None on timeout, output, {Suite.Name: None when it passed, else how it failed})."""
+                 timeout_s: float | None = None, times: dict[str, float] | None = None
+                 ) -> tuple[int | None, str, dict[str, str | None]]:
+        """(exit code or None on timeout, output, {Suite.Name: None when it passed, else how it failed});
+        ``times`` gets each test's seconds."""
         self._count += 1
         report = self.scratch / f"r{self._count}.xml"
         args = [path]
@@ -465,7 +472,7 @@ class CxxTrial:
                 # trial's run there at the same time would read or remove them, so runs there take turns
                 self._written_dirs.add(str(cwd))
         output = raw.decode("utf-8", "replace")
-        return code, output, _gtest_results(report)
+        return code, output, _gtest_results(report, times)
 
 
 def _dir_stamp(directory: Path) -> int:
@@ -534,8 +541,9 @@ def _gtest_passed_so_far(output: str) -> set[str]:
     return set(_GTEST_OK.findall(output))
 
 
-def _gtest_results(report: Path) -> dict[str, str | None]:
-    """{Suite.Name: None | first line of the first failure message} from a gtest XML report."""
+def _gtest_results(report: Path, times: dict[str, float] | None = None) -> dict[str, str | None]:
+    """{Suite.Name: None | first line of the first failure message} from a gtest XML report; ``times``
+    gets each test's seconds."""
     try:
         root = ElementTree.parse(report).getroot()
     except (OSError, ElementTree.ParseError):
@@ -545,6 +553,11 @@ def _gtest_results(report: Path) -> dict[str, str | None]:
         if case.get("result", "completed") != "completed" and case.get("status") != "run":
             continue
         name = f"{case.get('classname', '')}.{case.get('name', '')}"
+        if times is not None:
+            try:
+                times[name] = float(case.get("time", ""))
+            except ValueError:
+                pass
         failure = case.find("failure")
         if failure is None:
             out[name] = None
