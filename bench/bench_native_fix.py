@@ -1,6 +1,6 @@
 """Development bench: C/C++ and JS test failures located and fixed by the native mutant search (by hand).
 
-    python bench/bench_native_fix.py [--project exprcalc|textkit|jsonnet|hiredis|fasttext|leveldb|traverse|
+    python bench/bench_native_fix.py [--project exprcalc|textkit|jsonnet|hiredis|fasttext|kiwi|leveldb|traverse|
         object-inspect|deep-equal|function-bind|all] [--faults N] [--seed S]
         [--fault-list FILE] [--max-minutes M] [--out FILE]
 
@@ -20,6 +20,10 @@ The projects (bench/native_fix_projects.py), each laid out in a scratch director
   the vectors, matrices, dictionary, arguments, utilities, meter, product quantizer and quantized matrix;
   our gtest tests of its public API (bench/native_dev/fasttext), CMake with Unix Makefiles,
   RelWithDebInfo, ccwrap as the compiler launcher, ctest;
+* kiwi (C++, third-party, the header-only solver in the PyPI sdist kiwisolver 1.4.7): faults in its headers
+  (templates and inline members: the rows, the solver, the symbolics operators, strengths, AssocVector);
+  our gtest tests (bench/native_dev/kiwi), three binaries that each compile the headers they include,
+  CMake + Ninja, Debug, ccwrap as the compiler launcher, ctest;
 * traverse 0.6.11, object-inspect 1.12.3, deep-equal 2.2.3, function-bind 1.1.2 (JS, third-party, npm
   tarballs with their own tape tests, run whole-file by ``tape '<glob>'``): faults in the package's
   main source file.

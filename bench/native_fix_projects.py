@@ -6,7 +6,7 @@ Four kinds:
 * third-party code bases downloaded at bench time as PyPI sdists into bench/_work/native_fix/ (cached,
   never committed): the library's own sources, built by a small build file written here, and tested
   either by the project's own tests (jsonnet's GoogleTest files) or by ours (bench/native_dev/<name>/:
-  hiredis, fasttext);
+  hiredis, fasttext, kiwi: a header-only library whose code is all templates and inline members);
 * Debian's upstream tarballs (``apt-get source`` through a private deb-src list, bench/debian_source.py),
   built by a build file written here and tested by the project's own tests (leveldb);
 * third-party npm libraries that ship their own tape tests in the registry tarball: ``npm pack`` into
@@ -80,6 +80,18 @@ PROJECTS = {
         "vector, densematrix, dictionary, args, utils, meter, productquantizer and quantmatrix; our gtest tests "
         "of its public API in bench/native_dev/fasttext, four binaries, gtest_discover_tests; CMake with Unix "
         "Makefiles, RelWithDebInfo, ccwrap as the compiler launcher, ctest)"),
+    "kiwi": Project(
+        "kiwi", ["kiwi/row.h", "kiwi/solverimpl.h", "kiwi/symbolics.h", "kiwi/strength.h", "kiwi/expression.h",
+                 "kiwi/term.h", "kiwi/constraint.h", "kiwi/util.h", "kiwi/AssocVector.h"],
+        ["cmake", "--build", "build"], CTEST,
+        ["cmake", "-S", ".", "-B", "build", "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Debug",
+         "-DCMAKE_CXX_COMPILER_LAUNCHER=ccwrap"],
+        compiler_env=False, sdist="kiwisolver==1.4.7",
+        about="kiwi, the header-only Cassowary solver in the PyPI sdist kiwisolver 1.4.7 (C++: only headers, "
+        "faults in row, solverimpl, symbolics, strength, expression, term, constraint, util and AssocVector; our "
+        "gtest tests of its public API and helper classes in bench/native_dev/kiwi, three binaries that each "
+        "compile the headers they include, gtest_discover_tests; CMake + Ninja, Debug, ccwrap as the compiler "
+        "launcher, ctest)"),
     "leveldb": Project(
         "leveldb", ["util/coding.cc", "util/logging.cc", "util/hash.cc", "util/bloom.cc", "util/cache.cc",
                     "util/arena.cc", "util/status.cc", "db/dbformat.cc", "db/filename.cc", "db/version_edit.cc",
@@ -148,6 +160,8 @@ def materialize(project: Project, dest: Path) -> None:
         _hiredis(root, dest)
     elif project.name == "fasttext":
         _fasttext(root, dest)
+    elif project.name == "kiwi":
+        _kiwi(root, dest)
 
 
 def _jsonnet(root: Path, dest: Path) -> None:
@@ -196,6 +210,34 @@ def _fasttext(root: Path, dest: Path) -> None:
     shutil.copytree(HERE / "native_dev" / "fasttext", dest)  # our tests
     shutil.copytree(root / "src", dest / "src")
     (dest / "CMakeLists.txt").write_text(FASTTEXT_CMAKE.replace("@TESTS@", " ".join(FASTTEXT_TESTS)))
+
+
+KIWI_TESTS = ["symbolics", "solver", "row_map"]
+KIWI_CMAKE = """\
+cmake_minimum_required(VERSION 3.16)
+project(kiwi_bench CXX)
+set(CMAKE_CXX_STANDARD 17)
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+find_package(GTest REQUIRED)
+enable_testing()
+add_library(kiwi INTERFACE)
+target_include_directories(kiwi INTERFACE .)
+include(GoogleTest)
+foreach(t @TESTS@)
+  add_executable(${t}_test tests/${t}_test.cpp)
+  target_link_libraries(${t}_test PRIVATE kiwi GTest::gtest_main)
+  gtest_discover_tests(${t}_test)
+endforeach()
+"""
+
+
+def _kiwi(root: Path, dest: Path) -> None:
+    """Our tests, the library's headers as kiwi/*.h (no sources: every test binary compiles what it includes)."""
+    shutil.copytree(HERE / "native_dev" / "kiwi", dest)
+    (dest / "kiwi").mkdir()
+    for src in sorted((root / "kiwi").glob("*.h")):
+        shutil.copy2(src, dest / "kiwi" / src.name)
+    (dest / "CMakeLists.txt").write_text(KIWI_CMAKE.replace("@TESTS@", " ".join(KIWI_TESTS)))
 
 
 LEVELDB_TESTS = ["util/arena", "util/bloom", "util/cache", "util/coding", "util/crc32c", "util/hash", "util/logging",
