@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pytest_whetstone.locate import cfamily
-from pytest_whetstone.locate.index_cache import CACHE_FILE, IndexCache
+from pytest_whetstone.locate.index_cache import CACHE_FILE, VERSION, IndexCache
 from pytest_whetstone.locate.native_workspace import Workspace
 
 CALC = """\
@@ -59,7 +59,7 @@ def test_a_corrupt_cache_is_an_empty_one(tree: Path, junk: bytes) -> None:
     cache.mkdir()
     (cache / CACHE_FILE).write_bytes(junk)
     assert [q for _f, q, _l in _index(tree)] == ["add", "twice"]
-    assert json.loads((cache / CACHE_FILE).read_text())["version"] == 1  # rewritten whole
+    assert json.loads((cache / CACHE_FILE).read_text())["version"] == VERSION  # rewritten whole
 
 
 def test_without_a_store_nothing_is_written(tree: Path) -> None:

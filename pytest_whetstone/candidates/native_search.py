@@ -196,6 +196,7 @@ class _Search(Planner):
         self.later: list[_Plan] = []  # mutants of the suspects past the top ones (see plans)
         self.alone_s: dict[bool, list[float]] = {False: [], True: []}  # compiled alone: header? -> seconds
         self.ran: dict[tuple[str, str], bool] = {}  # (file, qualname) -> the failing tests ran some of it
+        self.unbuildable: set[str] = set()  # files no trial can build (TrialOutcome.unbuildable)
         # mutants take turns by function (see ordered_rest): with schemata, and for JS, where a trial is a test run
         self.turns = bool(failures and failures[0].suspects and family_of(failures[0].suspects[0].file_path) == "js")
         self.started = time.monotonic()
@@ -294,6 +295,10 @@ class _Search(Planner):
                 plans = self.plans(failure)
                 queue, rest = self.first_pass(plans)
             ordered = False
+            if not queue:  # nothing screened up front (no schema could be built): the rest, in order
+                queue, ordered = self.ordered_rest(failure, rest), True
+            if not queue and self.later:
+                queue, self.later = self.later, []
             after_partial = -1  # trials left to look for a complete fix once a partial one is found
             doubt_left = -1  # trials left to look for a natural complete fix once only doubtful ones are found
             last_standing = self.standing()
@@ -421,9 +426,11 @@ class _Search(Planner):
         return {key: (min(ev.tried, SURE_AFTER), ev.score()) for key, ev in self.evidence.items()}
 
     def skip_reason(self, plan: _Plan) -> str:
-        """Why ``plan`` costs no trial ("" when it is worth one): its text does not compile ("rejected"),
-        the failing tests never run it ("unreached"), or its own compile does not fit the time left
-        ("priced-out")."""
+        """Why ``plan`` costs no trial ("" when it is worth one): no trial can build its file
+        ("unbuildable"), its text does not compile ("rejected"), the failing tests never run it
+        ("unreached"), or its own compile does not fit the time left ("priced-out")."""
+        if plan.rel in self.unbuildable:
+            return "unbuildable"
         if self.screen is not None and self.screen.rejects(plan.mutant):
             return "rejected"
         if self.unreached(plan):
@@ -530,6 +537,13 @@ class _Search(Planner):
     def judge(self, plan: _Plan, text: str, outcome: TrialOutcome, trial: Trial, failing: int) -> FixCandidate | None:
         """What one mutant's run says: evidence for its suspect, and a candidate when it fixes a failing test
         and the wider check on the same trial (which reuses what it built) breaks nothing."""
+        if outcome.unbuildable:  # not a trial: no mutant of that file can be built (one note says why)
+            if plan.rel not in self.unbuildable:
+                self.unbuildable.add(plan.rel)
+                said = self.stats.notes + (self.screen.notes if self.screen is not None else [])
+                if not any(outcome.error in note for note in said):  # its schema's note may have said it
+                    self.stats.notes.append(outcome.error[:200])
+            return None
         self.stats.tried += 1
         self.stats.screened += outcome.screened
         self.stats.trial_s.append(outcome.seconds)

@@ -32,6 +32,9 @@ class TrialOutcome:
     # the run was stopped at its time limit; ``passed`` then holds the failing tests that passed before it
     # (a fault that made them fail fast may, fixed, let them run longer than the limit allowed)
     timed_out: bool = False
+    # the mutated file cannot be tried at all (no recorded command compiles it, no test binary holds its
+    # code): true of every mutant of that file, so the search leaves the file, spending no more trials
+    unbuildable: bool = False
     # seconds each failing test took, by failure id, where the runner says (gtest's XML report)
     test_s: dict[str, float] = field(default_factory=dict)
 

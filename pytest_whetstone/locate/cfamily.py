@@ -176,7 +176,7 @@ def function_name(node: Any) -> str:
     """Name of a function_definition (or declaration) as written: f, A::g, ~A, operator+."""
     decl = node.child_by_field_name("declarator")
     while decl is not None and decl.type != "function_declarator":
-        decl = decl.child_by_field_name("declarator")
+        decl = _inner_declarator(decl)
     if decl is None:
         return ""
     name = decl.child_by_field_name("declarator")
@@ -185,6 +185,16 @@ def function_name(node: Any) -> str:
     if name.type == "template_function":
         name = name.child_by_field_name("name") or name
     return " ".join(_text(name).split())
+
+
+def _inner_declarator(decl: Any) -> Any:
+    """The declarator inside a pointer or reference declarator: tree-sitter-cpp's
+    ``reference_declarator`` (``int &f()``, ``const T &get() const``) holds it as a plain child, not
+    as a ``declarator`` field."""
+    inner = decl.child_by_field_name("declarator")
+    if inner is None and decl.type == "reference_declarator":
+        inner = next((c for c in decl.named_children if c.type.endswith("declarator")), None)
+    return inner
 
 
 def _scope_name(node: Any) -> str:
@@ -219,7 +229,7 @@ def _declared_name(node: Any) -> str:
     while decl is not None:
         if decl.type in ("identifier", "field_identifier", "qualified_identifier", "type_identifier"):
             return _text(decl)
-        decl = decl.child_by_field_name("declarator")
+        decl = _inner_declarator(decl)
     typ = node.child_by_field_name("type")
     if typ is not None and typ.type in _SCOPE_TYPES:
         return _scope_name(typ)

@@ -21,7 +21,7 @@ from typing import Any
 from .cfamily import FunctionDef
 
 CACHE_FILE = "c_functions.json"
-VERSION = 1
+VERSION = 2  # 2: functions returning a reference (`T &f()`) are listed
 MAX_FILES = 20000
 
 

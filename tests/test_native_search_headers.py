@@ -1,0 +1,112 @@
+"""A header-only C++ library: every suspect lives in a header.
+
+Real CMake + Ninja through ccwrap as the compiler launcher, GoogleTest, ctest.  The test includes
+``lib/all.h``, which includes ``lib/mid.h``, which includes ``lib/clamp.h`` where the seeded fault is
+(``width``):
+Ninja folds the compiler's depfiles into its own log, so the units that include ``clamp.h`` are found
+through the chain of ``#include`` lines.  A header no unit includes (``lib/unused.h``) ranks first: no
+trial can build it, so the search says so once and goes on without spending its trials there.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_native_tests_e2e import _env
+
+from pytest_whetstone.candidates.native_search import NativeSearchStats, native_search_candidates
+from pytest_whetstone.locate import cfamily
+from pytest_whetstone.records import Suspect, TestFailureRecord
+
+pytestmark = pytest.mark.skipif(
+    not all(shutil.which(t) for t in ("cmake", "ninja", "ccwrap", "g++")), reason="cmake, ninja, ccwrap or g++ missing"
+)
+
+CMAKE = """\
+cmake_minimum_required(VERSION 3.16)
+project(hdr CXX)
+set(CMAKE_CXX_STANDARD 17)
+find_package(GTest REQUIRED)
+enable_testing()
+add_executable(clamp_test tests/clamp_test.cc)
+target_include_directories(clamp_test PRIVATE .)
+target_link_libraries(clamp_test PRIVATE GTest::gtest_main)
+include(GoogleTest)
+gtest_discover_tests(clamp_test)
+"""
+CLAMP_H = """\
+#pragma once
+namespace lib {
+inline int clamp(int v, int lo, int hi) {
+  if (v < lo) return lo;
+  if (v > hi) return hi;
+  return v;
+}
+inline int width(int lo, int hi) {
+  return hi + lo + 1;  // seeded fault: `+ lo`
+}
+}  // namespace lib
+"""
+MID_H = '#pragma once\n#include "clamp.h"\nnamespace lib {\ninline int span(int lo, int hi) { return hi - lo; }\n}\n'
+ALL_H = '#pragma once\n#include "mid.h"\n'
+UNUSED_H = "#pragma once\nnamespace lib {\ninline int clamp_all(int v) { return v < 0 ? 0 : v; }\n}\n"
+TEST = """\
+#include <gtest/gtest.h>
+#include "lib/all.h"
+
+TEST(Clamp, Inside) { EXPECT_EQ(lib::clamp(5, 0, 10), 5); }
+TEST(Clamp, AboveTakesHi) { EXPECT_EQ(lib::clamp(15, 0, 10), 10); }
+TEST(Width, CountsBothEnds) { EXPECT_EQ(lib::width(2, 7), 6); }
+TEST(Span, Width) { EXPECT_EQ(lib::span(2, 7), 5); }
+"""
+
+
+@pytest.fixture()
+def proj(tmp_path: Path) -> Path:
+    root = tmp_path / "hdr"
+    for rel, text in {"CMakeLists.txt": CMAKE, "lib/clamp.h": CLAMP_H, "lib/mid.h": MID_H, "lib/all.h": ALL_H,
+                      "lib/unused.h": UNUSED_H, "tests/clamp_test.cc": TEST}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    env = _env(root / ".whetstone")
+    configure = subprocess.run(["cmake", "-S", str(root), "-B", str(root / "build"), "-G", "Ninja",
+                                "-DCMAKE_CXX_COMPILER_LAUNCHER=ccwrap"], env=env, capture_output=True, text=True)
+    if configure.returncode != 0 and "GTest" in configure.stderr:
+        pytest.skip("GoogleTest (libgtest-dev) not found by CMake")
+    assert configure.returncode == 0, configure.stderr
+    build = subprocess.run(["cmake", "--build", str(root / "build")], env=env, capture_output=True, text=True)
+    assert build.returncode == 0, build.stdout + build.stderr
+    assert not list((root / "build").rglob("*.d"))  # Ninja keeps the dependencies in its own log
+    return root
+
+
+def test_a_fault_in_a_header_only_library_is_found_through_the_include_chain(proj: Path) -> None:
+    failure = TestFailureRecord(failure_id="F1", runner="gtest", test_suite="Width", test_name="CountsBothEnds",
+                                file_path="tests/clamp_test.cc", failure_type="assertion",
+                                suspects=[Suspect("lib/unused.h", "lib::clamp_all", 3, 3, 1.0),
+                                          Suspect("lib/mid.h", "lib::span", 4, 4, 0.9),
+                                          Suspect("lib/clamp.h", "lib::width", 8, 10, 0.8)])
+    stats = NativeSearchStats()
+    found = native_search_candidates([failure], proj, 90.0, store=proj / ".whetstone", stats=stats)
+    assert found and found[0].validated and found[0].edits[0].file_path == "lib/clamp.h", {k: v for k, v in stats.to_dict().items() if k != "trial_s"}
+    assert found[0].edits[0].new_text in ("-", "hi - lo")
+    assert failure.suspects[0].qualname == "lib::width"
+    assert sum("no recorded command compiles lib/unused.h" in note for note in stats.notes) == 1, stats.notes
+    assert stats.errors == 0  # the file no trial can build cost no trial
+    assert (proj / "lib/clamp.h").read_text() == CLAMP_H
+
+
+def test_functions_returning_a_reference_are_listed() -> None:
+    source = b"""struct A {
+  int v;
+  const int &r() const { return v; }
+  int &m() { return v; }
+};
+const int &g(const A &a) { return a.r(); }
+int &&h(int &&x) { return static_cast<int &&>(x); }
+"""
+    parsed = cfamily.parse_source(source, "cpp")
+    assert sorted(f.qualname for f in cfamily.functions_in(parsed, "a.cc")) == ["A::m", "A::r", "g", "h"]
