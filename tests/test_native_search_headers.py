@@ -110,3 +110,20 @@ int &&h(int &&x) { return static_cast<int &&>(x); }
 """
     parsed = cfamily.parse_source(source, "cpp")
     assert sorted(f.qualname for f in cfamily.functions_in(parsed, "a.cc")) == ["A::m", "A::r", "g", "h"]
+
+
+def test_a_header_mutant_compiled_alone_is_priced_by_the_units_that_include_it(proj: Path) -> None:
+    """Alone, a header's mutant recompiles the units that include it: one here (the test file, through
+    `all.h` and `mid.h`), not the eight a header included everywhere is capped at."""
+    from pytest_whetstone.candidates.native_trial_cxx import cxx_trial
+
+    failure = TestFailureRecord(failure_id="F1", runner="gtest", test_suite="Width", test_name="CountsBothEnds",
+                                file_path="tests/clamp_test.cc", failure_type="assertion",
+                                suspects=[Suspect("lib/clamp.h", "lib::width", 8, 10, 1.0)])
+    trial, why = cxx_trial([failure], proj, proj / ".whetstone")
+    assert trial is not None, why
+    try:
+        assert trial.units_including("lib/clamp.h") == 1
+        assert trial.units_including("lib/unused.h") == 0
+    finally:
+        trial.close()

@@ -39,7 +39,7 @@ from .native_plan import SURE_AFTER, Planner, _Plan
 from .native_probe import probe_tests
 from .native_screen import Screen, is_header
 from .native_search_stats import NativeSearchStats
-from .native_trial import Trial, TrialOutcome
+from .native_trial import Trial, TrialOutcome, start_warm_up, trial_family, trial_for
 from .naturalness import Naturalness, rank_by_naturalness
 
 MAX_MUTANTS = 60  # mutants compiled alone per search, whatever the budget
@@ -80,7 +80,7 @@ def native_search_candidates(
     groups: dict[str, list[TestFailureRecord]] = {}
     for failure in failures:
         if failure.suspects and not failure.flaky:
-            groups.setdefault(_family(failure), []).append(failure)
+            groups.setdefault(trial_family(failure), []).append(failure)
     if not groups:
         stats.stopped = "no-suspects"
         return found
@@ -92,7 +92,7 @@ def native_search_candidates(
             why = ""
             for _ in range(WORKERS):  # one trial per worker: each owns its scratch objects or copy
                 with stats.timed("setup"):
-                    trial, why = _trial(family, group, workspace, store, command, min(TRIAL_TIMEOUT_S, budget_s))
+                    trial, why = trial_for(family, group, workspace, store, command, min(TRIAL_TIMEOUT_S, budget_s))
                 if trial is None:
                     break
                 share = getattr(trial, "share_with", None)
@@ -109,7 +109,7 @@ def native_search_candidates(
                     trial.focus({f.failure_id for f in probe})  # type: ignore[attr-defined]
                 stats.notes.append(f"probe: {len(probe)} of {len(group)} failing tests, the cheapest, run per mutant")
             stop_warm = threading.Event()
-            warm = _warm(trials[0], stop_warm)
+            warm = start_warm_up(trials[0], stop_warm)
             try:
                 found += _Search(trials, group, workspace, deadline, stats, probe=probe,
                                  naturalness=naturalness).run(max_validated - len(found))
@@ -138,37 +138,6 @@ def _spectrum_cap() -> float:
         return max(0.0, float(os.environ.get("WHETSTONE_SPECTRUM_S", SPECTRUM_MAX_S)))
     except ValueError:
         return SPECTRUM_MAX_S
-
-
-def _warm(trial: Trial, stop: threading.Event) -> threading.Thread | None:
-    """The trial's warm-up (C/C++: compiling the test files of one-step links) in the background from
-    the start, beside the baseline and the spectrum."""
-    warm = getattr(trial, "warm", None)
-    if warm is None:
-        return None
-    thread = threading.Thread(target=warm, args=(stop,), daemon=True, name="whetstone-warm")
-    thread.start()
-    return thread
-
-
-def _family(failure: TestFailureRecord) -> str:
-    fam = family_of(failure.suspects[0].file_path) if failure.suspects else None
-    return fam or "c"
-
-
-def _trial(
-    family: str, failures: list[TestFailureRecord], workspace: Path, store: Path | None, command: str | None,
-    timeout_s: float,
-) -> tuple[Trial | None, str]:
-    if family == "js":
-        try:
-            from .native_trial_js import js_trial
-        except ImportError:
-            return None, "no JavaScript trial runner is available"
-        return js_trial(failures, workspace, command=command, timeout_s=timeout_s)
-    from .native_trial_cxx import cxx_trial
-
-    return cxx_trial(failures, workspace, store, timeout_s=timeout_s)
 
 
 class _Search(Planner):
@@ -467,7 +436,14 @@ class _Search(Planner):
         if self.alone_s[header]:
             return statistics.median(self.alone_s[header])
         fast = statistics.median(screen.compile_s) if screen.compile_s else 0.25
-        return ALONE_FACTOR * fast * (HEADER_ALONE_UNITS if header else 1)
+        return ALONE_FACTOR * fast * (self.header_units(plan.rel) if header else 1)
+
+    def header_units(self, rel: str) -> int:
+        """How many units a mutant of header ``rel`` recompiles alone: as many as include it, when the
+        trial can tell (kiwi's `symbolics.h`: three test files, not eight), at most HEADER_ALONE_UNITS."""
+        count = getattr(self.trial, "units_including", None)
+        units = count(rel) if count is not None else 0
+        return min(HEADER_ALONE_UNITS, units) if units > 0 else HEADER_ALONE_UNITS
 
     def run_batch(self, batch: list[_Plan]) -> list[tuple[_Plan, str, TrialOutcome, Trial]]:
         """Each plan's failing tests on its own trial, the trials in parallel (they run compilers and test

@@ -13,8 +13,13 @@ runner selects by (``Suite.Name`` for ``--gtest_filter``, a test file plus its t
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
+
+from ..locate.native_tests import family_of
+from ..records import TestFailureRecord
 
 
 @dataclass
@@ -73,3 +78,36 @@ class Trial(Protocol):
     def close(self) -> None:
         """Remove every scratch file; the user's tree was never written."""
         ...
+
+
+def start_warm_up(trial: Trial, stop: threading.Event) -> threading.Thread | None:
+    """The trial's warm-up (C/C++: compiling the test files of one-step links) in the background from
+    the start, beside the baseline and the spectrum."""
+    warm = getattr(trial, "warm", None)
+    if warm is None:
+        return None
+    thread = threading.Thread(target=warm, args=(stop,), daemon=True, name="whetstone-warm")
+    thread.start()
+    return thread
+
+
+def trial_family(failure: TestFailureRecord) -> str:
+    """Which runner's trial re-runs this failure: "js", or "c" (C and C++)."""
+    fam = family_of(failure.suspects[0].file_path) if failure.suspects else None
+    return fam or "c"
+
+
+def trial_for(
+    family: str, failures: list[TestFailureRecord], workspace: Path, store: Path | None, command: str | None,
+    timeout_s: float,
+) -> tuple[Trial | None, str]:
+    """A trial of ``family`` for these failures, or None and one line saying why not."""
+    if family == "js":
+        try:
+            from .native_trial_js import js_trial
+        except ImportError:
+            return None, "no JavaScript trial runner is available"
+        return js_trial(failures, workspace, command=command, timeout_s=timeout_s)
+    from .native_trial_cxx import cxx_trial
+
+    return cxx_trial(failures, workspace, store, timeout_s=timeout_s)

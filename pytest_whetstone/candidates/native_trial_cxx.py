@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shutil
 import tempfile
 import threading
@@ -22,7 +21,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
-from xml.etree import ElementTree
 
 from ..build.compdb import Command, CompileDatabase
 from ..build.gate import HEADER_EXT, Gate, _relink_args, syntax_only_args
@@ -30,6 +28,7 @@ from ..build.linkinfo import is_shared, shared_links_for_object
 from ..locate.native_tests import Workspace
 from ..process import run_bounded
 from ..records import BuildErrorRecord, TestFailureRecord
+from .gtest_report import gtest_results, last_line, passed_so_far
 from .native_cxx_binaries import Binary, binary_of, filter_name, links_gtest, other_test_binaries
 from .native_schema import ENV as SCHEMA_ENV
 from .native_schema import REACHED_ENV
@@ -81,6 +80,7 @@ class CxxTrial:
         self._schema_locks: dict[tuple[str, str], threading.Lock] = {}  # one build of each, whichever trial asks
         self._schema_lock = threading.Lock()  # guards _schema_locks
         self._optimized: set[str] = set()  # files whose schema is compiled with OPTIMIZED_SCHEMA_FLAGS
+        self._units: dict[str, int] = {}  # header -> how many units recompile with it (units_including)
         self._link_objects: dict[tuple[str, str], str | None] = {}  # (binary, real source) -> its object
         self._link_locks: dict[tuple[str, str], threading.Lock] = {}  # one compile of each, whichever asks
         self._link_lock = threading.Lock()  # guards both: the objects are shared with the search's other trials
@@ -162,6 +162,13 @@ class CxxTrial:
         compiler named are in :attr:`error_lines` and :attr:`error_points`)."""
         built = self._build(rel, text, [b for b in self.binaries if b.tests], schema=True)
         return built if isinstance(built, str) else ""
+
+    def units_including(self, rel: str) -> int:
+        """How many recorded units a mutant of header ``rel`` recompiles (at most MAX_UNITS_PER_HEADER)."""
+        if rel not in self._units:
+            path = os.path.realpath(self.workspace / rel)
+            self._units[rel] = len(self.db.including(path, limit=MAX_UNITS_PER_HEADER))
+        return self._units[rel]
 
     def optimize_schema(self, rel: str, on: bool) -> None:
         """Compile ``rel``'s schema with the optimizer from now on (or no longer): its builds so far are
@@ -427,7 +434,7 @@ class CxxTrial:
             out.error = out.error or f"{Path(binary.path).name} timed out after {timeout_s:.1f} s"
             out.timed_out = True
             if binary.gtest:  # what gtest said of each test as it ended, before the time ran out
-                done = _gtest_passed_so_far(output)
+                done = passed_so_far(output)
                 out.passed.update(fid for fid, name in wanted.items() if name in done)
             return
         for failure_id, name in wanted.items():
@@ -438,12 +445,12 @@ class CxxTrial:
                 else:
                     out.failing[failure_id] = sig
             elif binary.gtest and not results:
-                out.failing[failure_id] = f"crashed (exit {code}): {_last_line(output)}"
+                out.failing[failure_id] = f"crashed (exit {code}): {last_line(output)}"
             elif not binary.gtest:
                 if code == 0:
                     out.passed.add(failure_id)
                 else:
-                    out.failing[failure_id] = f"exit {code}: {_last_line(output)}"
+                    out.failing[failure_id] = f"exit {code}: {last_line(output)}"
 
     def _execute(self, binary: Binary, path: str, tests: list[str] | None, extra_env: dict[str, str] | None = None,
                  timeout_s: float | None = None, times: dict[str, float] | None = None
@@ -475,7 +482,7 @@ class CxxTrial:
                 # trial's run there at the same time would read or remove them, so runs there take turns
                 self._written_dirs.add(str(cwd))
         output = raw.decode("utf-8", "replace")
-        return code, output, _gtest_results(report, times)
+        return code, output, gtest_results(report, times)
 
 
 def _dir_stamp(directory: Path) -> int:
@@ -519,57 +526,6 @@ def _lines_in(diagnostics: list[BuildErrorRecord], path: Path) -> tuple[set[int]
                 if d.severity == "error" and not here(d.file_path):
                     points.add((n.line, n.col))  # "required from here": a template the edit broke
     return lines, points
-
-
-def _last_line(text: str) -> str:
-    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
-    return _steady(lines[-1][:160]) if lines else ""
-
-
-def _steady(signature: str) -> str:
-    """A failure's words without what changes from run to run: addresses (a position-independent binary
-    is loaded elsewhere each time, and gtest prints the pointers it compared)."""
-    return _ADDRESS.sub("0x…", signature)
-
-
-_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
-
-
-_GTEST_OK = re.compile(r"^\[       OK \] (\S+) \(", re.MULTILINE)
-
-
-def _gtest_passed_so_far(output: str) -> set[str]:
-    """The tests gtest's own output says passed (it flushes each line as the test ends): what a run
-    stopped at its time limit did finish.  Its XML report is written only at the end."""
-    return set(_GTEST_OK.findall(output))
-
-
-def _gtest_results(report: Path, times: dict[str, float] | None = None) -> dict[str, str | None]:
-    """{Suite.Name: None | first line of the first failure message} from a gtest XML report; ``times``
-    gets each test's seconds."""
-    try:
-        root = ElementTree.parse(report).getroot()
-    except (OSError, ElementTree.ParseError):
-        return {}
-    out: dict[str, str | None] = {}
-    for case in root.iter("testcase"):
-        if case.get("result", "completed") != "completed" and case.get("status") != "run":
-            continue
-        name = f"{case.get('classname', '')}.{case.get('name', '')}"
-        if times is not None:
-            try:
-                times[name] = float(case.get("time", ""))
-            except ValueError:
-                pass
-        failure = case.find("failure")
-        if failure is None:
-            out[name] = None
-        else:
-            message = failure.get("message") or failure.text or "failed"
-            lines = [ln for ln in message.splitlines() if ln.strip()]
-            # the first line names the file:line; what it compares follows
-            out[name] = _steady(" | ".join(lines[1:4] or lines[:1])[:240])
-    return out
 
 
 # --------------------------------------------------------------------------- building the trial
