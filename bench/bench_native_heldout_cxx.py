@@ -141,6 +141,9 @@ def _rank(report: dict[str, Any], fault: Fault) -> int | None:
     return None
 
 
+PHASES = ("setup", "baseline", "spectrum", "schemata", "plans", "mutants", "wider")  # NativeSearchStats.phases
+
+
 def _search_event(cb: CodeBase, session_id: str) -> dict[str, Any]:
     path = cb.root / ".whetstone" / "sessions" / f"{session_id}.jsonl"
     found: dict[str, Any] = {}
@@ -392,6 +395,12 @@ def summary(label: str, tree: str, search: bool, results: dict[str, tuple[list[C
             notes = Counter(_note_shape(str(c.search["notes"][0])) for c in cases if c.search.get("notes"))
             lines.append(f"- **{name}**: stopped " + ", ".join(f"{k} {v}" for k, v in stopped.most_common())
                          + ("; first notes: " + "; ".join(f"\"{k}\" {v}" for k, v in notes.most_common(4)) if notes else ""))
+        # where the searches' time went (the event's phases, medians over the faults; totals only)
+        lines += ["", "| code base | " + " | ".join(PHASES) + " |", "|---|" + "---|" * len(PHASES)]
+        for name, cases in groups:
+            lines.append(f"| {name} | " + " | ".join(
+                _med([float((c.search.get("phases") or {}).get(phase, 0.0)) for c in cases if c.search]) for phase in PHASES)
+                + " |")
     lines += ["", "## Faults", ""]
     for name, (cases, info) in results.items():
         lines.append(f"- **{name}**: {len(cases)} kept of {info.get('screened', 0)} screened (the rest did not build or no test failed)"

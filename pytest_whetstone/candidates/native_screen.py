@@ -18,7 +18,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from ..build.gate import HEADER_EXT
 from .mutant import Mutant
@@ -52,6 +52,15 @@ class SchemaTrial(Protocol):
 
     def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
                    only: set[str] | None = None) -> TrialOutcome: ...
+
+
+class _Plain(NamedTuple):
+    """The unmutated schema's run of the failing tests (:meth:`Screen._sound`)."""
+
+    failing: dict[str, str]  # failure id -> its signature there
+    reached: set[int] | None  # the mutant ids those tests reached (None: not recorded)
+    seconds: float
+    test_s: dict[str, float]  # failure id -> its seconds there
 
 
 @dataclass
@@ -256,12 +265,13 @@ class Screen:
                 sound = self._sound(rel, schema, trial)
                 if sound is not None:
                     sound = self._faster(rel, schema, trial, sound, last)
-                    state.schema, (state.plain, state.reached, plain_s, test_s) = schema, sound
-                    state.probe = cheap_tests(test_s)
+                    state.schema, state.plain, state.reached = schema, sound.failing, sound.reached
+                    plain_s = sound.seconds
+                    state.probe = cheap_tests(sound.test_s)
                     if state.probe is not None:
-                        plain_s -= sum(t for fid, t in test_s.items() if fid not in state.probe)
-                        self.notes.append(f"schema of {rel}: {len(state.probe)} of {len(test_s)} failing tests "
-                                          "per screened mutant, the cheap ones there")
+                        plain_s -= sum(t for fid, t in sound.test_s.items() if fid not in state.probe)
+                        self.notes.append(f"schema of {rel}: {len(state.probe)} of {len(sound.test_s)} failing "
+                                          "tests per screened mutant, the cheap ones there")
                     state.timeout_s = min(self.long_timeout_s,
                                           max(self.timeout_s, SCHEMA_RUN_FACTOR * plain_s + 0.5))
                     state.dropped = len(state.mutants) - len(schema.ids) - len(state.rejected)
@@ -278,8 +288,7 @@ class Screen:
             skip = skip | lines
         self.notes.append(f"schema of {rel}: its choices still did not compile after {MAX_COMPILES} compiles")
 
-    def _sound(self, rel: str, schema: Schema, trial: SchemaTrial
-               ) -> tuple[dict[str, str], set[int] | None, float, dict[str, float]] | None:
+    def _sound(self, rel: str, schema: Schema, trial: SchemaTrial) -> _Plain | None:
         """With no mutant switched on, the schema fails the tests the unchanged code failed, and only
         those: their signatures there, the mutants those tests reached (None when it does not), and
         how long they took.  The words may differ (a crash at -O0); a screened fix is compiled alone
@@ -294,29 +303,24 @@ class Screen:
             self.notes.append(f"schema of {rel}: not used, it changes the unmutated tests "
                               f"({plain.error or 'other failures'})")
             return None
-        return dict(plain.failing), reached, plain.seconds, plain.test_s
+        return _Plain(dict(plain.failing), reached, plain.seconds, plain.test_s)
 
-
-    def _faster(self, rel: str, schema: Schema, trial: SchemaTrial,
-                sound: tuple[dict[str, str], set[int] | None, float, dict[str, float]], compile_s: float
-                ) -> tuple[dict[str, str], set[int] | None, float, dict[str, float]]:
+    def _faster(self, rel: str, schema: Schema, trial: SchemaTrial, sound: _Plain, compile_s: float) -> _Plain:
         """The schema compiled with the optimizer when its unmutated tests run slowly at -O0 and the
-        budget holds the compile; kept only when its run is faster, else the -O0 build again."""
+        budget holds the compile; kept only when its run is faster, else the -O0 build again.  Both
+        runs are the ones that record the reach (its cost is one load per expression): no run is
+        spent on timing alone."""
         optimize = getattr(trial, "optimize_schema", None)
-        if optimize is None or sound[2] < SLOW_RUN_S or self.deadline - time.monotonic() < 4 * compile_s:
-            return sound
-        # the run that recorded the reach paid for it: a screened run is timed without
-        plain_s = trial.run_schema(rel, schema.text, 0, self.long_timeout_s).seconds
-        if plain_s < SLOW_RUN_S or plain_s < SLOW_RUN_FACTOR * self.base.seconds:
+        if optimize is None or sound.seconds < max(SLOW_RUN_S, SLOW_RUN_FACTOR * self.base.seconds) \
+                or self.deadline - time.monotonic() < 4 * compile_s:
             return sound
         optimize(rel, True)
         if not trial.prepare_schema(rel, schema.text):
             faster = self._sound(rel, schema, trial)
-            faster_s = trial.run_schema(rel, schema.text, 0, self.long_timeout_s).seconds
-            if faster is not None and faster_s < plain_s:
+            if faster is not None and faster.seconds < sound.seconds:
                 self.notes.append(f"schema of {rel}: compiled with the optimizer, its unmutated tests "
-                                  f"{plain_s:.2f} -> {faster_s:.2f} s")
-                return faster[0], faster[1], faster_s, faster[3]
+                                  f"{sound.seconds:.2f} -> {faster.seconds:.2f} s")
+                return faster
         optimize(rel, False)
         trial.prepare_schema(rel, schema.text)
         return sound
