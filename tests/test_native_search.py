@@ -23,7 +23,7 @@ from test_native_tests_e2e import FIXTURES, _env, build_gtest_calc
 from test_native_tests_e2e import whetstone as _whetstone
 
 from pytest_whetstone.candidates.native_search import NativeSearchStats, native_search_candidates
-from pytest_whetstone.candidates.native_trial_cxx import cxx_trial
+from pytest_whetstone.candidates.native_trial_cxx import CxxTrial, cxx_trial
 from pytest_whetstone.edits import apply_candidate_by_id, undo_last
 from pytest_whetstone.records import Suspect, TestFailureRecord
 from pytest_whetstone.store.sessions import load_session
@@ -244,10 +244,8 @@ check: all
 """
 
 
-def test_a_test_binary_compiled_and_linked_in_one_step_compiles_its_test_file_once(make_project: Path) -> None:
-    """`g++ tests/x_test.cc libgeo.a -lgtest -o x_test`: each relink would compile the test file again
-    (seconds with gtest); it is compiled once per trial (with the recorded flags, fast: no optimizer, no
-    debug info) and then only linked."""
+def _one_step_trial(make_project: Path) -> tuple[CxxTrial, TestFailureRecord]:
+    """The project rebuilt with ONE_STEP_MAKEFILE through ccwrap, and a trial of its failing test."""
     (make_project / "Makefile").write_text(ONE_STEP_MAKEFILE)
     env = _env(make_project / ".whetstone")
     for built in ("geo_test", "more_test", "src/geo.o"):
@@ -257,6 +255,14 @@ def test_a_test_binary_compiled_and_linked_in_one_step_compiles_its_test_file_on
     failure = _failure(make_project, "InsideExcludesFarEdge", Suspect("src/geo.cc", "inside", 9, 11, 1.0))
     trial, why = cxx_trial([failure], make_project, make_project / ".whetstone", timeout_s=10.0)
     assert trial is not None, why
+    return trial, failure
+
+
+def test_a_test_binary_compiled_and_linked_in_one_step_compiles_its_test_file_once(make_project: Path) -> None:
+    """`g++ tests/x_test.cc libgeo.a -lgtest -o x_test`: each relink would compile the test file again
+    (seconds with gtest); it is compiled once per trial (with the recorded flags, fast: no optimizer, no
+    debug info) and then only linked."""
+    trial, failure = _one_step_trial(make_project)
     try:
         assert trial.run_failing("src/geo.cc", GEO_CC.replace("x >= 0", "x > 0")).failing
         assert trial.run_failing("src/geo.cc", GEO_CC.replace("y <= h", "y < h")).passed == {failure.failure_id}
@@ -280,15 +286,7 @@ def test_a_test_binary_compiled_and_linked_in_one_step_compiles_its_test_file_on
 def test_the_warm_up_compiles_the_one_step_test_files_before_a_mutant_asks_for_them(make_project: Path) -> None:
     """The search warms a trial up in the background: the failing test's file first, then the others (for
     a fix's wider check); stopped, it compiles nothing more, and a mutant's link uses what it made."""
-    (make_project / "Makefile").write_text(ONE_STEP_MAKEFILE)
-    env = _env(make_project / ".whetstone")
-    for built in ("geo_test", "more_test", "src/geo.o"):
-        (make_project / built).unlink(missing_ok=True)
-    build = subprocess.run(["make", "CXX=ccwrap++"], cwd=make_project, env=env, capture_output=True, text=True)
-    assert build.returncode == 0, build.stdout + build.stderr
-    failure = _failure(make_project, "InsideExcludesFarEdge", Suspect("src/geo.cc", "inside", 9, 11, 1.0))
-    trial, why = cxx_trial([failure], make_project, make_project / ".whetstone", timeout_s=10.0)
-    assert trial is not None, why
+    trial, failure = _one_step_trial(make_project)
     try:
         stopped = threading.Event()
         stopped.set()
