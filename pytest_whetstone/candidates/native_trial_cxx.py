@@ -42,9 +42,12 @@ SCHEMA_FLAGS = ("-w", "-O0", "-g0")
 OPTIMIZED_SCHEMA_FLAGS = ("-w", "-O1", "-g0")  # a schema whose unmutated tests run slowly at -O0 (see native_screen)
 # every error (the gate stops at a few; a schema's are one per broken mutant), columns in bytes
 FAMILY_SCHEMA_FLAGS = {"gcc": ("-fdiagnostics-column-unit=byte", "-fmax-errors=0"), "clang": ("-ferror-limit=0",)}
-NO_BINARY = "no test binary links the code of"  # why a file cannot be tried at all (TrialOutcome.unbuildable)
-NO_COMMAND = "no recorded command compiles"
 MAX_UNITS_PER_HEADER = 8  # a header included everywhere is not a one-unit mutant: recompile a few
+
+
+class _Unbuildable(str):
+    """Why no mutant of a file can be tried at all (no recorded command compiles it, no test binary holds
+    its code): :attr:`.native_trial.TrialOutcome.unbuildable`."""
 
 
 @dataclass
@@ -113,7 +116,7 @@ class CxxTrial:
         built = self._build(rel, text, [b for b in self.binaries if b.tests])
         if isinstance(built, str):
             out.error = built
-            out.unbuildable = built.startswith((NO_BINARY, NO_COMMAND))
+            out.unbuildable = isinstance(built, _Unbuildable)
         else:
             for binary, path in built:
                 self._run_tests(binary, path, out)
@@ -263,7 +266,7 @@ class CxxTrial:
             if target is not None:
                 out.append((binary, target))
         if not out and not any(build.linked.values()):
-            return f"{NO_BINARY} {rel}"
+            return _Unbuildable(f"no test binary links the code of {rel}")
         # set on every build, right before its binaries run: a binary whose shared library alone changed
         # is the user's own path, told apart only by where its libraries are
         self._env_for = {path: str(build.objdir / "lib") for _b, path in out} if build.libs else {}
@@ -275,7 +278,7 @@ class CxxTrial:
         if not commands:
             commands = self.db.including(path, limit=MAX_UNITS_PER_HEADER) if path.suffix in HEADER_EXT else []
         if not commands:
-            return f"{NO_COMMAND} {rel}"
+            return _Unbuildable(f"no recorded command compiles {rel}")
         self._count += 1
         objdir = self.scratch / f"m{self._count}"
         objdir.mkdir()

@@ -363,17 +363,12 @@ def locate_failure(
         _add_module_calls(ws, site, pool)
     depth_of = _add_callees(ws, family, site, pool) if site is not None and family in ("c", "js") else {}
     framed = {(f.file_path, f.line) for f in frames}
-    if allowed_sources and test_rel and str(ws.root / test_rel) in allowed_sources:
-        pool = {
-            k: fn for k, fn in pool.items()
-            if Path(fn.file_path).suffix in HEADER_EXTS
-            or str(ws.root / fn.file_path) in allowed_sources
-            or any(fn.contains(f, ln) for f, ln in framed)
-        }
-    if compiled_sources and test_rel and os.path.realpath(ws.root / test_rel) in compiled_sources:
-        pool = {k: fn for k, fn in pool.items() if Path(fn.file_path).suffix in HEADER_EXTS
-                or os.path.realpath(ws.root / fn.file_path) in compiled_sources
-                or any(fn.contains(f, ln) for f, ln in framed)}
+    for sources, path_of in ((allowed_sources, lambda rel: str(ws.root / rel)),
+                             (compiled_sources, lambda rel: os.path.realpath(ws.root / rel))):
+        if sources and test_rel and path_of(test_rel) in sources:
+            # sources that did not go into the build are no suspects (headers and framed code stay)
+            pool = {k: fn for k, fn in pool.items() if Path(fn.file_path).suffix in HEADER_EXTS
+                    or path_of(fn.file_path) in sources or any(fn.contains(f, ln) for f, ln in framed)}
     tokens = name_tokens(f"{suite} {name}") if (suite or name) else name_tokens(record.test_name)
     class_tokens = name_tokens(re.sub(r"(?i)tests?$|spec$", "", suite)) if suite else set()
     fail_line = record.line if site is not None and record.file_path and ws.find(record.file_path) == site.file_path else 0

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from ..lazy_pattern import lazy_pattern
 from ..records import TestFailureRecord
 from .base import LineParser, ParseContext, ParseResult
-from .gtest import GtestParser
+from .gtest import GtestParser, is_structure
 
 RUNNER = "ctest"
 
@@ -52,13 +52,11 @@ MAX_OUTPUT = 400
 # where it failed), up to this many lines: a test printing hundreds of failures in a loop must not lose
 # its `[  FAILED  ]` line and read as a crash.
 MAX_STRUCTURE = 20_000
-_GTEST_STRUCTURE = lazy_pattern(r"^\[(?: RUN      |       OK |  FAILED  |  SKIPPED |  PASSED  |==========|----------)\]"
-                                r"|^\S.*?:\d+: (?:Failure|error:)")
 
 
 def _keep(test: _Test, line: str) -> None:
     """One line of the test's output: the first MAX_OUTPUT lines, then only GoogleTest's structure."""
-    if len(test.output) < MAX_OUTPUT or (len(test.output) < MAX_STRUCTURE and _GTEST_STRUCTURE.search(line)):
+    if len(test.output) < MAX_OUTPUT or (len(test.output) < MAX_STRUCTURE and is_structure(line)):
         test.output.append(line)
 
 

@@ -45,6 +45,12 @@ _PASSED_COUNT = lazy_pattern(r"^\[  PASSED  \] (\d+) tests?\.?\s*$")
 _SKIPPED_COUNT = lazy_pattern(r"^\[  SKIPPED \] (\d+) tests?(?:\.|, listed below:)\s*$")
 _REPEAT = lazy_pattern(r"^Repeating all tests \(iteration (\d+)\)")
 _NEW_RUN = lazy_pattern(r"^Running main\(\) from |^\[==========\] Running \d+ tests?|^Repeating all tests")
+def is_structure(line: str) -> bool:
+    """A line of GoogleTest's own structure: a test's start or end, a banner or tally, where a check
+    failed (what a caller keeps of an output too long to keep whole: :mod:`.ctest`)."""
+    return any(p.match(line) for p in (_RUN, _OK, _FAILED, _SKIPPED, _BANNER, _FAILURE_AT))
+
+
 # Substrings every line an idle parser can claim holds, besides "[..." lines.
 _IDLE_WORDS = ("Running main() from ", "Note: Google Test filter = ", "Repeating all tests", "DISABLED TEST",
                "FAILED TEST", ": Failure", ": error:")
