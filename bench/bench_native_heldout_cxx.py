@@ -401,6 +401,7 @@ def summary(label: str, tree: str, search: bool, results: dict[str, tuple[list[C
             lines.append(f"| {name} | " + " | ".join(
                 _med([float((c.search.get("phases") or {}).get(phase, 0.0)) for c in cases if c.search]) for phase in PHASES)
                 + " |")
+        lines += _alone_table(groups)
     lines += ["", "## Faults", ""]
     for name, (cases, info) in results.items():
         lines.append(f"- **{name}**: {len(cases)} kept of {info.get('screened', 0)} screened (the rest did not build or no test failed)"
@@ -411,6 +412,23 @@ def summary(label: str, tree: str, search: bool, results: dict[str, tuple[list[C
     per_kind_fix = {k: sum(c.fix_pass for c in every if c.fault.kind == k) for k in KINDS}
     lines.append("- `whetstone fix` all tests pass, per kind: " + ", ".join(f"{k} {per_kind_fix[k]}/{kinds.get(k, 0)}" for k in KINDS))
     return "\n".join(lines) + "\n"
+
+
+def _alone_table(groups: list[tuple[str, list[Case]]]) -> list[str]:
+    """Mutants screened and compiled alone, by why (the event's ``alone``), summed over the faults: totals
+    only, so where the searches' trials go is known without reading a case."""
+    whys = sorted({why for _n, cases in groups for c in cases for why in (c.search.get("alone") or {})})
+    lines = ["", "Mutants (totals over the faults): tried, screened, and compiled alone by why (count / seconds):", "",
+             "| code base | tried | screened | " + " | ".join(whys) + " |", "|---|---|---|" + "---|" * len(whys)]
+    for name, cases in groups:
+        cells = []
+        for why in whys:
+            got = [(c.search.get("alone") or {}).get(why) for c in cases]
+            cells.append(f"{sum(int(g[0]) for g in got if g)} / {sum(float(g[1]) for g in got if g):.0f}")
+        tried = sum(int(c.search.get("tried") or 0) for c in cases)
+        screened = sum(int(c.search.get("screened") or 0) for c in cases)
+        lines.append(f"| {name} | {tried} | {screened} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def cases_table(results: dict[str, tuple[list[Case], dict[str, Any]]]) -> str:

@@ -227,6 +227,12 @@ class Screen:
         reached = state.reached
         return any(first <= key[1] <= last and mid in reached for key, mid in state.schema.ids.items())
 
+    def left_out(self, mutant: Mutant) -> str:
+        """Why :meth:`outcome` did not screen the mutant: its file has no schema, or the schema does not
+        hold it (a choice left out as a whole line, or one the file's schema could not type)."""
+        state = self.files.get(mutant.edit.file_path)
+        return "no-schema" if state is None or state.schema is None else "left-out"
+
     def covers(self, mutant: Mutant) -> bool:
         """Whether the mutant costs a test run (screened) or nothing (rejected), not a compile."""
         state = self.files.get(mutant.edit.file_path)

@@ -469,8 +469,10 @@ class _Search(Planner):
         """One mutant's failing tests: screened through its file's schema when it has one; compiled alone
         when it is not in one, or when the schema says it makes a failing test pass (so a candidate is
         always checked as it would be applied)."""
+        why = "no-screen"
         if self.screen is not None:
             screened = self.screen.outcome(plan.mutant, trial)  # type: ignore[arg-type]
+            why = "fix-check" if screened is not None else self.screen.left_out(plan.mutant)
             if screened is not None:
                 base = self.base.failing if self.base else {}
                 if screened.error or not any(fid in base for fid in screened.passed):
@@ -479,7 +481,9 @@ class _Search(Planner):
                 if self.screen.breaks_others(plan.mutant, trial):  # type: ignore[arg-type]
                     screened.screened = screened.breaks_others = True
                     return screened
-        return trial.run_failing(plan.rel, text)
+        outcome = trial.run_failing(plan.rel, text)
+        outcome.alone = why
+        return outcome
 
     def unreached(self, plan: _Plan) -> bool:
         """Whether the failing tests never run the mutant's code, so it cannot change how they end: C/C++
@@ -525,6 +529,7 @@ class _Search(Planner):
         self.stats.trial_s.append(outcome.seconds)
         if not outcome.screened:
             self.alone_s[is_header(plan.rel)].append(outcome.seconds)
+            self.stats.count_alone(outcome.alone, is_header(plan.rel), outcome.seconds)
         ev = self.evidence.setdefault((plan.rel, plan.qualname), MutantEvidence(plan.rel, plan.qualname))
         if outcome.error:
             self.stats.errors += 1

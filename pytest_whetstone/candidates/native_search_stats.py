@@ -37,6 +37,14 @@ class NativeSearchStats:
     # "baseline", "spectrum", "schemata" (waiting for the early ones), "plans", "mutants" (batches run),
     # "wider" (a fix's whole binaries or suite)
     phases: dict[str, float] = field(default_factory=dict)
+    # mutants compiled alone, by why (TrialOutcome.alone) and whether in a header: "<why>[ header]" ->
+    # [count, seconds]
+    alone: dict[str, list[float]] = field(default_factory=dict)
+
+    def count_alone(self, why: str, header: bool, seconds: float) -> None:
+        entry = self.alone.setdefault(f"{why or 'other'}{' header' if header else ''}", [0, 0.0])
+        entry[0] += 1
+        entry[1] += seconds
 
     @contextmanager
     def timed(self, phase: str) -> Iterator[None]:
@@ -51,4 +59,5 @@ class NativeSearchStats:
         data["trial_median_s"] = round(statistics.median(self.trial_s), 3) if self.trial_s else None
         data["trial_s"] = [round(s, 3) for s in self.trial_s]
         data["phases"] = {name: round(s, 3) for name, s in self.phases.items()}
+        data["alone"] = {why: [int(n), round(s, 3)] for why, (n, s) in self.alone.items()}
         return data

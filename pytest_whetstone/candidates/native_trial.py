@@ -42,6 +42,9 @@ class TrialOutcome:
     unbuildable: bool = False
     # seconds each failing test took, by failure id, where the runner says (gtest's XML report)
     test_s: dict[str, float] = field(default_factory=dict)
+    # compiled alone, why: "fix-check" (a screened fix, built as it would be applied), "no-schema" (its
+    # file has none), "left-out" (its file's schema does not hold it), "no-screen" (no schemata at all)
+    alone: str = ""
 
 
 @dataclass
