@@ -135,26 +135,6 @@ def test_lines_that_cannot_hold_a_choice_are_named_by_the_compiler_and_left_out(
     assert subprocess.run(["g++", "-std=c++17", "-c", "geo.cc", "-o", "geo.o"], cwd=tmp_path).returncode == 0
 
 
-def test_constant_contexts_are_left_to_the_one_at_a_time_path() -> None:
-    source = """\
-#include <array>
-enum Mode { kFast = 1 + 1 };
-constexpr int twice(int x) { return x * 2; }
-int f(int n) {
-  static const int table[] = {1, 2};
-  const int k = 4;
-  int local[k + 1] = {0};
-  std::array<int, 3 + 1> a{};
-  static_assert(sizeof(int) == 4, "int");
-  switch (n) { case 1 + 1: return 2; }
-  return table[0] + local[0] + a[0] + n * 3;
-}
-"""
-    mutants = mutants_in("f.cc", source.encode(), 1, 12)
-    schema = schema_text("f.cc", source.encode(), mutants)
-    assert schema is not None and set(schema.lines) == {7, 10, 11}  # the array's initial value, `return 2`, `n * 3`
-
-
 # --------------------------------------------------------------------------- the search screens through it
 
 GEO_CC_CONSTEXPR = GEO_CC.replace('#include "geo.h"\n', '#include "geo.h"\n\nconstexpr int kOrigin = 0 * 1;\n')

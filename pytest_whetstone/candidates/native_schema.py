@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..locate.cfamily import holds_cxx
 from .mutant import Mutant
 from .native_mutants import _parse
 
@@ -125,6 +126,7 @@ class Schema:
     # line -> (first byte column, past the last, mutant key) of each choice's own text, so an error the
     # compiler names by line and column is one mutant's
     spans: dict[int, list[tuple[int, int, Key]]] = field(default_factory=dict)
+    risky: int = 0  # choices in initializers C++ may need as constants (:func:`_constant_context`)
 
     def at(self, line: int, col: int) -> Key | None:
         """The mutant whose text holds 1-based byte column ``col`` of ``line``."""
@@ -152,16 +154,18 @@ def _likeliest(rel: str, mutants: list[Mutant], skip: frozenset[Key], skip_lines
 
 
 def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: frozenset[int] = frozenset(),
-                skip: frozenset[Key] = frozenset()) -> Schema | None:
+                skip: frozenset[Key] = frozenset(), risky: bool = True) -> Schema | None:
     """The schema of ``mutants`` (all edits of file ``rel``, whose bytes are ``data``), or None when
-    none of them can be lifted to a single-line expression; ``skip_lines`` and ``skip``: lines and
-    mutants whose choices did not compile."""
+    none of them can be lifted to an expression; ``skip_lines`` and ``skip``: lines and mutants whose
+    choices did not compile; ``risky``: whether choices in initializers that C++ may need as constants
+    elsewhere are in (see :func:`_constant_context`)."""
     root = _parse(rel, data)
     if root is None:
         return None
     starts = _line_starts(data)
     hosts: dict[tuple[int, int], _Host] = {}
     schema = Schema(rel, "", {})
+    cxx = holds_cxx(rel, data)
     for mutant in _likeliest(rel, mutants, skip, skip_lines):
         edit = mutant.edit
         if mutant.key in schema.ids:
@@ -170,17 +174,21 @@ def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: fro
         if lo is None or hi is None or hi < lo:
             continue
         node = _host(root, lo, hi)
-        if node is None or _constant_context(node, data) \
-                or _retypes_deduced(node, data[lo:hi].decode("utf-8", "replace"), edit.new_text):
+        if node is None or _retypes_deduced(node, data[lo:hi].decode("utf-8", "replace"), edit.new_text):
+            continue
+        context = _constant_context(node, data, cxx)
+        if context == CONSTANT or (context == RISKY and not risky):
             continue
         start, end = node.start_byte, node.end_byte
         line = node.start_point[0] + 1
-        new = edit.new_text.encode("utf-8")
-        if b"\n" in data[start:end] or b"\n" in new or line in skip_lines or _directive(data, starts, line):
-            continue  # the rewrite must stay on its line, outside the preprocessor
+        if line in skip_lines or _directive(data, starts, line) or not _flattens(data[start:end]):
+            continue  # the rewrite must stay outside the preprocessor
+        schema.risky += context == RISKY
         host = hosts.setdefault((start, end), _Host(start, end, line))
         mid = len(schema.ids) + 1
-        host.choices.append((mid, data[start:lo] + new + data[hi:end]))
+        # a host over several lines keeps them in its original text; each mutated copy is one line (the
+        # host's first), so every line the compiler names is still the user's
+        host.choices.append((mid, _one_line(data[start:lo] + edit.new_text.encode("utf-8") + data[hi:end])))
         schema.ids[mutant.key] = mid
         schema.lines.setdefault(line, []).append(mutant.key)
     if not hosts:
@@ -282,26 +290,62 @@ _CONSTANT_PARENTS = {
     "alignas_qualifier", "requires_clause", "attribute_specifier",
 }
 _CONSTANT_WORDS = re.compile(rb"\b(?:constexpr|consteval|constinit|const|static)\b")
+CONSTANT = "constant"  # the language wants a constant here: a choice never compiles
+RISKY = "risky"  # a choice compiles here, but C++ may use the variable where a constant is wanted
+_SCOPES = ("translation_unit", "declaration_list", "field_declaration_list")
 
 
-def _constant_context(node: Any, data: bytes) -> bool:
+def _constant_context(node: Any, data: bytes, cxx: bool = True) -> str:
+    """CONSTANT, RISKY or "" (a run-time value, the choice is safe) for the expression ``node``.
+
+    A local ``const`` or ``static`` is run-time code: C's ``static`` local alone needs a constant
+    initializer.  In C++ a ``const`` integer (or a ``static`` local) initialized by a constant may be
+    used as an array bound or a template argument, and the compiler then fails on that line, which
+    holds no choice to blame: such a choice is RISKY, in the first compile and left out of the next
+    one when an error falls on a line without choices (:mod:`.native_screen`).  A pointer to const
+    (``const char *p = data + n``) is no constant at all."""
     child, cur = node, node.parent
     while cur is not None:
         kind = cur.type
         if kind in _CONSTANT_PARENTS:
-            return True
+            return CONSTANT
         if kind == "case_statement" and cur.child_by_field_name("value") == child:
-            return True
+            return CONSTANT
         if kind in ("declaration", "function_definition"):
             declarator = cur.child_by_field_name("declarator")
             head = data[cur.start_byte:declarator.start_byte if declarator is not None else cur.start_byte]
             words = set(_CONSTANT_WORDS.findall(head))
             if kind == "function_definition":
-                return bool(words & {b"constexpr", b"consteval"})
-            if words or cur.parent is None or cur.parent.type in ("translation_unit", "declaration_list"):
-                return True  # a constant, a static, or a file-scope initializer
+                return CONSTANT if words & {b"constexpr", b"consteval"} else ""
+            if words & {b"constexpr", b"consteval", b"constinit"} or cur.parent is None or cur.parent.type in _SCOPES:
+                return CONSTANT  # a constant, or a file-scope initializer
+            if b"static" in words:
+                return RISKY if cxx else CONSTANT
+            if b"const" in words and cxx and not _points(child):
+                return RISKY
+            return ""
         child, cur = cur, cur.parent
-    return False
+    return ""
+
+
+def _points(declarator: Any) -> bool:
+    """Whether the declarator declares a pointer or a reference (its ``const`` is the pointee's)."""
+    cur = declarator.child_by_field_name("declarator") if declarator.type == "init_declarator" else declarator
+    return cur is not None and cur.type in ("pointer_declarator", "reference_declarator")
+
+
+_COMMENT_OR_DIRECTIVE = re.compile(rb"//|/\*|\\\r?\n|\n[ \t]*#|R\"")
+
+
+def _flattens(text: bytes) -> bool:
+    """Whether the host's text may be written on one line: one line already, or several with no comment,
+    directive, line continuation or raw string among them (joining would change what they mean)."""
+    return b"\n" not in text or not _COMMENT_OR_DIRECTIVE.search(text)
+
+
+def _one_line(text: bytes) -> bytes:
+    """The text with each line break (and the indentation around it) as one space."""
+    return re.sub(rb"[ \t]*\r?\n[ \t]*", b" ", text) if b"\n" in text else text
 
 
 _INT_LITERAL = re.compile(r"-?(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*")

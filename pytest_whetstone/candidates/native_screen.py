@@ -256,8 +256,9 @@ class Screen:
         data = text.encode("utf-8", "surrogateescape")
         skip: frozenset[int] = frozenset()
         last = 0.0  # this file's last compile: a header's recompiles every unit that includes it
+        risky = True
         for _ in range(MAX_COMPILES):
-            schema = schema_text(rel, data, state.mutants, skip_lines=skip, skip=frozenset(state.rejected))
+            schema = schema_text(rel, data, state.mutants, skip_lines=skip, skip=frozenset(state.rejected), risky=risky)
             if schema is None:
                 return
             if last and self.deadline - time.monotonic() < 2 * last:
@@ -282,6 +283,11 @@ class Screen:
                                           max(self.timeout_s, SCHEMA_RUN_FACTOR * plain_s + 0.5))
                     state.dropped = len(state.mutants) - len(schema.ids) - len(state.rejected)
                 return
+            if risky and schema.risky and (trial.error_lines - set(schema.lines) or not trial.error_lines):
+                # an error on a line with no choice: a C++ constant whose initializer is a choice, used where a
+                # constant is wanted (errors on lines with choices may only follow from it): without those
+                risky = False
+                continue
             # an error inside one mutant's text rejects that mutant; one elsewhere on a line with choices
             # (a choice's condition, a note's line) leaves the line to the one-at-a-time path
             own = {key for line, col in trial.error_points if (key := schema.at(line, col)) is not None}

@@ -100,6 +100,12 @@ def parse_file(path: str | Path) -> ParsedFile | None:
     return _CACHE.get(p)
 
 
+def holds_cxx(path: str | Path, source: bytes) -> bool:
+    """Whether the file is C++: by its name, or for a header by the C++-only constructs it uses."""
+    lang = language_for(path)
+    return lang == "cpp" or (lang == "c" and Path(path).suffix in HEADER_EXTS and bool(_CPP_MARKERS.search(source)))
+
+
 def parse_source(source: bytes, lang: str, *, header: bool = False, path: Path | None = None) -> ParsedFile:
     tree = _parser(lang).parse(source)
     if header and lang == "c" and (tree.root_node.has_error or _CPP_MARKERS.search(source)):
