@@ -3,7 +3,7 @@ failing test had passed gets the trial's own time limit.
 
 Real g++, GoogleTest and make through ccwrap.  Two tests fail on the seeded fault: one quick, one that
 asserts first and then works for a second and a half.  The fault fails both at once, so the baseline is
-fast and a screened run's limit is its floor (one second).  With the exact fix the quick test passes and
+fast and a screened run's limit is its floor (RUN_FLOOR_S).  With the exact fix the quick test passes and
 the long one runs its whole course: gtest's own output says the quick one passed before the limit
 stopped the run, so the run is given the longer limit, and both pass.  A mutant that loops makes no test
 pass before the limit: it is not run again.  (A single long failing test gives no such sign: its fix is
@@ -107,3 +107,41 @@ def test_the_search_validates_the_fix_of_a_test_the_fault_cut_short(proj: Path) 
     assert found and found[0].validated and found[0].edits[0].new_text in ("<", "y < h"), (found, stats)
     assert stats.schema.get("longer", 0) >= 1
     assert (proj / "src/geo.cc").read_text() == SLOW_GEO_CC
+
+
+def test_a_mutant_that_lets_the_failing_test_run_longer_raises_the_file_s_limit() -> None:
+    """Runs that end set the limit of the next: a looping mutant costs the floor while every mutant
+    fails fast, and a few times the longest run once one went further."""
+    from pytest_whetstone.candidates.native_mutants import mutants_in
+    from pytest_whetstone.candidates.native_screen import ENDED_FACTOR
+    from pytest_whetstone.candidates.native_trial import TrialOutcome
+
+    source = "int f(int a, int b) {\n  if (a < b) return a + b;\n  return a - b;\n}\n"
+    mutants = mutants_in("f.cc", source.encode(), 1, 4)
+    limits: list[float] = []
+
+    class Trial:
+        error_lines: set[int] = set()
+        error_points: set[tuple[int, int]] = set()
+
+        def prepare_schema(self, rel: str, text: str) -> str:
+            return ""
+
+        def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
+                       only: set[str] | None = None) -> TrialOutcome:
+            if mutant_id:
+                limits.append(timeout_s)
+            seconds = 0.3 if mutant_id == 1 else 0.01
+            return TrialOutcome(failing={"F1": "expected 3, got 4"}, seconds=seconds)
+
+    screen = Screen(TrialOutcome(failing={"F1": "expected 3, got 4"}, seconds=0.01), lambda rel: source,
+                    deadline=1e12, timeout_s=10.0)
+    screen.add(mutants)
+    screen.prepare(Trial())  # type: ignore[arg-type]
+    ids = screen.files["f.cc"].schema.ids  # type: ignore[union-attr]
+    first = next(m for m in mutants if ids[m.key] == 1)
+    other = next(m for m in mutants if ids[m.key] == 2)
+    screen.outcome(other, Trial())  # type: ignore[arg-type]
+    screen.outcome(first, Trial())  # type: ignore[arg-type]
+    screen.outcome(other, Trial())  # type: ignore[arg-type]
+    assert limits[0] == limits[1] == RUN_FLOOR_S and limits[2] == pytest.approx(ENDED_FACTOR * 0.3)

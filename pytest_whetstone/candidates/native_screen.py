@@ -27,10 +27,16 @@ from .native_trial import TrialOutcome
 
 MAX_COMPILES = 5  # per file: the first schema, then without the lines the compiler named
 HEADER_UNITS = 4  # a header's schema is taken to cost this many source compiles
-RUN_FLOOR_S = 1.0  # a screened run's timeout: at least this, else a few times the baseline's
-# ... or a few times the unmutated schema's run (built at -O0, numeric code runs many times slower
-# than the real build: a limit from the baseline alone would time every one of its runs out)
+# A screened run's limit: at least RUN_FLOOR_S, else a few times the baseline's, or a few times the
+# unmutated schema's run (built at -O0, numeric code runs many times slower than the real build: a limit
+# from the baseline alone would time every one of its runs out), or ENDED_FACTOR times the longest run of
+# the file's mutants that ended (a mutant that lets the failing test go further shows how long it takes).
+# A mutant that loops costs the whole limit, and loops are what mutated conditions make: with tests that
+# fail in milliseconds, a one-second floor spent most of the screening on the few mutants that looped.
+RUN_FLOOR_S = 0.4
+RUN_MARGIN_S = 0.25
 SCHEMA_RUN_FACTOR = 5.0
+ENDED_FACTOR = 3.0
 # an unmutated schema run this slow, and this many times the real build's, is worth a compile with the
 # optimizer (-O1): dense numeric code with a choice in every operation runs several times faster then,
 # while most files' tests run in milliseconds either way and keep the cheaper -O0 compile
@@ -82,6 +88,7 @@ class _FileState:
     wider_tried: bool = False
     wider_s: float = 0.0  # how long that run took
     timeout_s: float = 0.0  # a screened run's limit on this schema (see SCHEMA_RUN_FACTOR)
+    longest_ended_s: float = 0.0  # the longest screened run of this schema that was not stopped
     probe: set[str] | None = None  # the failing tests a screened run covers (None: all; see PROBE_FLOOR_S)
 
 
@@ -90,7 +97,7 @@ class Screen:
         self.base = base
         self.original = original  # rel -> the file's text (None: unreadable)
         self.deadline = deadline
-        self.timeout_s = min(timeout_s, max(RUN_FLOOR_S, 5 * base.seconds + 0.5))
+        self.timeout_s = min(timeout_s, max(RUN_FLOOR_S, 5 * base.seconds + RUN_MARGIN_S))
         self.long_timeout_s = timeout_s  # a run that was passing the failing tests when it was stopped
         self.longer = 0  # runs given that longer limit
         self.files: dict[str, _FileState] = {}
@@ -125,12 +132,15 @@ class Screen:
         schema = state.schema
         if schema is None or mutant.key not in schema.ids:
             return None
-        outcome = trial.run_schema(rel, schema.text, schema.ids[mutant.key], state.timeout_s, only=state.probe)
+        limit = min(self.long_timeout_s, max(state.timeout_s, ENDED_FACTOR * state.longest_ended_s))
+        outcome = trial.run_schema(rel, schema.text, schema.ids[mutant.key], limit, only=state.probe)
+        if not outcome.timed_out:
+            state.longest_ended_s = max(state.longest_ended_s, outcome.seconds)
         if outcome.timed_out and set(outcome.passed) & set(self.base.failing):
             # the failing tests failed fast and now pass, until the limit stopped them: the fault may have
             # cut them short, and its fix lets them run their whole course (a loop stops at no test's end)
             longer = min(self.long_timeout_s, self.deadline - time.monotonic())
-            if longer > state.timeout_s:
+            if longer > limit:
                 self.longer += 1
                 outcome = trial.run_schema(rel, schema.text, schema.ids[mutant.key], longer, only=state.probe)
         # a test failing as it did in the unmutated schema failed as in the real build: say it in the
@@ -280,7 +290,7 @@ class Screen:
                         self.notes.append(f"schema of {rel}: {len(state.probe)} of {len(sound.test_s)} failing "
                                           "tests per screened mutant, the cheap ones there")
                     state.timeout_s = min(self.long_timeout_s,
-                                          max(self.timeout_s, SCHEMA_RUN_FACTOR * plain_s + 0.5))
+                                          max(self.timeout_s, SCHEMA_RUN_FACTOR * plain_s + RUN_MARGIN_S))
                     state.dropped = len(state.mutants) - len(schema.ids) - len(state.rejected)
                 return
             if risky and schema.risky and (trial.error_lines - set(schema.lines) or not trial.error_lines):
