@@ -43,6 +43,7 @@ OPTIMIZED_SCHEMA_FLAGS = ("-w", "-O1", "-g0")  # a schema whose unmutated tests 
 # every error (the gate stops at a few; a schema's are one per broken mutant), columns in bytes
 FAMILY_SCHEMA_FLAGS = {"gcc": ("-fdiagnostics-column-unit=byte", "-fmax-errors=0"), "clang": ("-ferror-limit=0",)}
 MAX_UNITS_PER_HEADER = 8  # a header included everywhere is not a one-unit mutant: recompile a few
+HEADER_UNITS_SEEN = 64  # units including a header looked at to choose those few
 
 
 class _Unbuildable(str):
@@ -169,9 +170,29 @@ class CxxTrial:
     def units_including(self, rel: str) -> int:
         """How many recorded units a mutant of header ``rel`` recompiles (at most MAX_UNITS_PER_HEADER)."""
         if rel not in self._units:
-            path = os.path.realpath(self.workspace / rel)
-            self._units[rel] = len(self.db.including(path, limit=MAX_UNITS_PER_HEADER))
+            self._units[rel] = len(self._header_units(Path(os.path.realpath(self.workspace / rel))))
         return self._units[rel]
+
+    def _header_units(self, header: Path) -> list[Command]:
+        """The units a mutant of ``header`` recompiles: those the failing tests' binaries link first (in
+        their link order: of a header's inline function each unit holds a copy, and the linker keeps
+        the first it meets, so a recompiled unit it never meets changes nothing), at most
+        MAX_UNITS_PER_HEADER in all."""
+        units = self.db.including(header, limit=HEADER_UNITS_SEEN)
+        if len(units) <= MAX_UNITS_PER_HEADER:
+            return units
+        order: dict[str, int] = {}
+        for binary in [b for b in self.binaries if b.tests] + [b for b in self.binaries if not b.tests]:
+            for real in self._inputs(binary.link):
+                names = [real] if not real.endswith(".a") else \
+                    [os.path.join(os.path.dirname(real), m) for m in sorted(self._archive_members(real))]
+                for name in names:
+                    order.setdefault(Path(name).name if real.endswith(".a") else name, len(order))
+
+        def place(command: Command) -> int:
+            real = os.path.realpath(os.path.join(command.directory, command.output or ""))
+            return min(order.get(real, len(order)), order.get(Path(real).name, len(order)))
+        return sorted(units, key=place)[:MAX_UNITS_PER_HEADER]
 
     def optimize_schema(self, rel: str, on: bool) -> None:
         """Compile ``rel``'s schema with the optimizer from now on (or no longer): its builds so far are
@@ -276,7 +297,7 @@ class CxxTrial:
         path = Path(os.path.realpath(self.workspace / rel))
         commands = self.db.for_source(path)[:1]
         if not commands:
-            commands = self.db.including(path, limit=MAX_UNITS_PER_HEADER) if path.suffix in HEADER_EXT else []
+            commands = self._header_units(path) if path.suffix in HEADER_EXT else []
         if not commands:
             return _Unbuildable(f"no recorded command compiles {rel}")
         self._count += 1
