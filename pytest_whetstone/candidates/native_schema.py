@@ -303,7 +303,7 @@ def _constant_context(node: Any, data: bytes, cxx: bool = True) -> str:
     used as an array bound or a template argument, and the compiler then fails on that line, which
     holds no choice to blame: such a choice is RISKY, in the first compile and left out of the next
     one when an error falls on a line without choices (:mod:`.native_screen`).  A pointer to const
-    (``const char *p = data + n``) is no constant at all."""
+    (``const char *p = data + n``) is no constant at all, nor a double, a string or a class."""
     child, cur = node, node.parent
     while cur is not None:
         kind = cur.type
@@ -319,13 +319,23 @@ def _constant_context(node: Any, data: bytes, cxx: bool = True) -> str:
                 return CONSTANT if words & {b"constexpr", b"consteval"} else ""
             if words & {b"constexpr", b"consteval", b"constinit"} or cur.parent is None or cur.parent.type in _SCOPES:
                 return CONSTANT  # a constant, or a file-scope initializer
-            if b"static" in words:
-                return RISKY if cxx else CONSTANT
-            if b"const" in words and cxx and not _points(child):
+            if b"static" in words and not cxx:
+                return CONSTANT
+            if words and cxx and not _points(child) and _integral(cur.child_by_field_name("type"), data):
                 return RISKY
             return ""
         child, cur = cur, cur.parent
     return ""
+
+
+_INTEGRAL = re.compile(rb"(?:(?:std::)?(?:unsigned|signed|short|long|int|char|bool|auto|size_t|ssize_t|ptrdiff_t|"
+                       rb"u?int(?:8|16|32|64|max|ptr)_t|wchar_t|char(?:8|16|32)_t)\b\s*)+")
+
+
+def _integral(kind: Any, data: bytes) -> bool:
+    """Whether a declaration's type may make its variable usable where a constant is wanted: an integer,
+    a bool, ``auto`` (a double, a string or a class never is)."""
+    return kind is not None and bool(_INTEGRAL.fullmatch(data[kind.start_byte:kind.end_byte].strip()))
 
 
 def _points(declarator: Any) -> bool:
