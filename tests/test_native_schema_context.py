@@ -167,3 +167,65 @@ def test_a_host_over_several_lines_is_screened_and_each_choice_behaves_as_the_mu
         if alone.returncode != 0:
             continue  # the schema compiler named it; the screen rejects such a mutant
         assert _run(tmp_path / "schema", mid) == _run(tmp_path / "alone"), by_key[key].description
+
+
+OVERLOADS = """\
+#include <cstdio>
+struct Expr { double v; int kind() const { return 2; } };
+struct Term { double v; int kind() const { return 1; } operator Expr() const { return Expr{v}; } };
+struct Var { double v; };
+inline Term operator*(Var a, double k) { return Term{a.v * k}; }
+inline Expr operator+(Var a, double k) { return Expr{a.v + k}; }
+int kind(Var x) { return (x * 2.0).kind(); }
+bool before(int a, int b) { return a <= b; }
+int main() { std::printf("%d %d\\n", kind(Var{1.0}), before(2, 2) ? 1 : 0); return 0; }
+"""
+
+
+class _RunTrial(_GxxTrial):
+    """Compiles the schema into a program and runs it: F1 fails while `before(2, 2)` holds, F2 while
+    `kind` is not the Term's."""
+
+    def prepare_schema(self, rel: str, text: str) -> str:
+        self.compiles += 1
+        (self.tmp / rel).write_text(text)
+        out = subprocess.run(["g++", "-std=c++17", "-w", "-O0", rel, "-o", "prog"], cwd=self.tmp, capture_output=True,
+                             text=True)
+        found = re.findall(rf"^{re.escape(rel)}:(\d+):(\d+): error", out.stderr, re.M)
+        self.error_points = {(int(line), int(col)) for line, col in found}
+        self.error_lines = {line for line, _col in self.error_points}
+        return "" if out.returncode == 0 else f"does not compile: {out.stderr[:200]}"
+
+    def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
+                   only: set[str] | None = None) -> TrialOutcome:
+        out = subprocess.run([str(self.tmp / "prog")], capture_output=True, text=True, timeout=10,
+                             env=dict(os.environ, **{ENV: str(mutant_id)}))
+        kind, before = out.stdout.split()
+        outcome = TrialOutcome(seconds=0.01)
+        if before == "0":
+            outcome.passed.add("F1")
+        else:
+            outcome.failing["F1"] = "F1 failed"
+        if kind != "1":  # a test the unchanged code passes (the trial runs the failing ones: it says only this)
+            outcome.failing["F2"] = "F2 failed"
+        return outcome
+
+
+def test_a_choice_of_another_class_type_costs_the_arithmetic_its_place_not_the_file_its_schema(
+        tmp_path: Path) -> None:
+    """`x * 2.0` is a Term, `x + 2.0` an Expr: beside that choice the original converts to an Expr and
+    `kind()` changes, so the unmutated schema fails another test.  The next schema leaves the C++
+    mutants that may change their expression's type out and screens the rest: `<=` -> `<` fixes F1."""
+    mutants = mutants_in("o.cc", OVERLOADS.encode(), 7, 8)
+    base = TrialOutcome(failing={"F1": "F1 failed"}, seconds=0.01)
+    screen = Screen(base, lambda rel: OVERLOADS, deadline=1e12, timeout_s=5.0)
+    screen.add(mutants)
+    trial = _RunTrial(tmp_path, "o.cc")
+    screen.prepare(trial)  # type: ignore[arg-type]
+    schema = screen.files["o.cc"].schema
+    # compiles: `x / 2.0` rejected (no such operator), then unsound, then without the typed kinds
+    assert schema is not None and not screen.notes and trial.compiles == 3, screen.notes
+    assert schema.typed == 0 and 8 in schema.lines and 7 not in schema.lines
+    fix = next(m for m in mutants if m.edit.new_text == "<")
+    outcome = screen.outcome(fix, trial)  # type: ignore[arg-type]
+    assert outcome is not None and outcome.passed == {"F1"} and not outcome.failing
