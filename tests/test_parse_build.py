@@ -219,7 +219,7 @@ def test_ninja_summaries() -> None:
         "[1/2] Building C object CMakeFiles/app.dir/util.c.o\n"
         "FAILED: CMakeFiles/app.dir/util.c.o \n"
         "/usr/bin/cc -c /w/util.c -o CMakeFiles/app.dir/util.c.o\n"
-        "/w/util.c:2:16: error: use of undeclared identifier 'y'\n"
+        "/w/util.c:2:16: error: ‘y’ undeclared (first use in this function)\n"
         "ninja: build stopped: subcommand failed.\n"
     )
     recs = parse_text(text, cwd="/w").build_errors

@@ -42,7 +42,7 @@ def _small_batches(text: str, tool: str, cwd: str) -> dict:
     lines = [line for batch in P._text_batches(text) for line in batch]
     batches = P._dispatch(([line] for line in lines), tool, P.ParseContext(cwd=cwd, tool_hint=tool), result,
                           stream=True)
-    records = [r for batch in P._settled(batches, None, True) for r in batch]
+    records = [r for batch in P._settled(batches, None, True, result) for r in batch]
     result.build_errors = [r for r in records if isinstance(r, BuildErrorRecord)]
     result.test_failures = [r for r in records if isinstance(r, TestFailureRecord)]
     return result.to_dict()

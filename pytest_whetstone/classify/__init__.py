@@ -84,6 +84,7 @@ _BUILD_PATTERNS: list[tuple[str, FoldedPattern]] = [
             r"|expects argument of type|format specifies type|redeclared as different kind"
             # a value used as what its type is not: a pointer, a struct, a function, a count of arguments
             r"|request for member .{1,200} in something not a structure or union|is not a pointer"
+            r"|request for member .{1,200} which is of pointer type|member reference (?:base )?type .{1,200} is a pointer"
             r"|member reference (?:base )?type .{1,200} is not a|indirection requires pointer operand"
             r"|base operand of .{1,40} has non-pointer type|comparison between (?:pointer and integer|distinct pointer types)"
             r"|comparison of distinct pointer types|could not convert|invalid initialization of"
@@ -97,7 +98,9 @@ _BUILD_PATTERNS: list[tuple[str, FoldedPattern]] = [
             r"|stray '.*' in program|missing terminating|unterminated|extraneous|unexpected"
             r"|syntax error|parse error|expected ';'|unbalanced|#endif without #if|unmatched"
             r"|Parse error|Expected a command name|invalid preprocessing directive|empty character constant"
-            r"|Unknown argument|Invalid escape sequence|Unmatched|missing separator"
+            # CMake's own wording: "install TARGETS given unknown argument", if()'s "Unknown arguments
+            # specified" (a compiler driver's "unknown argument: '-fx'" is a bad flag, no syntax)
+            r"|given unknown argument|Unknown arguments specified|Invalid escape sequence|Unmatched|missing separator"
             r"|\bexpected [‘'\"(][^’'\"]*[’'\"]"
             # a definition in a scope it cannot be in: a block left open above it (gcc, g++, clang)
             r"|definition is not allowed here|cannot appear at block scope|qualified-id in declaration"
@@ -339,21 +342,63 @@ def unclosed_block_cascade(records: list[BuildErrorRecord]) -> None:
             record.error_type = "syntax_error"
 
 
+# How far same_place looks for the other error at a place: records either side (a streamed parse holds
+# back this many records beyond the newest, so it sees what a whole-log parse sees).
+SAME_PLACE_REACH = 2
+_Place = tuple[str, int, bool, str]  # file, line, is_failure, error_type before same_place
+
+
+def _place(record: BuildErrorRecord) -> _Place:
+    return (record.file_path, record.line, record.is_failure, record.error_type)
+
+
+def _takes_place_type(record: BuildErrorRecord) -> bool:
+    return record.error_type == "unknown" and bool(record.line) and record.is_failure and record.tool != "cmake"
+
+
+def _place_type(before: list[_Place], seq: list[BuildErrorRecord], k: int) -> str:
+    """The class of the first known error at ``seq[k]``'s place within reach of it (``before``: the
+    places of the records before ``seq[0]``, last one last), or ""."""
+    path, line = seq[k].file_path, seq[k].line
+    for p in range(k - SAME_PLACE_REACH, k + SAME_PLACE_REACH + 1):
+        if p == k or p >= len(seq) or p < -len(before):
+            continue
+        other = before[p] if p < 0 else _place(seq[p])
+        if other[2] and other[1] == line and other[0] == path and other[3] not in ("", "unknown"):
+            return other[3]
+    return ""
+
+
+def _settle_places(before: list[_Place], seq: list[BuildErrorRecord], count: int) -> None:
+    """same_place for ``seq[:count]``; every record reads the others' classes as they were before."""
+    found = [(record, _place_type(before, seq, k)) for k, record in enumerate(seq[:count])
+             if record.error_type == "unknown" and _takes_place_type(record)]
+    for record, error_type in found:
+        if error_type:
+            record.error_type = error_type
+
+
 def same_place(records: list[BuildErrorRecord]) -> None:
-    """An error no pattern knows takes the class of an error the compiler reports at the same
-    place (g++'s "variable or field 'f' declared void" comes with "'T' was not declared in this
-    scope" on its line: the unknown type is the cause)."""
-    known: dict[tuple[str, int], str] = {}
-    for record in records:
-        if record.is_failure and record.line and record.error_type not in ("", "unknown"):
-            known.setdefault((record.file_path, record.line), record.error_type)
-    if not known:
-        return
-    for record in records:
-        if record.is_failure and record.error_type == "unknown" and record.tool != "cmake":
-            found = known.get((record.file_path, record.line))
-            if found:
-                record.error_type = found
+    """An error no pattern knows takes the class of an error the compiler reports at the same place
+    (file and line) beside it, within ``SAME_PLACE_REACH`` records (g++'s "variable or field 'f' declared
+    void" comes with "'T' was not declared in this scope" on its line: the unknown type is the cause).
+    Only neighbours count, so a streamed parse (:class:`SamePlace`) decides as the whole log does."""
+    _settle_places([], records, len(records))
+
+
+class SamePlace:
+    """:func:`same_place` over records handed on in batches: each batch comes with the (complete,
+    classified) records after it, and the places of the last records before it are remembered."""
+
+    __slots__ = ("before",)
+
+    def __init__(self) -> None:
+        self.before: list[_Place] = []
+
+    def settle(self, batch: list[BuildErrorRecord], after: list[BuildErrorRecord]) -> None:
+        tail = [_place(r) for r in batch[-SAME_PLACE_REACH:]]
+        _settle_places(self.before, batch + after[:SAME_PLACE_REACH], len(batch))
+        self.before = (self.before + tail)[-SAME_PLACE_REACH:]
 
 
 def _unit(record: BuildErrorRecord) -> str:

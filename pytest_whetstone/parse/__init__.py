@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from ..classify import classify_build, classify_result, classify_test
+from ..classify import SAME_PLACE_REACH, SamePlace, classify_build, classify_result, classify_test
 from ..config import Config
 from ..lazy_pattern import lazy_pattern
 from ..paths import workspace_relative
@@ -441,7 +441,7 @@ def iter_parse_file(
         batches = _document_batches(lambda: head + stream.read(), tool, cwd, config, result)
     else:
         batches = _settled(_dispatch(_stream_batches(head, stream), tool, ParseContext(cwd=cwd), result, stream=True),
-                           config, True)
+                           config, True, result)
     return ParseStream(batches, result, stream.close)
 
 
@@ -463,7 +463,7 @@ def iter_parse_text(
         batches = _document_batches(lambda: text, tool, cwd, config, result)
     else:
         batches = _settled(_dispatch(_text_batches(text), tool, ParseContext(cwd=cwd, tool_hint=tool), result,
-                                     stream=True), config, True)
+                                     stream=True), config, True, result)
     return ParseStream(batches, result, _no_close)
 
 
@@ -508,19 +508,30 @@ def _document_batches(
     yield [*whole.build_errors, *whole.test_failures]
 
 
-def _settled(batches: Iterable[list[Record]], config: Config | None, classify: bool) -> Iterator[list[Record]]:
-    """Ids and classification for each drained batch, as ``_finish`` gives a whole result."""
+def _settled(batches: Iterable[list[Record]], config: Config | None, classify: bool,
+             result: ParseResult | None = None) -> Iterator[list[Record]]:
+    """Ids and classification for each drained batch, as ``_finish`` gives a whole result: each record
+    by itself, then an unknown error beside a known one at its place (``classify.same_place``), from the
+    records before the batch and those ``result`` still holds after it (the drain left them there)."""
+    places = SamePlace()
     for records in batches:
         if not records:
             continue
         for record in records:
             record.ensure_id()
         if classify:
+            builds: list[BuildErrorRecord] = []
             for record in records:
                 if isinstance(record, BuildErrorRecord):
                     classify_build(record, config)
+                    builds.append(record)
                 else:
                     classify_test(record, config)
+            if builds:
+                after = result.build_errors[:SAME_PLACE_REACH] if result is not None else []
+                for record in after:
+                    classify_build(record, config)
+                places.settle(builds, after)
         yield records
 
 

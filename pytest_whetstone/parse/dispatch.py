@@ -4,6 +4,7 @@ still change taken out of a streamed result."""
 
 from __future__ import annotations
 
+from ..classify import SAME_PLACE_REACH
 from .base import LineParser, ParseContext, ParseResult
 from .stream import Record
 
@@ -27,7 +28,8 @@ def interject(line: str, active: LineParser, owners: list[LineParser], parsers: 
 
 
 def drain(result: ParseResult, parsers: list[LineParser], *, final: bool) -> list[Record]:
-    """Take out of ``result`` the records no live parser can still change."""
+    """Take out of ``result`` the records no live parser can still change, and that have
+    ``SAME_PLACE_REACH`` such records after them (classify.same_place looks that far ahead)."""
     errors = result.build_errors
     cut = len(errors)
     if not final and cut:
@@ -39,6 +41,7 @@ def drain(result: ParseResult, parsers: list[LineParser], *, final: bool) -> lis
                 if any(record is h for h in held):
                     cut = k
                     break
+        cut = max(0, cut - SAME_PLACE_REACH)
     ready: list[Record] = list(errors[:cut])
     if cut:
         for k in range(cut - 1, -1, -1):

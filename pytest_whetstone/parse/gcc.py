@@ -6,7 +6,8 @@ that come *before* a diagnostic and describe it ("In file included from", gcc's 
 'f':", "In instantiation of", "required from here") are held for the next one.  Summary lines
 (``collect2: error: ld returned 1 exit status``, ``compilation terminated.``, ...) are claimed
 but are no records, and gcc vs clang is decided per diagnostic from what the compiler printed:
-see docs/parsers.md for both; clang's tallies are :mod:`.tally`'s.
+see docs/parsers.md for both; clang's tallies are :mod:`.tally`'s, messages printed over several
+lines :mod:`.gcc_wrap`'s, what a source echo is (and is not) :mod:`.gcc_echo`'s.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from typing import Any
 
 from ..lazy_pattern import lazy_pattern
 from ..records import BuildErrorRecord, Note
-from . import gcc_inline
+from . import gcc_echo, gcc_inline, gcc_wrap
 from .base import LineParser, ParseContext, ParseResult, RunError, SummaryGate
-from .gcc_driver import assembler_line, bare_line, tidy_line, tool_line
+from .gcc_driver import assembler_line, bare_line, linemarker, tidy_line, tool_line, unglued
 from .gcc_text import (
     _ASM_MESSAGES,
     _CARET,
@@ -34,26 +35,28 @@ from .gcc_text import (
     _K_BARE,
     _K_CONTEXT,
     _K_DIAG,
+    _K_REMARK,
     _K_SCOPE,
     _K_TOOL,
     _SOURCE_EXT,
+    STDIN,
     SourceLines,
     _colon_facts,
     _DiagFacts,
     command_compiler,
-    find_symbol,
     looks_foreign,
-    split_flag,
+    worded_by,
 )
+from .notes import MAX_NOTES as _MAX_NOTES
 from .notes import make_note, note_at
 from .tally import Tallies
 
 # GccParser._diagnostic builds its records positionally: gcc_text pins the field order at import.
 
-_MAX_NOTES = 64
 # "x.c: In function " / "x.cpp: In member function " as -fmessage-length leaves it, the name on the next line
 _SCOPE_HEAD = lazy_pattern(r"[^:\s][^:]*: In (?:[\w ]*function|constructor|destructor|instantiation of) $")
 _TIDY_STARTS = ("Error while processing ", "Suppressed ", "Use -header-filter=", "Found compiler error")
+_REST_STARTS = (*_TIDY_STARTS, "compilation terminated", "# ")
 _MAX_CONTEXT = 32
 _MAX_RAW_LINES = 200
 _MAX_UNDECIDED = 4096
@@ -87,6 +90,13 @@ class GccParser(LineParser):
         # and goes on in the next line, 3 spaces in; the piece printed last, while one may follow
         self.wrap_tail = ""
         self.wrap_raw = 0  # len(self.raw) right after that piece: a source echo since ends the message
+        self.wrap_at: tuple[Any, ...] | None = None  # facts of the header that opened the message (every-line)
+        self.may_go_on = False  # the message printed so far may go on in a header of its own (every-line)
+        self.unjoin: tuple[Any, ...] | None = None  # a clang wrap that may have been the source echo
+        self.held: tuple[Any, ...] | None = None  # a line taken as clang's echo that may be message text
+        self.label: tuple[re.Match[str], str] | None = None  # "error: x;" where the echo is due: echo or cc1?
+        self.preprocessed = False  # gcc -E's output is being printed (its last line lacks a newline)
+        self.odd = False  # the open record holds a line (held, label) or is a remark: see _finish
         self.scope_head = ""  # "x.c: In function " wrapped before the name
         self.link_gate = SummaryGate()
         self.command_gate = SummaryGate()
@@ -149,18 +159,23 @@ class GccParser(LineParser):
             return bare_line(self, facts, line)
         if kind == _K_ASM:
             return assembler_line(self, facts, line)
+        if kind == _K_REMARK:
+            return gcc_echo.remark(self, facts, line)
         self._decide("gcc")  # _K_TREATED: "cc1: all warnings being treated as errors"
         self.ctx.summary_line()
         return True
 
     def _feed_rest(self, line: str) -> bool:
         """``feed`` for a line of none of the shapes tested before."""
-        if line.startswith(_TIDY_STARTS):
-            return tidy_line(self)
-        if line.startswith("compilation terminated"):
-            self._decide("gcc")
-            self.ctx.summary_line()
-            return True
+        if line.startswith(_REST_STARTS):
+            if line[0] != "#":
+                if line[0] != "c":
+                    return tidy_line(self)
+                self._decide("gcc")  # "compilation terminated."
+                self.ctx.summary_line()
+                return True
+            if linemarker(self, line):
+                return False  # gcc -E's output: no parser's
         if line.endswith(_ASM_MESSAGES):
             self._finish()
             self.assembler = True  # its "x.c:4: Error: ..." lines follow
@@ -173,14 +188,16 @@ class GccParser(LineParser):
         if self.rec is not None:
             expect = self.expect
             if expect == "source" and not looks_foreign(line):
-                self._echo_line(line)  # clang's echo of the source line (a note's goes to raw only)
-                self.expect = "caret"
-                return True
-            if expect == "caret" and _CARET.match(line):
+                return gcc_wrap.source_or_text(self, line)  # clang's echo (a note's: raw only), or text
+            if (expect == "caret" or expect == "label") and _CARET.match(line):
                 # clang's caret under column 1 of its echo, not indented ("^" alone)
+                if self.label is not None:
+                    gcc_echo.label_is_echo(self)
                 self._echo_line(line)
                 self.rec_flavor = self.rec_flavor or "clang"
                 self.expect = "hint0"
+                return True
+            if expect == "caret" and line.endswith("]") and gcc_wrap.flag_closes(self, line):
                 return True
             if expect == "hint0" and not looks_foreign(line) and not _COMMAND.match(line):
                 # the fix-it text clang prints under such a caret ("static ")
@@ -278,20 +295,27 @@ class GccParser(LineParser):
                 self.pending_tu = m.group("file")  # gcc lists the outermost file last
                 return True
         if self.scope_head:
-            return self._scope_rest(line)
+            return gcc_wrap.scope_rest(self, line)
         if line.startswith("    inlined from ") and gcc_inline.inlined_from(self, line):
             return True
         if self.rec is None:
             return bool(_CARET.match(line))
-        if self.wrap_tail and line.startswith("   ") and line[3:4] not in (" ", "\t", "") \
-                and self.wrap_tail.endswith((" ", " [")) and len(self.raw) == self.wrap_raw:
-            return self._wrapped(line)
+        if self.wrap_tail and line.startswith("   ") and len(self.raw) == self.wrap_raw \
+                and gcc_wrap.continues(self, line):
+            return gcc_wrap.wrapped(self, line)
         self.wrap_tail = ""
         if _CARET.match(line):
+            if self.unjoin is not None:
+                gcc_wrap.undo(self)
+            if self.label is not None:
+                gcc_echo.label_is_echo(self)
             self._echo_line(line)
-            self.rec_flavor = self.rec_flavor or "clang"
+            self.rec_flavor = self.rec_flavor or gcc_echo.caret_flavor(self, line)
             self.expect = "hint"
             return True
+        if self.expect == "source" and line.startswith("      ") and line[6:7] not in (" ", "\t", "") \
+                and gcc_wrap.clang_piece(self, line):
+            return True  # clang -fmessage-length: 6 spaces in
         if self.expect == "source" or self.expect == "hint":
             # clang's echoed source line, or the fix-it hint printed under the caret.
             if self.in_note:
@@ -303,17 +327,23 @@ class GccParser(LineParser):
         return False
 
     def _diagnostic(self, facts: _DiagFacts, line: str) -> bool:
-        # The hot path of a big log: _open inlined, the record built in one call.
-        path, line_no, col, sev, message, code, ice, flavor, symbol, linkerish, stripped, is_source, echo = facts
+        # The hot path of a big log: gcc_driver.open_record inlined, the record built in one call.
+        if self.preprocessed:
+            facts, line = unglued(self, facts, line)
+        path, line_no, col, sev, message, code, ice, flavor, symbol, linkerish, stripped, is_source, echo, more = facts
         if linkerish:
             return False  # gold prints "x.c:5: error: undefined reference": the linker's
         if sev == "note" and self.rec is None and self._late_note(
                 note_at(self.ctx, path, line_no, col, f"{message} [{code}]" if code else message), stripped):
             return True
         if self.rec is not None:
+            if self.may_go_on and gcc_wrap.every_line(self, facts, line):
+                return True
             if sev == "note":
                 if self.pending_notes:
                     self._chain_to_note(path)
+                if self.held is not None:
+                    gcc_wrap.settle(self)
                 rec = self.rec
                 if len(rec.notes) < _MAX_NOTES:
                     rec.notes.append(note_at(self.ctx, path, line_no, col, f"{message} [{code}]" if code else message))
@@ -322,6 +352,8 @@ class GccParser(LineParser):
                 self.expect = "source"
                 self.wrap_tail = line  # as printed: "stripped" lost the space a wrap leaves
                 self.wrap_raw = len(self.raw)
+                self.wrap_at = facts
+                self.may_go_on = more
                 return True
             self._finish()
         if self.aside is not None and not self.inline_func:
@@ -334,7 +366,7 @@ class GccParser(LineParser):
             self.pending_notes = []
         tu = self.pending_tu
         if tu:
-            if not tu.endswith(_SOURCE_EXT):
+            if not tu.endswith(_SOURCE_EXT) and tu != STDIN:
                 tu = self._unit_of_header(tu)
             self._remember_tu(path, tu)
         else:
@@ -359,66 +391,13 @@ class GccParser(LineParser):
         self.chain_style = ""
         self.wrap_tail = line
         self.wrap_raw = len(self.raw)
+        self.wrap_at = facts
+        self.may_go_on = more
         self.in_note = False
         self.expect = "source" if echo else ""
         self.rec_flavor = flavor
         self.tallied = True
         return True
-
-    def _scope_rest(self, line: str) -> bool:
-        """The rest of an "In function" line -fmessage-length wrapped (``   ‘name’:``)."""
-        head, self.scope_head = self.scope_head, ""
-        if not line.startswith("   ") or line[3:4] == " ":
-            return self._indented(line)
-        joined = head + line[3:]
-        kind, facts = _colon_facts(joined)
-        if kind == _K_SCOPE:
-            return self._scope(facts)
-        if joined.endswith(" ") and len(joined) < 4096:
-            self.scope_head = joined  # a long C++ name: wrapped again
-        return True
-
-    def _wrapped(self, line: str) -> bool:
-        """The rest of the message (or note) just opened, which -fmessage-length wrapped."""
-        rec = self.rec
-        assert rec is not None
-        piece = line[3:]
-        if self.in_note and rec.notes:
-            rec.notes[-1].message += piece
-        else:
-            rec.message, code = split_flag(rec.message + piece)
-            if code and not rec.error_code:
-                rec.error_code = code
-        self._add_raw(line)
-        self.wrap_tail = piece
-        self.wrap_raw = len(self.raw)
-        return True
-
-    def _open(self, rec: BuildErrorRecord, printed_path: str, symbol: str | None = None) -> None:
-        if self.pending_notes:
-            rec.notes = [make_note(t, self.ctx) for t in self.pending_notes[:_MAX_NOTES]]
-            self.pending_notes = []
-        tu = self.pending_tu or self.tu_of.get(printed_path, "")
-        if tu and not tu.endswith(_SOURCE_EXT):
-            tu = self._unit_of_header(tu)
-        if self.pending_tu:
-            self._remember_tu(printed_path, tu)
-        if tu:
-            rec.translation_unit = self.ctx.resolve(tu)
-        elif printed_path.endswith(_SOURCE_EXT):
-            rec.translation_unit = rec.file_path
-        elif self.ctx.last_command:
-            sole = self.ctx.sole_source()
-            if sole:
-                rec.translation_unit = self.ctx.resolve(sole)
-        if printed_path:
-            rec.function = self.scope.get(printed_path, "")
-        if rec.severity != "note" and not rec.symbol:
-            rec.symbol = find_symbol(rec.message) if symbol is None else symbol
-        self.chain_style = ""
-        self.rec = rec
-        self.in_note = False
-        self.expect = "source" if printed_path and not printed_path.startswith("<") else ""
 
     def _late_note(self, note: Note, stripped: str) -> bool:
         """A note after its record was closed (make -j put another job's line between them)
@@ -462,6 +441,8 @@ class GccParser(LineParser):
 
     def _note(self, text: str) -> None:
         assert self.rec is not None
+        if self.held is not None:
+            gcc_wrap.settle(self)
         if len(self.rec.notes) < _MAX_NOTES:
             self.rec.notes.append(make_note(text, self.ctx))
         self._add_raw(text)
@@ -547,6 +528,9 @@ class GccParser(LineParser):
         rec = self.rec
         if rec is None:
             return
+        if self.odd:  # a line held for what follows, or a remark: gcc_echo.finish_odd
+            gcc_echo.finish_odd(self, rec)
+            return
         self.rec = None
         if self.raw:
             rec.raw = "\n".join([rec.raw, *self.raw])
@@ -554,7 +538,7 @@ class GccParser(LineParser):
         self.ice = False
         self.in_note = False
         self.expect = ""
-        flavor = self.rec_flavor
+        flavor = self.rec_flavor or worded_by(rec.message)
         if flavor:
             self.flavor = flavor  # _decide(flavor), inlined
             if self.undecided:

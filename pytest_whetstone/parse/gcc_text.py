@@ -34,10 +34,14 @@ if (
     raise ImportError("gcc parser: BuildErrorRecord's fields changed; update GccParser._diagnostic (parse/gcc.py)")
 del _DEFAULTS
 
+# clang's -fdiagnostics-show-category=name|id puts the category after the flag ("[-Wformat,Format String
+# Issue]", "[-Wformat,3]"): a comma before a capital, '#' or digit starts it, and it is no part of the flag.
 _FLAG = lazy_pattern(
-    r"\s\[(?P<code>(?:-W|-f|-pedantic|-Werror)[\w+=,.<>#-]*(?:,-W[\w+=.#-]*)*"
-    r"|[a-z][a-z0-9]*(?:-[a-zA-Z0-9.]+)+(?:,-?[a-z][a-zA-Z0-9.-]+)*)\]$"
+    r"\s\[(?P<code>(?:-W|-f|-pedantic|-Werror)[\w+=.<>#-]*(?:,(?![A-Z#\d])[\w+=.<>#-]*)*(?:,-W[\w+=.#-]*)*"
+    r"|[a-z][a-z0-9]*(?:-[a-zA-Z0-9.]+)+(?:,-?[a-z][a-zA-Z0-9.-]+)*)(?:,[A-Z#\d][^\]]*)?\]$"
 )
+# ... and alone ("[Semantic Issue]") on a diagnostic no flag controls: clang's category names
+_CATEGORY = lazy_pattern(r"\s\[(?:[A-Z][\w@ -]*? Issue|ARC [\w@ ]+|Deprecations|#pragma message Directive)\]$")
 _QUOTED = "[‘'`\"]([^’'`\"]+)[’'`\"]"
 # (cheap substring test, pattern): the regex only runs when its trigger is present.
 _SYMBOL_PATTERNS = [
@@ -63,7 +67,8 @@ _FUNC_NAME = lazy_pattern(r"([\w:~<>,]+?)\s*\(")
 
 
 def split_flag(message: str) -> tuple[str, str]:
-    """``"unused variable 'x' [-Wunused-variable]"`` -> (message, "-Wunused-variable")."""
+    """``"unused variable 'x' [-Wunused-variable]"`` -> (message, "-Wunused-variable"); clang's category
+    (``[-Wformat,Format String Issue]``, a bare ``[Semantic Issue]``) is neither flag nor message."""
     if message.endswith("]"):
         # The flag holds no '[' and no whitespace, so the only place a match can start is
         # just before the last '[': one anchored match instead of a scan of the message.
@@ -71,6 +76,9 @@ def split_flag(message: str) -> tuple[str, str]:
         m = _FLAG.match(message, start) if start >= 0 else None
         if m:
             return message[:start].rstrip(), m.group(1)  # "code", by index: cheaper
+        if start >= 0 and (message.endswith(("Issue]", "Deprecations]", "Directive]")) or "[ARC " in message):
+            if _CATEGORY.match(message, start):
+                return message[:start].rstrip(), ""
     return message, ""
 
 
@@ -144,6 +152,16 @@ _DIAG = lazy_pattern(
     r" (?P<sev>fatal error|error|warning|note|remark|internal compiler error|sorry, unimplemented)"
     r": ?(?P<msg>.*)"
 )
+# clang -fdiagnostics-format=msvc: "file(line,col): severity: message" (the column is required: nvcc's
+# EDG front end prints "x.cu(5): error: ..." too); =vi: "file +line[:col]: severity: message"
+_DIAG_MSVC = lazy_pattern(
+    r"(?P<file>(?:[A-Za-z]:[\\/])?[^:\n]*?)\((?P<line>\d+),(?P<col>\d+)\) ?:"
+    r" (?P<sev>fatal error|error|warning|note|remark): ?(?P<msg>.*)"
+)
+_DIAG_VI = lazy_pattern(
+    r"(?P<file>(?:[A-Za-z]:[\\/])?[^:\n]*?) \+(?P<line>\d+):(?:(?P<col>\d+):)?"
+    r" (?P<sev>fatal error|error|warning|note|remark): ?(?P<msg>.*)"
+)
 # file:line:col:   required from here   (gcc context, indented by three spaces)
 _CONTEXT_LOC = lazy_pattern(r"(?P<file>(?:[A-Za-z]:[\\/])?[^:\n]*?):(?P<line>\d+):(?:(?P<col>\d+):)?   +(?P<msg>\S.*)")
 # The compiler driver and its helpers speaking without a source location.
@@ -195,19 +213,21 @@ _SEVERITY = {
     "internal compiler error": "error",
     "sorry, unimplemented": "error",
     "warning": "warning",
-    "remark": "note",
+    "remark": "remark",  # clang's -Rpass: no record and no note (the parser claims and drops it)
     "note": "note",
 }
 # What a diagnostic header says, independent of parser state:
 # (path, line, col, severity, message, flag, is_ice, flavor, symbol, linker's, stripped line,
-#  path is a source file, a source echo may follow).
-_DiagFacts = tuple[str, int, int, str, str, str, bool, str, str, bool, str, bool, bool]
+#  path is a source file, a source echo may follow, the message may go on (gcc_wrap.every_line)).
+_DiagFacts = tuple[str, int, int, str, str, str, bool, str, str, bool, str, bool, bool, bool]
+# A compile read from standard input (``gcc -x c -``): gcc names the unit "<stdin>".
+STDIN = "<stdin>"
 _LINKERISH_STARTS = ("error: ", "undefined ", "multiple definition of", "first defined here", "relocation ",
                      "duplicate symbol")
 # Which of the "file: ..." shapes a line has, and what it says, depends on the line alone:
 # memoised (bounded), since the same diagnostic from a header and the same "In function"
 # line repeat once per translation unit.  Lines longer than _MEMO_LINE are not kept.
-_K_NONE, _K_DIAG, _K_SCOPE, _K_TOOL, _K_CONTEXT, _K_TREATED, _K_BARE, _K_ASM = range(8)
+_K_NONE, _K_DIAG, _K_SCOPE, _K_TOOL, _K_CONTEXT, _K_TREATED, _K_BARE, _K_ASM, _K_REMARK = range(9)
 _COLON_MEMO: dict[str, tuple[int, Any]] = {}
 _MEMO_MAX = 8192
 _MEMO_LINE = 1024
@@ -221,8 +241,17 @@ def _colon_facts(line: str) -> tuple[int, Any]:
     found: tuple[int, Any] = (_K_NONE, None)
     if " error" in line or " warning" in line or " note" in line or " remark" in line or " sorry" in line:
         m = _DIAG.match(line)
+        flavor = ""
+        if m is not None and " +" in m.group(1):
+            vi = _DIAG_VI.match(line)  # "run.c +9:17: error:", not the file "run.c +9" at line 17
+            if vi is not None:
+                m, flavor = vi, "clang"
+        elif m is None:
+            # only clang writes these two formats (-fdiagnostics-format=msvc|vi)
+            m = _DIAG_MSVC.match(line) if "): " in line else _DIAG_VI.match(line) if " +" in line else None
+            flavor = "clang"
         if m:
-            found = (_K_DIAG, _diag_facts(m, line))
+            found = (_K_REMARK if m.group("sev") == "remark" else _K_DIAG, _diag_facts(m, line, flavor))
     if not found[0] and ("error: " in line or "warning: " in line or "note: " in line or "unimplemented: " in line):
         m = _TOOL.match(line)
         if m:
@@ -256,7 +285,7 @@ def _colon_facts(line: str) -> tuple[int, Any]:
     return found
 
 
-def _diag_facts(m: re.Match[str], line: str) -> _DiagFacts:
+def _diag_facts(m: re.Match[str], line: str, flavor: str = "") -> _DiagFacts:
     path, line_no, col, word, msg = m.groups()
     sev = _SEVERITY[word]
     linkerish = sev != "note" and (
@@ -264,15 +293,22 @@ def _diag_facts(m: re.Match[str], line: str) -> _DiagFacts:
         # binutils quote `so' (compilers do not): gold's glibc link-time warning at "file:line:"
         or (not col and "`" in msg and bool(_BINUTILS_QUOTED.search(msg))))
     message, code = split_flag(msg)
-    flavor = ""
-    if "‘" in msg or "(first use in this function)" in msg or code.startswith("-Werror="):
+    if flavor:
+        pass
+    elif "‘" in msg or "(first use in this function)" in msg or code.startswith("-Werror="):
         flavor = "gcc"
-    elif code.startswith("-Werror,"):
-        flavor = "clang"
+    elif code.startswith("-Werror,") or line[m.start(4) - 3] == "}":
+        flavor = "clang"  # "[-Werror,-Wx]"; "x.c:3:5:{3:5-3:9}: error:" (-fdiagnostics-print-source-range-info)
     symbol = find_symbol(message) if sev != "note" else ""
     return (path, int(line_no), int(col) if col else 0, sev, message, code,
             word == "internal compiler error", flavor, symbol, linkerish, line.strip(),
-            path.endswith(_SOURCE_EXT), bool(path) and not path.startswith("<"))
+            path.endswith(_SOURCE_EXT) or path == STDIN, bool(path) and not path.startswith("<"), goes_on(msg))
+
+
+def goes_on(text: str) -> bool:
+    """A message printed so far that a wrapping compiler may go on with: it broke after a space or
+    " [" (before the flag), or inside a ‘quote’ (gcc -fmessage-length; see gcc_wrap)."""
+    return text.endswith((" ", "[")) or ("‘" in text and text.count("‘") > text.count("’"))
 
 
 def _pseudo_facts(m: re.Match[str], line: str) -> _DiagFacts:
@@ -281,7 +317,7 @@ def _pseudo_facts(m: re.Match[str], line: str) -> _DiagFacts:
     message, code = split_flag(msg)
     sev = _SEVERITY[word]
     return (path, 0, 0, sev, message, code, False, "gcc", find_symbol(message) if sev != "note" else "", False,
-            line.strip(), False, False)
+            line.strip(), False, False, False)
 
 
 def assembler_record(m: re.Match[str], line: str, ctx: ParseContext) -> BuildErrorRecord:
@@ -327,6 +363,34 @@ def command_compiler(command: str) -> str:
         return ""
     word = m.group(1)
     return "clang" if word.startswith("clang") else "gcc" if word in ("gcc", "g++") else ""
+
+
+# Wordings only clang uses, where gcc says the same thing otherwise (gcc's words after each): evidence of
+# the compiler for a diagnostic that shows nothing else (clang -fno-caret-diagnostics prints no caret, no
+# tally), as gcc's "(first use in this function)" and ‘curly quotes’ are gcc's.
+_CLANG_WORDING = lazy_pattern(
+    r"use of undeclared identifier"  # "'x' undeclared", "was not declared in this scope"
+    r"|implicitly declaring library function|call to undeclared (?:library )?function"  # "implicit declaration of"
+    r"|format specifies type"  # "format '%d' expects argument of type"
+    r"|^no member named .+ in '"  # "'struct s' has no member named 'x'"
+    r"|using the result of an assignment as a condition"  # "suggest parentheses around assignment"
+    r"|non-void function does not return a value|control may reach end of non-void"  # "control reaches end"
+    r"|is uninitialized when used here"  # "'x' is used uninitialized"
+    r"|comparison of integers of different signs"  # "comparison of integer expressions of different signedness"
+    r"|expression result unused"  # "statement with no effect", "value computed is not used"
+    r"|implicit conversion (?:loses|changes signedness|from .+ to .+ changes value)"  # "conversion from ... may change"
+    r"|type specifier missing, defaults to"  # "type defaults to 'int'"
+    r"|too (?:few|many) arguments to function call"  # "too few arguments to function 'f'"
+    r"|incompatible (?:pointer to integer|integer to pointer) conversion"  # "makes integer from pointer"
+    r"|static(?:_assert| assertion) failed due to requirement"  # "static assertion failed"
+)
+
+
+@lru_cache(maxsize=1024)
+def worded_by(message: str) -> str:
+    """"clang" when the message is in wording only clang uses, else "" (gcc's wording is read with the
+    rest of a header's facts)."""
+    return "clang" if _CLANG_WORDING.search(message) else ""
 
 
 _COMMAND_FAILED = lazy_pattern(r"failed with exit (?:code|status) -?\d+$")

@@ -13,6 +13,7 @@ from ..lazy_pattern import lazy_pattern
 from ..records import INCLUDED_FROM, Note
 from .base import ParseContext
 
+MAX_NOTES = 64  # notes kept per record (a template error's candidates can run to hundreds)
 _NOTE = lazy_pattern(
     r"(?P<file>(?:[A-Za-z]:[\\/])?[^:\n]*?):(?P<line>\d+):(?:(?P<col>\d+):)?(?:\{[^}]*\}:?)* note: ?(?P<msg>.*)$"
 )
