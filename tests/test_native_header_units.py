@@ -9,12 +9,10 @@ test in the database's order) include the faulty header; the test binary links o
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-from test_native_search_headers import CLAMP_H, TEST
-from test_native_tests_e2e import _env
+from test_native_search_headers import CLAMP_H, TEST, cmake_ninja_project
 
 from pytest_whetstone.candidates.native_search import NativeSearchStats, native_search_candidates
 from pytest_whetstone.candidates.native_trial_cxx import MAX_UNITS_PER_HEADER, cxx_trial
@@ -42,24 +40,12 @@ gtest_discover_tests(clamp_test)
 
 @pytest.fixture()
 def proj(tmp_path: Path) -> Path:
-    root = tmp_path / "many"
-    files = {"CMakeLists.txt": CMAKE, "lib/clamp.h": CLAMP_H, "lib/all.h": "#pragma once\n#include \"mid.h\"\n",
-             "lib/mid.h": '#pragma once\n#include "clamp.h"\nnamespace lib {\ninline int span(int lo, int hi) { return hi - lo; }\n}\n',
-             "tests/clamp_test.cc": TEST}
+    mid = '#pragma once\n#include "clamp.h"\nnamespace lib {\ninline int span(int lo, int hi) { return hi - lo; }\n}\n'
+    files = {"CMakeLists.txt": CMAKE, "lib/clamp.h": CLAMP_H, "lib/all.h": '#pragma once\n#include "mid.h"\n',
+             "lib/mid.h": mid, "tests/clamp_test.cc": TEST}
     files |= {f"aa/tool{i}.cc": f'#include "lib/clamp.h"\nint main() {{ return lib::width({i}, {i + 3}) > 0 ? 0 : 1; }}\n'
               for i in range(TOOLS)}
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    env = _env(root / ".whetstone")
-    configure = subprocess.run(["cmake", "-S", str(root), "-B", str(root / "build"), "-G", "Ninja",
-                                "-DCMAKE_CXX_COMPILER_LAUNCHER=ccwrap"], env=env, capture_output=True, text=True)
-    if configure.returncode != 0 and "GTest" in configure.stderr:
-        pytest.skip("GoogleTest (libgtest-dev) not found by CMake")
-    assert configure.returncode == 0, configure.stderr
-    build = subprocess.run(["cmake", "--build", str(root / "build")], env=env, capture_output=True, text=True)
-    assert build.returncode == 0, build.stdout + build.stderr
-    return root
+    return cmake_ninja_project(tmp_path / "many", files)
 
 
 def _failure() -> TestFailureRecord:

@@ -60,6 +60,8 @@ def test_a_pointer_to_const_and_a_c_const_local_are_run_time_values() -> None:
 class _GxxTrial:
     """A schema trial whose compile is real g++ (-fsyntax-only) and whose runs pass nothing."""
 
+    flags: tuple[str, ...] = ("-fsyntax-only",)
+
     def __init__(self, tmp: Path, rel: str) -> None:
         self.tmp, self.rel = tmp, rel
         self.error_lines: set[int] = set()
@@ -69,7 +71,7 @@ class _GxxTrial:
     def prepare_schema(self, rel: str, text: str) -> str:
         self.compiles += 1
         (self.tmp / rel).write_text(text)
-        out = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", rel], cwd=self.tmp, capture_output=True, text=True)
+        out = subprocess.run(["g++", "-std=c++17", *self.flags, rel], cwd=self.tmp, capture_output=True, text=True)
         found = re.findall(rf"^{re.escape(rel)}:(\d+):(\d+): error", out.stderr, re.M)
         self.error_points = {(int(line), int(col)) for line, col in found}
         self.error_lines = {line for line, _col in self.error_points}
@@ -186,15 +188,7 @@ class _RunTrial(_GxxTrial):
     """Compiles the schema into a program and runs it: F1 fails while `before(2, 2)` holds, F2 while
     `kind` is not the Term's."""
 
-    def prepare_schema(self, rel: str, text: str) -> str:
-        self.compiles += 1
-        (self.tmp / rel).write_text(text)
-        out = subprocess.run(["g++", "-std=c++17", "-w", "-O0", rel, "-o", "prog"], cwd=self.tmp, capture_output=True,
-                             text=True)
-        found = re.findall(rf"^{re.escape(rel)}:(\d+):(\d+): error", out.stderr, re.M)
-        self.error_points = {(int(line), int(col)) for line, col in found}
-        self.error_lines = {line for line, _col in self.error_points}
-        return "" if out.returncode == 0 else f"does not compile: {out.stderr[:200]}"
+    flags = ("-w", "-O0", "-o", "prog")
 
     def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
                    only: set[str] | None = None) -> TrialOutcome:

@@ -66,9 +66,17 @@ TEST(Span, Width) { EXPECT_EQ(lib::span(2, 7), 5); }
 
 @pytest.fixture()
 def proj(tmp_path: Path) -> Path:
-    root = tmp_path / "hdr"
-    for rel, text in {"CMakeLists.txt": CMAKE, "lib/clamp.h": CLAMP_H, "lib/mid.h": MID_H, "lib/all.h": ALL_H,
-                      "lib/unused.h": UNUSED_H, "tests/clamp_test.cc": TEST}.items():
+    root = cmake_ninja_project(tmp_path / "hdr", {"CMakeLists.txt": CMAKE, "lib/clamp.h": CLAMP_H, "lib/mid.h": MID_H,
+                                                  "lib/all.h": ALL_H, "lib/unused.h": UNUSED_H,
+                                                  "tests/clamp_test.cc": TEST})
+    assert not list((root / "build").rglob("*.d"))  # Ninja keeps the dependencies in its own log
+    return root
+
+
+def cmake_ninja_project(root: Path, files: dict[str, str]) -> Path:
+    """``files`` written under ``root``, configured with CMake + Ninja (ccwrap as the compiler launcher)
+    and built; skips when CMake finds no GoogleTest."""
+    for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
     env = _env(root / ".whetstone")
@@ -79,7 +87,6 @@ def proj(tmp_path: Path) -> Path:
     assert configure.returncode == 0, configure.stderr
     build = subprocess.run(["cmake", "--build", str(root / "build")], env=env, capture_output=True, text=True)
     assert build.returncode == 0, build.stdout + build.stderr
-    assert not list((root / "build").rglob("*.d"))  # Ninja keeps the dependencies in its own log
     return root
 
 
