@@ -310,8 +310,8 @@ def _constant_context(node: Any, data: bytes, cxx: bool = True) -> str:
     """CONSTANT, RISKY or "" (a run-time value, the choice is safe) for the expression ``node``.
 
     A local ``const`` or ``static`` is run-time code: C's ``static`` local alone needs a constant
-    initializer.  In C++ a ``const`` integer (or a ``static`` local) initialized by a constant may be
-    used as an array bound or a template argument, and the compiler then fails on that line, which
+    initializer.  In C++ a ``const`` or ``static`` local of an integer type initialized by a constant
+    may be used as an array bound or a template argument, and the compiler then fails on that line, which
     holds no choice to blame: such a choice is RISKY, in the first compile and left out of the next
     one when an error falls on a line without choices (:mod:`.native_screen`).  A pointer to const
     (``const char *p = data + n``) is no constant at all, nor a double, a string or a class."""

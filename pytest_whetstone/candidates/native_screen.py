@@ -320,8 +320,8 @@ class Screen:
 
     def _sound(self, rel: str, schema: Schema, trial: SchemaTrial) -> _Plain | str:
         """With no mutant switched on, the schema fails the tests the unchanged code failed, and only
-        those: their signatures there, the mutants those tests reached (None when it does not), and
-        how long they took.  The words may differ (a crash at -O0); a screened fix is compiled alone
+        those: their signatures there, the mutants those tests reached, and how long they took; else
+        what it did instead (its run's error, or "other failures").  The words may differ (a crash at -O0); a screened fix is compiled alone
         with the real flags before it counts.  The unchanged code ends, so this one run may take the
         long limit: -O0 is slower, never endless."""
         limit = max(self.timeout_s, min(self.long_timeout_s, self.deadline - time.monotonic()))
