@@ -35,11 +35,6 @@ MAX_SCHEMA_MUTANTS = 4000  # per file (below the prelude's REACH_SLOTS); at -O0 
 REACH_SLOTS = 4096  # mutant ids whose reach the schema can record
 REACHED_ENV = "WHETSTONE_REACHED"  # named in PRELUDE too
 LEAST_LIKELY = 0.5  # mutants below this prior go last into a schema that cannot hold them all
-# C++ mutants whose text may have another type than the original's: another operator overload (a
-# Variable times a double is a Term, minus a double an Expression), another overload of the call.  The
-# choice ``now == 7 ? (x * 2.0) : (x - 2.0)`` then converts one branch to the other's class, and the
-# unmutated code changes with it
-TYPED_KINDS = frozenset({"arith", "swap-args"})
 
 # Declares getenv with the exception specification glibc's own declaration has, so no header is
 # included ahead of the user's feature macros; ``#line 1`` gives the file its own line numbers back.
@@ -132,7 +127,6 @@ class Schema:
     # compiler names by line and column is one mutant's
     spans: dict[int, list[tuple[int, int, Key]]] = field(default_factory=dict)
     risky: int = 0  # choices in initializers C++ may need as constants (:func:`_constant_context`)
-    typed: int = 0  # C++ choices that may change their expression's type (TYPED_KINDS)
 
     def at(self, line: int, col: int) -> Key | None:
         """The mutant whose text holds 1-based byte column ``col`` of ``line``."""
@@ -160,12 +154,11 @@ def _likeliest(rel: str, mutants: list[Mutant], skip: frozenset[Key], skip_lines
 
 
 def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: frozenset[int] = frozenset(),
-                skip: frozenset[Key] = frozenset(), risky: bool = True, typed: bool = True) -> Schema | None:
+                skip: frozenset[Key] = frozenset(), risky: bool = True) -> Schema | None:
     """The schema of ``mutants`` (all edits of file ``rel``, whose bytes are ``data``), or None when
     none of them can be lifted to an expression; ``skip_lines`` and ``skip``: lines and mutants whose
     choices did not compile; ``risky``: whether choices in initializers that C++ may need as constants
-    elsewhere are in (see :func:`_constant_context`); ``typed``: whether C++ mutants that may change
-    their expression's type are in (see TYPED_KINDS)."""
+    elsewhere are in (see :func:`_constant_context`)."""
     root = _parse(rel, data)
     if root is None:
         return None
@@ -183,9 +176,6 @@ def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: fro
         node = _host(root, lo, hi)
         if node is None or _retypes_deduced(node, data[lo:hi].decode("utf-8", "replace"), edit.new_text):
             continue
-        changes_type = cxx and mutant.kind in TYPED_KINDS
-        if changes_type and not typed:
-            continue
         context = _constant_context(node, data, cxx)
         if context == CONSTANT or (context == RISKY and not risky):
             continue
@@ -194,7 +184,6 @@ def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: fro
         if line in skip_lines or _directive(data, starts, line) or not _flattens(data[start:end]):
             continue  # the rewrite must stay outside the preprocessor
         schema.risky += context == RISKY
-        schema.typed += changes_type
         host = hosts.setdefault((start, end), _Host(start, end, line))
         mid = len(schema.ids) + 1
         # a host over several lines keeps them in its original text; each mutated copy is one line (the

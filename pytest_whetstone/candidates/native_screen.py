@@ -266,10 +266,9 @@ class Screen:
         data = text.encode("utf-8", "surrogateescape")
         skip: frozenset[int] = frozenset()
         last = 0.0  # this file's last compile: a header's recompiles every unit that includes it
-        risky = typed = True
+        risky = True
         for _ in range(MAX_COMPILES):
-            schema = schema_text(rel, data, state.mutants, skip_lines=skip, skip=frozenset(state.rejected), risky=risky,
-                                 typed=typed)
+            schema = schema_text(rel, data, state.mutants, skip_lines=skip, skip=frozenset(state.rejected), risky=risky)
             if schema is None:
                 return
             if last and self.deadline - time.monotonic() < 2 * last:
@@ -281,14 +280,7 @@ class Screen:
             self.compile_s.append(last)
             if not why:
                 sound = self._sound(rel, schema, trial)
-                if isinstance(sound, str) and typed and schema.typed and self.deadline - time.monotonic() > 2 * last:
-                    # a C++ choice of another type converts the original it stands beside: the next
-                    # schema holds only the mutants that keep their expression's type
-                    typed = False
-                    continue
-                if isinstance(sound, str):
-                    self.notes.append(f"schema of {rel}: not used, it changes the unmutated tests ({sound})")
-                else:
+                if sound is not None:
                     sound = self._faster(rel, schema, trial, sound, last)
                     state.schema, state.plain, state.reached = schema, sound.failing, sound.reached
                     plain_s = sound.seconds
@@ -318,10 +310,10 @@ class Screen:
             skip = skip | lines
         self.notes.append(f"schema of {rel}: its choices still did not compile after {MAX_COMPILES} compiles")
 
-    def _sound(self, rel: str, schema: Schema, trial: SchemaTrial) -> _Plain | str:
+    def _sound(self, rel: str, schema: Schema, trial: SchemaTrial) -> _Plain | None:
         """With no mutant switched on, the schema fails the tests the unchanged code failed, and only
-        those: their signatures there, the mutants those tests reached, and how long they took; else
-        what it did instead (its run's error, or "other failures").  The words may differ (a crash at -O0); a screened fix is compiled alone
+        those: their signatures there, the mutants those tests reached (None when it does not), and
+        how long they took.  The words may differ (a crash at -O0); a screened fix is compiled alone
         with the real flags before it counts.  The unchanged code ends, so this one run may take the
         long limit: -O0 is slower, never endless."""
         limit = max(self.timeout_s, min(self.long_timeout_s, self.deadline - time.monotonic()))
@@ -330,7 +322,9 @@ class Screen:
             plain = trial.run_schema(rel, schema.text, 0, limit, str(path))
             reached = read_reached(path)
         if plain.error or set(plain.failing) != set(self.base.failing) or plain.passed:
-            return plain.error or "other failures"
+            self.notes.append(f"schema of {rel}: not used, it changes the unmutated tests "
+                              f"({plain.error or 'other failures'})")
+            return None
         return _Plain(dict(plain.failing), reached, plain.seconds, plain.test_s)
 
     def _faster(self, rel: str, schema: Schema, trial: SchemaTrial, sound: _Plain, compile_s: float) -> _Plain:
@@ -345,7 +339,7 @@ class Screen:
         optimize(rel, True)
         if not trial.prepare_schema(rel, schema.text):
             faster = self._sound(rel, schema, trial)
-            if not isinstance(faster, str) and faster.seconds < sound.seconds:
+            if faster is not None and faster.seconds < sound.seconds:
                 self.notes.append(f"schema of {rel}: compiled with the optimizer, its unmutated tests "
                                   f"{sound.seconds:.2f} -> {faster.seconds:.2f} s")
                 return faster
