@@ -73,6 +73,16 @@ int main(void) {
 """
 
 
+class CompilingTrial:
+    """A schema trial whose every compile succeeds; each test says what its runs return (``run_schema``)."""
+
+    error_lines: set[int] = set()
+    error_points: set[tuple[int, int]] = set()
+
+    def prepare_schema(self, rel: str, text: str) -> str:
+        return ""
+
+
 def _compile_run(compiler: list[str], src: Path, text: str, out: Path, env: dict[str, str] | None = None) -> str:
     src.write_text(text)
     build = subprocess.run([*compiler, str(src), "-o", str(out)], capture_output=True, text=True)
@@ -277,13 +287,7 @@ def test_a_schema_failing_the_same_tests_in_other_words_is_used_and_speaks_the_b
     source = "int f(int a, int b) {\n  if (a < b) return a + b;\n  return a - b;\n}\n"
     mutants = mutants_in("f.cc", source.encode(), 1, 4)
 
-    class Trial:
-        error_lines: set[int] = set()
-        error_points: set[tuple[int, int]] = set()
-
-        def prepare_schema(self, rel: str, text: str) -> str:
-            return ""
-
+    class Trial(CompilingTrial):
         def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
                        only: set[str] | None = None) -> TrialOutcome:
             if mutant_id == 2:
@@ -306,13 +310,7 @@ def test_a_schema_that_fails_other_tests_is_not_used() -> None:
     source = "int f(int a, int b) {\n  return a < b ? a : b;\n}\n"
     mutants = mutants_in("f.cc", source.encode(), 1, 3)
 
-    class Trial:
-        error_lines: set[int] = set()
-        error_points: set[tuple[int, int]] = set()
-
-        def prepare_schema(self, rel: str, text: str) -> str:
-            return ""
-
+    class Trial(CompilingTrial):
         def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
                        only: set[str] | None = None) -> TrialOutcome:
             return TrialOutcome(failing={"F1": "x", "F2": "y"})
@@ -505,9 +503,7 @@ def test_an_early_build_stops_at_the_spectrum_s_end_and_forgets_the_files_it_did
                "b.cc": "int g(int a) {\n  return a + 1;\n}\n"}
     stop = threading.Event()
 
-    class Trial:
-        error_lines: set[int] = set()
-        error_points: set[tuple[int, int]] = set()
+    class Trial(CompilingTrial):
         built: list[str] = []
 
         def prepare_schema(self, rel: str, text: str) -> str:

@@ -82,6 +82,16 @@ class _GxxTrial:
         return TrialOutcome(failing={"F1": "expected 1, got 2"})
 
 
+def _screened(tmp_path: Path, rel: str, source: str) -> tuple[Screen, _GxxTrial]:
+    """Every mutant of ``source`` put to a screen whose schema g++ compiles (the failing test fails)."""
+    screen = Screen(TrialOutcome(failing={"F1": "expected 1, got 2"}, seconds=0.01), lambda _rel: source,
+                    deadline=1e12, timeout_s=5.0)
+    screen.add(mutants_in(rel, source.encode(), 1, source.count("\n")))
+    trial = _GxxTrial(tmp_path, rel)
+    screen.prepare(trial)  # type: ignore[arg-type]
+    return screen, trial
+
+
 TEMPLATE_BOUND = """\
 #include <array>
 int f(int n) {
@@ -97,25 +107,14 @@ def test_a_constant_used_as_a_template_argument_costs_one_compile_more_not_the_f
     """`const int k = 2 + 2; std::array<int, k> a;`: with `k`'s initializer a choice, g++ fails on the
     array's line, which holds none; the next compile leaves the constants' initializers out and keeps
     the rest of the file's choices."""
-    mutants = mutants_in("f.cc", TEMPLATE_BOUND.encode(), 1, 7)
-    screen = Screen(TrialOutcome(failing={"F1": "expected 1, got 2"}, seconds=0.01), lambda rel: TEMPLATE_BOUND,
-                    deadline=1e12, timeout_s=5.0)
-    screen.add(mutants)
-    trial = _GxxTrial(tmp_path, "f.cc")
-    screen.prepare(trial)  # type: ignore[arg-type]
+    screen, trial = _screened(tmp_path, "f.cc", TEMPLATE_BOUND)
     schema = screen.files["f.cc"].schema
     assert schema is not None and not screen.notes, screen.notes
     assert set(schema.lines) == {5, 6} and trial.compiles == 2
 
 
 def test_a_const_local_used_at_run_time_is_screened_in_the_first_compile(tmp_path: Path) -> None:
-    source = "int f(int n) {\n  const int k = n * 2;\n  return k + 1;\n}\n"
-    mutants = mutants_in("g.cc", source.encode(), 1, 4)
-    screen = Screen(TrialOutcome(failing={"F1": "expected 1, got 2"}, seconds=0.01), lambda rel: source,
-                    deadline=1e12, timeout_s=5.0)
-    screen.add(mutants)
-    trial = _GxxTrial(tmp_path, "g.cc")
-    screen.prepare(trial)  # type: ignore[arg-type]
+    screen, trial = _screened(tmp_path, "g.cc", "int f(int n) {\n  const int k = n * 2;\n  return k + 1;\n}\n")
     schema = screen.files["g.cc"].schema
     assert schema is not None and 2 in schema.lines and trial.compiles == 1
 

@@ -16,6 +16,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from test_native_schema import CompilingTrial
 from test_native_search import build_make_geo
 
 from pytest_whetstone.candidates.mutant import Mutant
@@ -120,13 +121,7 @@ def test_a_mutant_that_lets_the_failing_test_run_longer_raises_the_file_s_limit(
     mutants = mutants_in("f.cc", source.encode(), 1, 4)
     limits: list[float] = []
 
-    class Trial:
-        error_lines: set[int] = set()
-        error_points: set[tuple[int, int]] = set()
-
-        def prepare_schema(self, rel: str, text: str) -> str:
-            return ""
-
+    class Trial(CompilingTrial):
         def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
                        only: set[str] | None = None) -> TrialOutcome:
             if mutant_id:

@@ -11,11 +11,10 @@ trial can build it, so the search says so once and goes on without spending its 
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-from test_native_tests_e2e import _env
+from test_native_tests_e2e import _env, cmake_build
 
 from pytest_whetstone.candidates.native_search import NativeSearchStats, native_search_candidates
 from pytest_whetstone.locate import cfamily
@@ -79,15 +78,7 @@ def cmake_ninja_project(root: Path, files: dict[str, str]) -> Path:
     for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
-    env = _env(root / ".whetstone")
-    configure = subprocess.run(["cmake", "-S", str(root), "-B", str(root / "build"), "-G", "Ninja",
-                                "-DCMAKE_CXX_COMPILER_LAUNCHER=ccwrap"], env=env, capture_output=True, text=True)
-    if configure.returncode != 0 and "GTest" in configure.stderr:
-        pytest.skip("GoogleTest (libgtest-dev) not found by CMake")
-    assert configure.returncode == 0, configure.stderr
-    build = subprocess.run(["cmake", "--build", str(root / "build")], env=env, capture_output=True, text=True)
-    assert build.returncode == 0, build.stdout + build.stderr
-    return root
+    return cmake_build(root, _env(root / ".whetstone"), "-G", "Ninja", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccwrap")
 
 
 def test_a_fault_in_a_header_only_library_is_found_through_the_include_chain(proj: Path) -> None:

@@ -72,7 +72,13 @@ def build_gtest_calc(where: Path, *flags: str) -> Path:
     if shutil.which("ccwrap") and shutil.which("ccwrap++"):
         env.update(CC="ccwrap", CXX="ccwrap++")  # the build goes through the shim, as users run it
     gen = ["-G", "Ninja"] if shutil.which("ninja") else []
-    configure = subprocess.run(["cmake", "-S", str(proj), "-B", str(proj / "build"), *gen, *flags],
+    return cmake_build(proj, env, *gen, *flags)
+
+
+def cmake_build(proj: Path, env: dict[str, str], *flags: str) -> Path:
+    """``proj`` configured into ``proj/build`` (extra CMake ``flags``) and built; skips when CMake finds no
+    GoogleTest."""
+    configure = subprocess.run(["cmake", "-S", str(proj), "-B", str(proj / "build"), *flags],
                                env=env, capture_output=True, text=True)
     if configure.returncode != 0 and "GTest" in configure.stderr:
         pytest.skip("GoogleTest (libgtest-dev) not found by CMake")
