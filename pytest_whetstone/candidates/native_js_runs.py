@@ -101,6 +101,11 @@ class Command:
     paths: list[str] = field(default_factory=list)
     node_flags: list[str] = field(default_factory=list)  # ``node --require x --test``
 
+    @property
+    def requires(self) -> list[str]:
+        """The modules the runner loads before the test files (tape's ``-r x``)."""
+        return [value for flag, value in zip(self.flags, self.flags[1:], strict=False) if flag in ("-r", "--require")]
+
 
 _RUNNER_NAMES = {"jest": "jest", "vitest": "vitest", "mocha": "mocha", "_mocha": "mocha", "tape": "tape",
                  "tap": "tape", "node": "node"}
@@ -422,3 +427,20 @@ def read_tap(text: str, file: str | list[str], root: str) -> RunResult:
 
 def _is_glob(path: str) -> bool:
     return any(c in path for c in "*?[{")
+
+
+def check_error_point(output: str, path: str) -> tuple[int, int] | None:
+    """Where ``node --check path`` put its syntax error: (line, 1-based byte column of the caret), or None.
+
+    node prints ``path:LINE``, the source line, and a caret line under the offending token."""
+    lines = output.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith(path + ":") and line[len(path) + 1:].strip().isdigit():
+            number = int(line[len(path) + 1:].strip())
+            echo = lines[i + 1] if i + 1 < len(lines) else ""
+            caret = lines[i + 2] if i + 2 < len(lines) else ""
+            at = caret.find("^")
+            if at < 0 or not caret[:at].strip() == "":
+                return number, 0
+            return number, len(echo[:at].encode("utf-8")) + 1
+    return None

@@ -22,11 +22,13 @@ from __future__ import annotations
 import bisect
 import re
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..locate.cfamily import holds_cxx
+from . import native_schema_js
 from .mutant import Mutant
 from .native_mutants import _parse
 
@@ -138,6 +140,7 @@ class _Host:
     start: int  # byte offsets in the file
     end: int
     line: int  # 1-based
+    bare: bool = False  # a whole JS expression statement: written without the outer parenthesis
     choices: list[tuple[int, bytes]] = field(default_factory=list)  # (mutant id, the host's mutated bytes)
 
 
@@ -159,13 +162,14 @@ def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: fro
     none of them can be lifted to an expression; ``skip_lines`` and ``skip``: lines and mutants whose
     choices did not compile; ``risky``: whether choices in initializers that C++ may need as constants
     elsewhere are in (see :func:`_constant_context`)."""
+    js = native_schema_js.holds_js(rel)
     root = _parse(rel, data)
     if root is None:
         return None
     starts = _line_starts(data)
     hosts: dict[tuple[int, int], _Host] = {}
     schema = Schema(rel, "", {})
-    cxx = holds_cxx(rel, data)
+    cxx = not js and holds_cxx(rel, data)
     for mutant in _likeliest(rel, mutants, skip, skip_lines):
         edit = mutant.edit
         if mutant.key in schema.ids:
@@ -173,18 +177,25 @@ def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: fro
         lo, hi = _offset(data, starts, edit.start.line, edit.start.col), _offset(data, starts, edit.end.line, edit.end.col)
         if lo is None or hi is None or hi < lo:
             continue
-        node = _host(root, lo, hi)
-        if node is None or _retypes_deduced(node, data[lo:hi].decode("utf-8", "replace"), edit.new_text):
-            continue
-        context = _constant_context(node, data, cxx)
-        if context == CONSTANT or (context == RISKY and not risky):
-            continue
+        bare, context = False, ""
+        if js:
+            lifted = native_schema_js.host(root, lo, hi)
+            if lifted is None:
+                continue
+            node, bare = lifted
+        else:
+            node = _host(root, lo, hi)
+            if node is None or _retypes_deduced(node, data[lo:hi].decode("utf-8", "replace"), edit.new_text):
+                continue
+            context = _constant_context(node, data, cxx)
+            if context == CONSTANT or (context == RISKY and not risky):
+                continue
         start, end = node.start_byte, node.end_byte
         line = node.start_point[0] + 1
-        if line in skip_lines or _directive(data, starts, line) or not _flattens(data[start:end]):
+        if line in skip_lines or (not js and (_directive(data, starts, line) or not _flattens(data[start:end]))):
             continue  # the rewrite must stay outside the preprocessor
         schema.risky += context == RISKY
-        host = hosts.setdefault((start, end), _Host(start, end, line))
+        host = hosts.setdefault((start, end), _Host(start, end, line, bare))
         mid = len(schema.ids) + 1
         # a host over several lines keeps them in its original text; each mutated copy is one line (the
         # host's first), so every line the compiler names is still the user's
@@ -196,7 +207,7 @@ def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: fro
     ordered = sorted(hosts.values(), key=lambda h: (h.start, -h.end))
     _number_by_host(ordered, schema)
     out = _Out()
-    _render(data, ordered, 0, 0, len(data), out)
+    _render(data, ordered, 0, 0, len(data), out, native_schema_js.guard if js else _guard)
     body = b"".join(out.parts)
     key_of = {mid: key for key, mid in schema.ids.items()}
     starts_out = _line_starts(body)
@@ -204,7 +215,7 @@ def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: fro
         line = _line_of(starts_out, lo)
         col = lo - starts_out[line - 1] + 1
         schema.spans.setdefault(line, []).append((col, col + hi - lo, key_of[mid]))
-    schema.text = PRELUDE + body.decode("utf-8", "surrogateescape")
+    schema.text = ("" if js else PRELUDE) + body.decode("utf-8", "surrogateescape")
     return schema
 
 
@@ -243,7 +254,13 @@ def _number_by_host(hosts: list[_Host], schema: Schema) -> None:
     schema.ids = {key: renumbered[mid] for key, mid in schema.ids.items()}
 
 
-def _render(data: bytes, hosts: list[_Host], i: int, start: int, end: int, out: _Out) -> int:
+def _guard(first: int, mid: int, last: int) -> str:
+    """The test before one choice: the first of a host also reads the mutant id and marks the reach."""
+    return f"(whetstone_enter_({first}, {last}), whetstone_now_ == {mid})" if mid == first else f"whetstone_now_ == {mid}"
+
+
+def _render(data: bytes, hosts: list[_Host], i: int, start: int, end: int, out: _Out,
+            guard: Callable[[int, int, int], str]) -> int:
     """Write ``data[start:end]`` with every host inside it (``hosts[i:]``, sorted by start, outer first)
     replaced by its choice; the index of the first host past ``end``."""
     pos = start
@@ -251,17 +268,15 @@ def _render(data: bytes, hosts: list[_Host], i: int, start: int, end: int, out: 
         host = hosts[i]
         if host.end > end:  # cannot happen for tree nodes; never produce a broken text
             break
-        out.put(data[pos:host.start] + b"(")
+        out.put(data[pos:host.start] + (b"" if host.bare else b"("))
         first, last = host.choices[0][0], host.choices[-1][0]
         for mid, new in host.choices:
-            test = f"(whetstone_enter_({first}, {last}), whetstone_now_ == {mid})" if mid == first else \
-                f"whetstone_now_ == {mid}"
-            out.put(f"{test} ? (".encode())
+            out.put(f"{guard(first, mid, last)} ? (".encode())
             out.spans.append((out.at, out.at + len(new), mid))
             out.put(new + b") : ")
         out.put(b"(")
-        i = _render(data, hosts, i + 1, host.start, host.end, out)
-        out.put(b"))")
+        i = _render(data, hosts, i + 1, host.start, host.end, out, guard)
+        out.put(b")" if host.bare else b"))")
         pos = host.end
     out.put(data[pos:end])
     return i

@@ -241,7 +241,7 @@ class _Search(Planner):
             self.stats.stopped = "baseline-passes"
             self.stats.notes.append("the failing tests pass when re-run alone: not searched")
             return []
-        if all(hasattr(t, "run_schema") for t in self.trials):
+        if all(hasattr(t, "run_schema") and getattr(t, "can_screen", True) for t in self.trials):
             self.screen = Screen(self.base, self.original, self.deadline, min(TRIAL_TIMEOUT_S, self.remaining()))
         stop = threading.Event()
         early = self.early_schemata(live[0], stop)

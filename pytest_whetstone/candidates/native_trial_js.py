@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from ..paths import SKIP_DIRS
 from ..records import TestFailureRecord
 from . import native_js_runs as runs
+from . import native_js_screen, native_schema_js
 from .native_trial import SuiteOutcome, TrialOutcome
 
 if TYPE_CHECKING:
@@ -70,6 +71,9 @@ class JsTrial:
         self.runs = 0
         self.last_result = runs.RunResult()  # the last tape run, per test (the spectrum asks what ran)
         self.base_sites: dict[tuple[str, str], set[int]] = {}  # tape: where the failing assertions failed
+        self.screen: native_js_screen.TapeScreen | None = None  # the schema harness, once a schema runs
+        self.error_lines: set[int] = set()  # the last schema check's error, by line and (line, column)
+        self.error_points: set[tuple[int, int]] = set()
 
     # ----------------------------------------------------------------- protocol
 
@@ -96,6 +100,10 @@ class JsTrial:
             finally:
                 self.timeout_s = timeout
             seconds = time.monotonic() - t0
+        return self._outcome(result, error, seconds)
+
+    def _outcome(self, result: runs.RunResult, error: str, seconds: float) -> TrialOutcome:
+        """What one run of the failing test files said about each failing test."""
         outcome = TrialOutcome(seconds=round(seconds, 3))
         if error:
             outcome.error = error
@@ -134,6 +142,8 @@ class JsTrial:
                             error="" if ok or failed else (result.note or "the suite did not pass"))
 
     def close(self) -> None:
+        if self.screen is not None:
+            self.screen.close()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def profile(self, budget_s: float) -> tuple[list[TestRun], dict[str, str], str]:
@@ -286,14 +296,79 @@ class JsTrial:
         rc, stdout, timed_out = _execute(argv, self.root, self.env, self.timeout_s, self.work)
         if timed_out:
             return runs.RunResult(), f"timed out after {self.timeout_s:g} s (killed)", rc
+        one, error = self._read_tape(stdout, rc, files)
+        return one, error, rc
+
+    def _read_tape(self, stdout: str, rc: int, files: list[str]) -> tuple[runs.RunResult, str]:
+        """A tape process's output (or the screen harness's), per test: (result, error)."""
         one = runs.read_tap(stdout, files, str(self.root))
         one.ok = rc == 0 and not one.failed
         if rc != 0 and not one.failed:  # crashed, or did not load: no assertion says why
             why = _last_line(stdout, str(self.root)) or f"exited {rc}"
             one.file_errors.update({f: why for f in files})
         if one.file_errors and not one.failed and not one.passed:
-            return one, f"test file did not load: {next(iter(one.file_errors.values()))}", rc
-        return one, "", rc
+            return one, f"test file did not load: {next(iter(one.file_errors.values()))}"
+        return one, ""
+
+    # ----------------------------------------------------------------- the schema screen (tape)
+
+    @property
+    def can_screen(self) -> bool:
+        """Whether mutants can be screened through schemata: tape's test files, run by the harness."""
+        return self.kind == "tape" and native_js_screen.tape_index(self.root) is not None
+
+    def prepare_schema(self, rel: str, text: str) -> str:
+        """Check the schema's syntax with node (``node --check``): "" or node's error, whose line and column
+        land in ``error_lines`` / ``error_points``."""
+        self.error_lines, self.error_points = set(), set()
+        if Path(rel).suffix not in native_schema_js.SCHEMA_SUFFIXES:
+            return f"{Path(rel).suffix} files are not screened"
+        path = self.work / "check" / Path(rel).name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", errors="surrogateescape")
+        node = shutil.which("node") or "node"
+        rc, out, timed_out = _execute([node, "--check", str(path)], self.work, self.env, 30.0, self.work)
+        if rc == 0 and not timed_out:
+            return ""
+        point = runs.check_error_point(out, str(path))
+        if point is not None:
+            self.error_lines.add(point[0])
+            self.error_points.add(point)
+        return _last_line(out, str(path.parent)) or f"node --check exited {rc}"
+
+    def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
+                   only: set[str] | None = None) -> TrialOutcome:
+        """The failing test files in the harness with mutant ``mutant_id`` of the schema ``text`` switched on."""
+        if self.screen is None:
+            self.screen = native_js_screen.TapeScreen(self.root, self.work, sorted({t.file for t in self.targets}),
+                                                      self.command.requires, self.command.node_flags, self.env)
+        files = sorted({t.file for t in self.targets})
+        run = self.screen.run(rel, text, mutant_id, timeout_s, reached)
+        if run.error and not run.tap and run.error not in ("crashed", "timed out"):
+            return TrialOutcome(error=run.error, seconds=round(run.seconds, 3))
+        result, error = self._read_tape(run.tap, run.rc, files)
+        seen = result.passed | set(result.failed)
+        if run.error == "crashed" and len(files) > 1 and not all(t.key in seen for t in self.targets):
+            # as a tape process that ended early is followed by each file alone (_run_tape)
+            result, error = runs.RunResult(ok=True), ""
+            for file in files:
+                one = self.screen.run(rel, text, mutant_id, timeout_s, files=[file])
+                part, why = self._read_tape(one.tap, one.rc, [file])
+                run.seconds += one.seconds
+                result.passed |= part.passed
+                result.failed.update(part.failed)
+                result.file_errors.update(part.file_errors)
+                if one.timed_out:
+                    run.timed_out = True
+                    break
+            if result.file_errors and not result.failed and not result.passed:
+                error = f"test file did not load: {next(iter(result.file_errors.values()))}"
+        if run.timed_out:
+            outcome = self._outcome(result, "", run.seconds)
+            outcome.failing.clear()
+            outcome.error, outcome.timed_out = f"timed out after {timeout_s:g} s", True
+            return outcome
+        return self._outcome(result, error, run.seconds)
 
 
 class _Swap:

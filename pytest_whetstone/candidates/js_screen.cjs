@@ -1,0 +1,120 @@
+'use strict';
+// Runs a project's tape test files once per mutant in one node process (whetstone's JS schema screen).
+// argv[2]: a JSON file {root, files, requires, tape, target, schema, fd}.  Requests arrive on stdin, one
+// JSON line each ({id, timeout_ms, reached, files?}); each answer is one JSON line on file descriptor `fd`
+// ({id, tap, rc, error, ms, exit}).  Between mutants every module of the project (and tape's own files)
+// is dropped from the require cache, so each run loads the test files afresh, as `tape a.js b.js` would;
+// the packages tape and the project use stay loaded.  `target` is loaded as `schema`'s text: the
+// file's mutants behind the global `whetstone_now_`.  A run that crashes, times out or leaves work
+// behind is answered with `exit: true` and the process ends: the caller starts a fresh one.
+const fs = require('fs');
+const Module = require('module');
+const path = require('path');
+const readline = require('readline');
+
+const config = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+const real = (p) => { try { return fs.realpathSync(p); } catch (e) { return p; } };
+const target = real(config.target);
+const schemaText = fs.readFileSync(config.schema, 'utf8');
+const tapeIndex = real(config.tape);
+const tapeDir = path.dirname(tapeIndex) + path.sep;
+const answerFd = config.fd;
+process.chdir(config.root);
+process.setMaxListeners(0);
+
+for (const ext of ['.js', '.cjs']) {
+  const load = Module._extensions[ext] || Module._extensions['.js'];
+  Module._extensions[ext] = function (module, filename) {
+    if (filename === target) { module._compile(schemaText, filename); return; }
+    load(module, filename);
+  };
+}
+
+globalThis.whetstone_now_ = 0;
+let reached = null;  // ids whose expression ran, when the request asks
+let seen = null;
+globalThis.whetstone_enter_ = function (lo, hi, mid) {
+  if (reached !== null && !seen.has(lo)) {
+    for (let id = lo; id <= hi; id++) { seen.add(id); reached.push(id); }
+  }
+  return globalThis.whetstone_now_ === mid;
+};
+
+let captured = null;  // what the running mutant's tests print, as a tape process's stdout would hold it
+for (const stream of [process.stdout, process.stderr]) {
+  stream.write = function (chunk, encoding, callback) {
+    if (captured !== null) captured.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+    if (typeof encoding === 'function') encoding();
+    else if (typeof callback === 'function') callback();
+    return true;
+  };
+}
+
+function answer(obj) {
+  fs.writeSync(answerFd, JSON.stringify(obj) + '\n');
+}
+
+let current = null;  // the run in progress: {id, started, timer, done}
+
+function finish(rc, error, exit) {
+  const run = current;
+  if (run === null || run.done) return;
+  run.done = true;
+  clearTimeout(run.timer);
+  let tap = captured === null ? '' : captured.join('');
+  // tape prints its plan when the process exits: a run that ended says so the same way
+  if (rc === 0) tap += `\n1..${(tap.match(/^(?:not )?ok \d+/gm) || []).length}\n`;
+  captured = null;
+  if (reached !== null && run.reachedPath) {
+    const ids = Int32Array.from([0, ...reached]);
+    try { fs.writeFileSync(run.reachedPath, Buffer.from(ids.buffer)); } catch (e) { /* not recorded */ }
+  }
+  reached = null;
+  answer({ id: run.id, tap, rc, error, ms: Number(process.hrtime.bigint() - run.started) / 1e6, exit });
+  current = null;
+  if (exit) process.exit(0);
+  next();
+}
+
+function crashed(err) {
+  if (captured !== null) captured.push((err && err.stack ? err.stack : String(err)) + '\n');
+  finish(1, 'crashed', true);
+}
+process.on('uncaughtException', crashed);
+process.on('unhandledRejection', crashed);
+
+function forget() {
+  for (const key of Object.keys(require.cache)) {
+    if (!key.includes(`${path.sep}node_modules${path.sep}`) || key.startsWith(tapeDir)) delete require.cache[key];
+  }
+}
+
+function start(request) {
+  current = { id: request.id, started: process.hrtime.bigint(), done: false, reachedPath: request.reached || '' };
+  globalThis.whetstone_now_ = request.id;
+  reached = request.reached ? [] : null;
+  seen = new Set();
+  captured = [];
+  forget();
+  current.timer = setTimeout(() => finish(1, 'timed out', true), request.timeout_ms);
+  try {
+    for (const name of config.requires) require(require.resolve(name, { paths: [config.root] }));
+    for (const file of request.files || config.files) require(file);
+  } catch (err) {
+    crashed(err);
+    return;
+  }
+  const tape = require(tapeIndex);
+  tape.onFinish(() => setImmediate(() => finish(0, '', false)));
+}
+
+const pending = [];
+function next() {
+  if (current === null && pending.length) start(pending.shift());
+}
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  if (!line.trim()) return;
+  pending.push(JSON.parse(line));
+  next();
+}).on('close', () => { if (current === null) process.exit(0); });
+answer({ ready: true });
