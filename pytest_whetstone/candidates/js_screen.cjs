@@ -1,7 +1,7 @@
 'use strict';
 // Runs a project's tape test files once per mutant in one node process (whetstone's JS schema screen).
 // argv[2]: a JSON file {root, files, requires, tape, target, schema, fd}.  Requests arrive on stdin, one
-// JSON line each ({id, timeout_ms, reached, files?}); each answer is one JSON line on file descriptor `fd`
+// JSON line each ({id, timeout_ms, reached, files?, only?}); each answer is one JSON line on file descriptor `fd`
 // ({id, tap, rc, error, ms, exit}).  Between mutants every module of the project (and tape's own files)
 // is dropped from the require cache, so each run loads the test files afresh, as `tape a.js b.js` would;
 // the packages tape and the project use stay loaded.  `target` is loaded as `schema`'s text: the
@@ -97,6 +97,18 @@ function start(request) {
   captured = [];
   forget();
   current.timer = setTimeout(() => finish(1, 'timed out', true), request.timeout_ms);
+  const tape = require(tapeIndex);
+  if (request.only) {
+    // only the tests the failing assertions were reported in: the others are tape's skipped tests,
+    // never run and never printed (--gtest_filter's part)
+    const only = new Set(request.only);
+    const some = function (name) {
+      const title = typeof name === 'string' && name ? name : '(anonymous)';
+      return (only.has(title) ? tape : tape.skip).apply(this, arguments);
+    };
+    Object.assign(some, tape, { test: some });
+    require.cache[tapeIndex].exports = some;
+  }
   try {
     for (const name of config.requires) require(require.resolve(name, { paths: [config.root] }));
     for (const file of request.files || config.files) require(file);
@@ -104,7 +116,6 @@ function start(request) {
     crashed(err);
     return;
   }
-  const tape = require(tapeIndex);
   tape.onFinish(() => setImmediate(() => finish(0, '', false)));
 }
 

@@ -64,8 +64,9 @@ class TapeScreen:
         self.start_s: list[float] = []
 
     def run(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
-            files: list[str] | None = None) -> ScreenRun:
-        """Mutant ``mutant_id`` of the schema ``text`` (at ``rel``) over the test files (or only ``files``)."""
+            files: list[str] | None = None, only: set[str] | None = None) -> ScreenRun:
+        """Mutant ``mutant_id`` of the schema ``text`` (at ``rel``) over the test files (or only ``files``),
+        every test or ``only`` the top-level tests of those names."""
         if self.proc is None or self.text != text or self.rel != rel or self.proc.poll() is not None:
             why = self._start(rel, text)
             if why:
@@ -74,6 +75,8 @@ class TapeScreen:
         request: dict[str, Any] = {"id": mutant_id, "timeout_ms": max(1, int(timeout_s * 1000)), "reached": reached}
         if files is not None:
             request["files"] = [str(self.root / f) for f in files]
+        if only is not None:
+            request["only"] = sorted(only)
         started = time.monotonic()
         try:
             self.proc.stdin.write((json.dumps(request) + "\n").encode())

@@ -1,4 +1,5 @@
-"""Mutant schemata: every mutant of a C/C++ file compiled once, each one switched on at run time.
+"""Mutant schemata: every mutant of a C/C++ file compiled once, each one switched on at run time (JS files
+get the same text, their rules in :mod:`.native_schema_js`).
 
 Compiling a real translation unit takes seconds, running its failing tests milliseconds, so a search
 that compiles one mutant at a time tries a handful in its budget.  A *schema* rewrites each mutated

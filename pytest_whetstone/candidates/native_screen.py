@@ -289,8 +289,10 @@ class Screen:
                         plain_s -= sum(t for fid, t in sound.test_s.items() if fid not in state.probe)
                         self.notes.append(f"schema of {rel}: {len(state.probe)} of {len(sound.test_s)} failing "
                                           "tests per screened mutant, the cheap ones there")
-                    state.timeout_s = min(self.long_timeout_s,
-                                          max(self.timeout_s, SCHEMA_RUN_FACTOR * plain_s + RUN_MARGIN_S))
+                    # a trial whose screened runs share one warm process (JS) pays no process start per run:
+                    # the baseline's time, a process's, says nothing of a run's there
+                    floor = RUN_FLOOR_S if getattr(trial, "screens_in_process", False) else self.timeout_s
+                    state.timeout_s = min(self.long_timeout_s, max(floor, SCHEMA_RUN_FACTOR * plain_s + RUN_MARGIN_S))
                     state.dropped = len(state.mutants) - len(schema.ids) - len(state.rejected)
                 return
             if risky and schema.risky and (trial.error_lines - set(schema.lines) or not trial.error_lines):

@@ -72,6 +72,10 @@ class JsTrial:
         self.last_result = runs.RunResult()  # the last tape run, per test (the spectrum asks what ran)
         self.base_sites: dict[tuple[str, str], set[int]] = {}  # tape: where the failing assertions failed
         self.screen: native_js_screen.TapeScreen | None = None  # the schema harness, once a schema runs
+        # tape: the tests the failing assertions were reported in (a screened run runs only those), and the
+        # failing tests of the baseline
+        self.screen_only: set[str] | None = None
+        self.base_failing: set[str] = set()
         self.error_lines: set[int] = set()  # the last schema check's error, by line and (line, column)
         self.error_points: set[tuple[int, int]] = set()
 
@@ -80,6 +84,8 @@ class JsTrial:
     def baseline(self) -> TrialOutcome:
         outcome = self.run_failing("", "")
         self.base_sites = dict(self.last_result.sites)
+        self.base_failing = set(outcome.failing)
+        self.screen_only = set(self.last_result.headers) or None if self.kind == "tape" else None
         if self.filter and "did not run" in outcome.error:
             self.filter = False  # the title filter missed a test: run the whole files from now on
             unfiltered = self.run_failing("", "")
@@ -312,6 +318,8 @@ class JsTrial:
 
     # ----------------------------------------------------------------- the schema screen (tape)
 
+    screens_in_process = True  # the harness keeps one node process for many mutants (native_screen's limits)
+
     @property
     def can_screen(self) -> bool:
         """Whether mutants can be screened through schemata: tape's test files, run by the harness."""
@@ -342,8 +350,8 @@ class JsTrial:
         if self.screen is None:
             self.screen = native_js_screen.TapeScreen(self.root, self.work, sorted({t.file for t in self.targets}),
                                                       self.command.requires, self.command.node_flags, self.env)
-        files = sorted({t.file for t in self.targets})
-        run = self.screen.run(rel, text, mutant_id, timeout_s, reached)
+        files, only = sorted({t.file for t in self.targets}), self.screen_only
+        run = self.screen.run(rel, text, mutant_id, timeout_s, reached, only=only)
         if run.error and not run.tap and run.error not in ("crashed", "timed out"):
             return TrialOutcome(error=run.error, seconds=round(run.seconds, 3))
         result, error = self._read_tape(run.tap, run.rc, files)
@@ -352,7 +360,7 @@ class JsTrial:
             # as a tape process that ended early is followed by each file alone (_run_tape)
             result, error = runs.RunResult(ok=True), ""
             for file in files:
-                one = self.screen.run(rel, text, mutant_id, timeout_s, files=[file])
+                one = self.screen.run(rel, text, mutant_id, timeout_s, files=[file], only=only)
                 part, why = self._read_tape(one.tap, one.rc, [file])
                 run.seconds += one.seconds
                 result.passed |= part.passed
@@ -367,8 +375,15 @@ class JsTrial:
             outcome = self._outcome(result, "", run.seconds)
             outcome.failing.clear()
             outcome.error, outcome.timed_out = f"timed out after {timeout_s:g} s", True
-            return outcome
-        return self._outcome(result, error, run.seconds)
+        else:
+            outcome = self._outcome(result, error, run.seconds)
+        if only is not None and mutant_id == 0 and (outcome.error or outcome.passed
+                                                    or set(outcome.failing) != self.base_failing):
+            # the failing tests alone do not fail as in the whole files (one needs another's setup, or
+            # failed in a subtest whose parent the filter left out): every test from now on
+            self.screen_only = None
+            return self.run_schema(rel, text, mutant_id, timeout_s, reached)
+        return outcome
 
 
 class _Swap:

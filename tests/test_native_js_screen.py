@@ -1,0 +1,134 @@
+"""The JS schema screen with real node and tape 5 (:mod:`pytest_whetstone.candidates.native_js_screen`): each
+screened mutant fails the failing tests as the mutant applied alone does, a mutant that loops or crashes
+costs its run and nothing after it, a schema node cannot parse names its line, the reach is recorded,
+and the search screens its mutants, fixes the seeded fault and leaves the user's tree alone.
+
+The project is tests/fixtures/js_trial/tape_shapes with tape installed by npm (the fixtures of
+test_native_tape.py); without npm or the network these tests are skipped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_native_tape import COMMAND, _failures, _seed, installed, shapes  # noqa: F401 - fixtures
+from test_native_trial_js import _hashes
+
+from pytest_whetstone.candidates.native_mutants import mutants_in
+from pytest_whetstone.candidates.native_schema import read_reached, schema_text
+from pytest_whetstone.candidates.native_search import NativeSearchStats, native_search_candidates
+from pytest_whetstone.candidates.native_trial_js import JsTrial, js_trial
+from pytest_whetstone.edits import apply_edits_text
+
+
+def _trial(proj: Path) -> tuple[JsTrial, list]:
+    failures = _failures(proj)
+    trial, why = js_trial(failures, proj, command=COMMAND, timeout_s=20)
+    assert trial is not None, why
+    return trial, failures
+
+
+def _said(outcome) -> tuple:  # type: ignore[no-untyped-def]
+    """What the search reads of a run: an error (a crash, a timeout) is all it reads of one that ended so
+    (which passing assertions it printed first depends on which tests ran: the screen runs only those
+    the failing assertions were reported in)."""
+    if outcome.error:
+        return (True,)
+    return sorted(outcome.passed), sorted(outcome.failing.items())
+
+
+def test_each_screened_mutant_fails_the_tests_as_it_does_alone(shapes: Path) -> None:  # noqa: F811
+    _seed(shapes, "lib/area.js", "side * side", "side + side")
+    trial, _failing = _trial(shapes)
+    text = (shapes / "lib/area.js").read_text()
+    data = text.encode()
+    mutants = mutants_in("lib/area.js", data, 1, text.count("\n") + 1)
+    schema = schema_text("lib/area.js", data, mutants)
+    try:
+        assert trial.can_screen and schema is not None
+        assert trial.prepare_schema("lib/area.js", schema.text) == ""
+        assert _said(trial.run_schema("lib/area.js", schema.text, 0, 5.0)) == _said(trial.baseline())
+        held = [m for m in mutants if m.key in schema.ids]
+        assert len(held) >= 10
+        fixed = 0
+        for mutant in held:
+            screened = trial.run_schema("lib/area.js", schema.text, schema.ids[mutant.key], 5.0)
+            alone = trial.run_failing("lib/area.js", apply_edits_text(text, [mutant.edit]))
+            assert _said(screened) == _said(alone), (mutant.edit.start.line, mutant.edit.new_text)
+            fixed += bool(alone.passed)
+        assert fixed >= 1  # `side + side` back to `side * side` is among them
+    finally:
+        trial.close()
+
+
+def test_a_looping_or_crashing_mutant_costs_its_own_run_only(shapes: Path) -> None:  # noqa: F811
+    _seed(shapes, "lib/area.js", "side * side", "side + side")
+    trial, failing = _trial(shapes)
+    text = (shapes / "lib/area.js").read_text()
+    schema = text.replace("  return side + side;",
+                          "  if (whetstone_now_ === 1) { for (;;) {} }\n"
+                          "  if (whetstone_now_ === 2) { return side.nope.deeper; }\n"
+                          "  return whetstone_now_ === 3 ? side * side : side + side;")
+    try:
+        base = trial.baseline()
+        loop = trial.run_schema("lib/area.js", schema, 1, 0.5)
+        assert loop.timed_out and "timed out" in loop.error and loop.seconds < 3
+        crash = trial.run_schema("lib/area.js", schema, 2, 5.0)
+        alone = trial.run_failing("lib/area.js", text.replace("return side + side;", "return side.nope.deeper;"))
+        assert _said(crash) == _said(alone) and crash.error
+        fix = trial.run_schema("lib/area.js", schema, 3, 5.0)
+        assert fix.passed == set(base.failing) and not fix.error  # a fresh process after both
+        assert trial.screen is not None and trial.screen.starts >= 3
+    finally:
+        trial.close()
+    assert failing
+
+
+def test_a_schema_node_cannot_parse_names_its_line(shapes: Path) -> None:  # noqa: F811
+    _seed(shapes, "lib/area.js", "side * side", "side + side")
+    trial, _failing = _trial(shapes)
+    text = (shapes / "lib/area.js").read_text()
+    try:
+        broken = text.replace("return shape.w * shape.h;", "return (whetstone_now_ === 1 ? (shape.w *) : (shape.w * shape.h));")
+        why = trial.prepare_schema("lib/area.js", broken)
+        assert "SyntaxError" in why
+        assert trial.error_lines == {12}
+        [(line, col)] = trial.error_points
+        assert line == 12 and broken.splitlines()[11].encode()[col - 1:col] == b")"
+        assert trial.prepare_schema("lib/area.js", text) == "" and not trial.error_lines
+    finally:
+        trial.close()
+
+
+def test_the_schema_records_which_choices_the_failing_tests_reached(shapes: Path, tmp_path: Path) -> None:  # noqa: F811
+    _seed(shapes, "lib/area.js", "side * side", "side + side")
+    with (shapes / "lib/area.js").open("a") as out:
+        out.write("\nfunction unused(x) {\n  return x * 2;\n}\n")
+    trial, _failing = _trial(shapes)
+    text = (shapes / "lib/area.js").read_text()
+    data = text.encode()
+    schema = schema_text("lib/area.js", data, mutants_in("lib/area.js", data, 1, text.count("\n") + 1))
+    assert schema is not None
+    try:
+        trial.run_schema("lib/area.js", schema.text, 0, 5.0, str(tmp_path / "reached"))
+        reached = read_reached(tmp_path / "reached")
+        assert reached is not None
+        by_line = {key[1]: schema.ids[key] for key in schema.ids}
+        assert by_line[4] in reached  # square's body: the failing square tests ran it
+        assert by_line[18] not in reached  # a function no test calls
+    finally:
+        trial.close()
+
+
+def test_the_search_screens_js_mutants_and_keeps_the_tree(shapes: Path) -> None:  # noqa: F811
+    original = (shapes / "lib/area.js").read_text()
+    _seed(shapes, "lib/area.js", "shape.w * shape.h", "shape.w + shape.h")
+    failures = _failures(shapes)
+    before = _hashes(shapes)
+    stats = NativeSearchStats()
+    found = native_search_candidates(failures, shapes, 60.0, command=COMMAND, stats=stats, max_validated=1)
+    assert _hashes(shapes) == before  # the user's tree is never written
+    assert stats.screened > 0, stats.notes
+    assert found and found[0].validated, stats.notes
+    [edit] = found[0].edits
+    assert edit.file_path == "lib/area.js"
+    assert apply_edits_text((shapes / edit.file_path).read_text(), [edit]) == original
