@@ -132,3 +132,24 @@ def test_the_search_screens_js_mutants_and_keeps_the_tree(shapes: Path) -> None:
     [edit] = found[0].edits
     assert edit.file_path == "lib/area.js"
     assert apply_edits_text((shapes / edit.file_path).read_text(), [edit]) == original
+
+
+def test_only_the_failing_top_level_tests_run_per_mutant(shapes: Path) -> None:  # noqa: F811
+    (shapes / "test" / "nested.js").write_text(
+        "'use strict';\n\nvar test = require('tape');\nvar shapes = require('../');\n\n"
+        "test('outer', function (t) {\n  t.test('inner square', function (st) {\n"
+        "    st.equal(shapes.area({ kind: 'square', side: 4 }), 16);\n    st.end();\n  });\n  t.end();\n});\n\n"
+        "test('rectangles only', function (t) {\n  t.equal(shapes.area({ kind: 'rect', w: 2, h: 3 }), 6);\n  t.end();\n});\n")
+    _seed(shapes, "lib/area.js", "side * side", "side + side")
+    trial, _failing = _trial(shapes)
+    text = (shapes / "lib/area.js").read_text()
+    try:
+        base = trial.baseline()
+        plain = trial.run_schema("lib/area.js", text, 0, 5.0)
+        assert _said(plain) == _said(base)
+        # the failing assertions' top-level tests, a subtest's parent included; not the passing ones
+        assert trial.screen_only == {"area of a square", "area of the square inside", "outer"}
+        fixed = trial.run_schema("lib/area.js", text.replace("side + side", "side * side"), 0, 5.0)
+        assert fixed.passed == set(base.failing)
+    finally:
+        trial.close()

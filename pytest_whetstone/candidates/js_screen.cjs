@@ -2,7 +2,7 @@
 // Runs a project's tape test files once per mutant in one node process (whetstone's JS schema screen).
 // argv[2]: a JSON file {root, files, requires, tape, target, schema, fd}.  Requests arrive on stdin, one
 // JSON line each ({id, timeout_ms, reached, files?, only?}); each answer is one JSON line on file descriptor `fd`
-// ({id, tap, rc, error, ms, exit}).  Between mutants every module of the project (and tape's own files)
+// ({id, tap, rc, error, ms, exit, tops}: tops, the top-level tests that failed).  Between mutants every module of the project (and tape's own files)
 // is dropped from the require cache, so each run loads the test files afresh, as `tape a.js b.js` would;
 // the packages tape and the project use stay loaded.  `target` is loaded as `schema`'s text: the
 // file's mutants behind the global `whetstone_now_`.  A run that crashes, times out or leaves work
@@ -70,7 +70,8 @@ function finish(rc, error, exit) {
     try { fs.writeFileSync(run.reachedPath, Buffer.from(ids.buffer)); } catch (e) { /* not recorded */ }
   }
   reached = null;
-  answer({ id: run.id, tap, rc, error, ms: Number(process.hrtime.bigint() - run.started) / 1e6, exit });
+  answer({ id: run.id, tap, rc, error, ms: Number(process.hrtime.bigint() - run.started) / 1e6, exit,
+    tops: [...run.failed] });
   current = null;
   if (exit) process.exit(0);
   next();
@@ -78,6 +79,7 @@ function finish(rc, error, exit) {
 
 function crashed(err) {
   if (captured !== null) captured.push((err && err.stack ? err.stack : String(err)) + '\n');
+  if (current !== null && current.running !== null) current.failed.add(current.running);
   finish(1, 'crashed', true);
 }
 process.on('uncaughtException', crashed);
@@ -90,7 +92,8 @@ function forget() {
 }
 
 function start(request) {
-  current = { id: request.id, started: process.hrtime.bigint(), done: false, reachedPath: request.reached || '' };
+  current = { id: request.id, started: process.hrtime.bigint(), done: false, reachedPath: request.reached || '',
+    running: null, failed: new Set() };
   globalThis.whetstone_now_ = request.id;
   reached = request.reached ? [] : null;
   seen = new Set();
@@ -98,17 +101,25 @@ function start(request) {
   forget();
   current.timer = setTimeout(() => finish(1, 'timed out', true), request.timeout_ms);
   const tape = require(tapeIndex);
-  if (request.only) {
-    // only the tests the failing assertions were reported in: the others are tape's skipped tests,
-    // never run and never printed (--gtest_filter's part)
-    const only = new Set(request.only);
-    const some = function (name) {
-      const title = typeof name === 'string' && name ? name : '(anonymous)';
-      return (only.has(title) ? tape : tape.skip).apply(this, arguments);
+  // The test files' tape: each top-level test is watched (which ones failed, or were running when the
+  // process crashed), and with `only`, the others are tape's skipped tests, never run nor printed
+  // (--gtest_filter's part)
+  const only = request.only ? new Set(request.only) : null;
+  const watched = function (name) {
+    const title = typeof name === 'string' && name ? name : '(anonymous)';
+    if (only !== null && !only.has(title)) return tape.skip.apply(this, arguments);
+    const test = tape.apply(this, arguments);
+    const watch = (t) => {
+      if (!t || typeof t.on !== 'function') return;
+      t.on('prerun', () => { current.running = title; });
+      t.on('result', (r) => { if (r && typeof r === 'object' && !r.ok && !r.todo && !r.skip) current.failed.add(title); });
+      t.on('test', watch);
     };
-    Object.assign(some, tape, { test: some });
-    require.cache[tapeIndex].exports = some;
-  }
+    watch(test);
+    return test;
+  };
+  Object.assign(watched, tape, { test: watched });
+  require.cache[tapeIndex].exports = watched;
   try {
     for (const name of config.requires) require(require.resolve(name, { paths: [config.root] }));
     for (const file of request.files || config.files) require(file);

@@ -57,7 +57,6 @@ class RunResult:
     file_errors: dict[str, str] = field(default_factory=dict)  # a test file that did not load
     files: list[str] = field(default_factory=list)  # test files that ran
     sites: dict[tuple[str, str], set[int]] = field(default_factory=dict)  # TAP: the lines a failure was made at
-    headers: set[str] = field(default_factory=set)  # TAP: the ``# name`` of each test a failure was reported in
     ok: bool = False  # the run as a whole passed
     note: str = ""  # why the output could not be read
 
@@ -412,15 +411,12 @@ def read_tap(text: str, file: str | list[str], root: str) -> RunResult:
             exact = "\n".join(values).replace(prefix, "")
             sig = f"{sig[:SIG_MAX - 10]} #{hashlib.sha1(exact.encode('utf-8', 'replace')).hexdigest()[:8]}"
         globbed = any(_is_glob(f) for f in given)
-        if header:
-            out.headers.add(header)
         owners = [where] if where and (where in given or globbed) else given
         for owner in owners:
             out.failed[(owner, title)] = out.failed.get((owner, title)) or sig
             if at:
                 out.sites.setdefault((owner, title), set()).add(site)
     if crash and header:  # an uncaught exception ended the run: the test that was running failed with it
-        out.headers.add(header)
         for f in given:
             out.failed[(f, title_key([header]))] = signature(crash, root)
     elif header and not header_failed and any(_TAP_PLAN.match(x) for x in lines[-8:]):

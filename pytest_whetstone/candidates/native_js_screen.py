@@ -22,7 +22,7 @@ import shutil
 import signal
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ class ScreenRun:
     error: str = ""  # "crashed", "timed out", or why the harness could not run
     seconds: float = 0.0
     timed_out: bool = False
+    tops: list[str] = field(default_factory=list)  # the top-level tests that failed (or were running at a crash)
 
 
 def tape_index(root: Path) -> Path | None:
@@ -96,7 +97,7 @@ class TapeScreen:
             self.close()
         error = str(answer.get("error") or "")
         return ScreenRun(tap=str(answer.get("tap") or ""), rc=int(answer.get("rc") or 0), error=error,
-                         seconds=seconds, timed_out=error == "timed out")
+                         seconds=seconds, timed_out=error == "timed out", tops=[str(t) for t in answer.get("tops") or []])
 
     def _start(self, rel: str, text: str) -> str:
         """A fresh process holding ``text`` at ``rel``: "" or why it could not start."""

@@ -72,9 +72,10 @@ class JsTrial:
         self.last_result = runs.RunResult()  # the last tape run, per test (the spectrum asks what ran)
         self.base_sites: dict[tuple[str, str], set[int]] = {}  # tape: where the failing assertions failed
         self.screen: native_js_screen.TapeScreen | None = None  # the schema harness, once a schema runs
-        # tape: the tests the failing assertions were reported in (a screened run runs only those), and the
-        # failing tests of the baseline
+        # tape: the top-level tests that failed in the unmutated schema (a screened run runs only those),
+        # and the failing tests of the baseline
         self.screen_only: set[str] | None = None
+        self.only_tried = False
         self.base_failing: set[str] = set()
         self.error_lines: set[int] = set()  # the last schema check's error, by line and (line, column)
         self.error_points: set[tuple[int, int]] = set()
@@ -85,7 +86,6 @@ class JsTrial:
         outcome = self.run_failing("", "")
         self.base_sites = dict(self.last_result.sites)
         self.base_failing = set(outcome.failing)
-        self.screen_only = set(self.last_result.headers) or None if self.kind == "tape" else None
         if self.filter and "did not run" in outcome.error:
             self.filter = False  # the title filter missed a test: run the whole files from now on
             unfiltered = self.run_failing("", "")
@@ -377,10 +377,15 @@ class JsTrial:
             outcome.error, outcome.timed_out = f"timed out after {timeout_s:g} s", True
         else:
             outcome = self._outcome(result, error, run.seconds)
+        if mutant_id == 0 and only is None and not self.only_tried and run.tops and not outcome.error:
+            # the unmutated schema's first run names the top-level tests that failed: from now on only
+            # those run, once they alone fail as the whole files did
+            self.only_tried, self.screen_only = True, set(run.tops)
+            return self.run_schema(rel, text, mutant_id, timeout_s, reached)
         if only is not None and mutant_id == 0 and (outcome.error or outcome.passed
                                                     or set(outcome.failing) != self.base_failing):
-            # the failing tests alone do not fail as in the whole files (one needs another's setup, or
-            # failed in a subtest whose parent the filter left out): every test from now on
+            # the failing tests alone do not fail as in the whole files (one needs another's setup):
+            # every test from now on
             self.screen_only = None
             return self.run_schema(rel, text, mutant_id, timeout_s, reached)
         return outcome
