@@ -73,10 +73,10 @@ class JsTrial:
         self.base_sites: dict[tuple[str, str], set[int]] = {}  # tape: where the failing assertions failed
         self.screen: native_js_screen.TapeScreen | None = None  # the schema harness, once a schema runs
         # tape: the top-level tests that failed in the unmutated schema (a screened run runs only those),
-        # and the failing tests of the baseline
+        # and how the failing tests failed there with every test run
         self.screen_only: set[str] | None = None
         self.only_tried = False
-        self.base_failing: set[str] = set()
+        self.whole_failing: dict[str, str] = {}
         self.error_lines: set[int] = set()  # the last schema check's error, by line and (line, column)
         self.error_points: set[tuple[int, int]] = set()
 
@@ -85,7 +85,6 @@ class JsTrial:
     def baseline(self) -> TrialOutcome:
         outcome = self.run_failing("", "")
         self.base_sites = dict(self.last_result.sites)
-        self.base_failing = set(outcome.failing)
         if self.filter and "did not run" in outcome.error:
             self.filter = False  # the title filter missed a test: run the whole files from now on
             unfiltered = self.run_failing("", "")
@@ -350,10 +349,38 @@ class JsTrial:
         if self.screen is None:
             self.screen = native_js_screen.TapeScreen(self.root, self.work, sorted({t.file for t in self.targets}),
                                                       self.command.requires, self.command.node_flags, self.env)
-        files, only = sorted({t.file for t in self.targets}), self.screen_only
+        if not self.only_tried:  # a process's limit: the first run of a mutant's may be far shorter
+            self._choose_tests(rel, text, max(timeout_s, self.failing_timeout_s))
+        outcome, _tops = self._screened(rel, text, mutant_id, timeout_s, reached, self.screen_only)
+        if self.screen_only is not None and mutant_id == 0 and self._unlike_whole(outcome):
+            self.screen_only = None  # this file's unmutated schema disagrees: every test from now on
+            outcome, _tops = self._screened(rel, text, mutant_id, timeout_s, reached, None)
+        return outcome
+
+    def _choose_tests(self, rel: str, text: str, timeout_s: float) -> None:
+        """Once per trial: the unmutated schema with every test, then with only the top-level tests that
+        failed there; only those run from now on when they alone fail exactly as the whole files did
+        (not when one needs another's setup)."""
+        self.only_tried = True
+        whole, tops = self._screened(rel, text, 0, timeout_s, "", None)
+        if whole.error or not tops:
+            return
+        self.whole_failing, self.screen_only = dict(whole.failing), set(tops)
+        part, _tops = self._screened(rel, text, 0, timeout_s, "", self.screen_only)
+        if self._unlike_whole(part):
+            self.screen_only = None
+
+    def _unlike_whole(self, outcome: TrialOutcome) -> bool:
+        return bool(outcome.error or outcome.passed or outcome.failing != self.whole_failing)
+
+    def _screened(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str,
+                  only: set[str] | None) -> tuple[TrialOutcome, list[str]]:
+        """One harness run, read as a tape process's output: the outcome and the top-level tests that failed."""
+        assert self.screen is not None
+        files = sorted({t.file for t in self.targets})
         run = self.screen.run(rel, text, mutant_id, timeout_s, reached, only=only)
         if run.error and not run.tap and run.error not in ("crashed", "timed out"):
-            return TrialOutcome(error=run.error, seconds=round(run.seconds, 3))
+            return TrialOutcome(error=run.error, seconds=round(run.seconds, 3)), []
         result, error = self._read_tape(run.tap, run.rc, files)
         seen = result.passed | set(result.failed)
         if run.error == "crashed" and len(files) > 1 and not all(t.key in seen for t in self.targets):
@@ -361,7 +388,7 @@ class JsTrial:
             result, error = runs.RunResult(ok=True), ""
             for file in files:
                 one = self.screen.run(rel, text, mutant_id, timeout_s, files=[file], only=only)
-                part, why = self._read_tape(one.tap, one.rc, [file])
+                part, _why = self._read_tape(one.tap, one.rc, [file])
                 run.seconds += one.seconds
                 result.passed |= part.passed
                 result.failed.update(part.failed)
@@ -371,24 +398,12 @@ class JsTrial:
                     break
             if result.file_errors and not result.failed and not result.passed:
                 error = f"test file did not load: {next(iter(result.file_errors.values()))}"
-        if run.timed_out:
-            outcome = self._outcome(result, "", run.seconds)
-            outcome.failing.clear()
-            outcome.error, outcome.timed_out = f"timed out after {timeout_s:g} s", True
-        else:
-            outcome = self._outcome(result, error, run.seconds)
-        if mutant_id == 0 and only is None and not self.only_tried and run.tops and not outcome.error:
-            # the unmutated schema's first run names the top-level tests that failed: from now on only
-            # those run, once they alone fail as the whole files did
-            self.only_tried, self.screen_only = True, set(run.tops)
-            return self.run_schema(rel, text, mutant_id, timeout_s, reached)
-        if only is not None and mutant_id == 0 and (outcome.error or outcome.passed
-                                                    or set(outcome.failing) != self.base_failing):
-            # the failing tests alone do not fail as in the whole files (one needs another's setup):
-            # every test from now on
-            self.screen_only = None
-            return self.run_schema(rel, text, mutant_id, timeout_s, reached)
-        return outcome
+        if not run.timed_out:
+            return self._outcome(result, error, run.seconds), run.tops
+        outcome = self._outcome(result, "", run.seconds)
+        outcome.failing.clear()
+        outcome.error, outcome.timed_out = f"timed out after {timeout_s:g} s", True
+        return outcome, run.tops
 
 
 class _Swap:
