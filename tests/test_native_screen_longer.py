@@ -140,3 +140,49 @@ def test_a_mutant_that_lets_the_failing_test_run_longer_raises_the_file_s_limit(
     screen.outcome(first, Trial())  # type: ignore[arg-type]
     screen.outcome(other, Trial())  # type: ignore[arg-type]
     assert limits[0] == limits[1] == RUN_FLOOR_S and limits[2] == pytest.approx(ENDED_FACTOR * 0.3)
+
+
+def test_an_in_process_screen_s_limit_follows_the_schema_s_run_not_the_baseline_s_process() -> None:
+    """JS: the baseline is a whole node process (0.5 s), a screened run a few milliseconds of tests in a
+    warm one: a looping mutant costs the floor, not five process starts."""
+    from pytest_whetstone.candidates.native_mutants import mutants_in
+    from pytest_whetstone.candidates.native_trial import TrialOutcome
+
+    source = "int f(int a, int b) {\n  if (a < b) return a + b;\n  return a - b;\n}\n"
+    mutants = mutants_in("f.cc", source.encode(), 1, 4)
+    limits: list[float] = []
+
+    class Trial(CompilingTrial):
+        screens_in_process = True
+
+        def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
+                       only: set[str] | None = None) -> TrialOutcome:
+            if mutant_id:
+                limits.append(timeout_s)
+            return TrialOutcome(failing={"F1": "expected 3, got 4"}, seconds=0.01)
+
+    base = TrialOutcome(failing={"F1": "expected 3, got 4"}, seconds=0.5)
+    for in_process, expected in ((True, RUN_FLOOR_S), (False, 5 * 0.5 + 0.25)):  # the latter: a process a run
+        Trial.screens_in_process = in_process
+        limits.clear()
+        screen = Screen(base, lambda rel: source, deadline=1e12, timeout_s=10.0)
+        screen.add(mutants)
+        screen.prepare(Trial())  # type: ignore[arg-type]
+        screen.outcome(mutants[0], Trial())  # type: ignore[arg-type]
+        assert limits == [pytest.approx(expected)]
+
+
+def test_a_schema_that_raises_is_one_note_not_a_crashed_search() -> None:
+    from pytest_whetstone.candidates.native_mutants import mutants_in
+    from pytest_whetstone.candidates.native_trial import TrialOutcome
+
+    source = "int f(int a, int b) {\n  return a - b;\n}\n"
+
+    class Broken(CompilingTrial):
+        def prepare_schema(self, rel: str, text: str) -> str:
+            raise OSError("disk full")
+
+    screen = Screen(TrialOutcome(failing={"F1": "x"}, seconds=0.01), lambda rel: source, deadline=1e12, timeout_s=10.0)
+    screen.add(mutants_in("a.cc", source.encode(), 1, 3) + mutants_in("b.cc", source.encode(), 1, 3))
+    screen.prepare([Broken(), Broken()])  # type: ignore[list-item]  # two files, two trials: threads
+    assert sorted(screen.notes) == ["schema of a.cc: OSError: disk full", "schema of b.cc: OSError: disk full"]

@@ -189,6 +189,8 @@ class Screen:
             trial = free.get()
             try:
                 self._prepare(*item, trial)
+            except Exception as exc:  # noqa: BLE001 - one file's schema must not end the search (a thread's)
+                self.notes.append(f"schema of {item[0]}: {type(exc).__name__}: {exc}"[:200])
             finally:
                 free.put(trial)
 
