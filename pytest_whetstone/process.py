@@ -352,3 +352,20 @@ def run_bounded(
         out, _ = proc.communicate()
         return None, out or b""
     return proc.returncode, out or b""
+
+
+def read_json_line(stream: IO[Any], timeout: float) -> dict[str, Any] | None:
+    """One JSON object a worker wrote as a line on ``stream``, waiting at most ``timeout`` seconds for it
+    to start; None when nothing came, the stream ended, or the line is not an object."""
+    import json
+    import select
+
+    ready, _w, _x = select.select([stream], [], [], max(timeout, 0.0))
+    if not ready:
+        return None
+    line = stream.readline()
+    try:
+        data = json.loads(line) if line else None
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None

@@ -30,7 +30,6 @@ import ast
 import gc
 import json
 import os
-import select
 import signal
 import subprocess
 import sys
@@ -359,16 +358,10 @@ class ForkWorker:
         return reply
 
     def _read(self, timeout: float) -> dict[str, Any] | None:
+        from ..process import read_json_line  # here: the worker runs this file by path, outside the package
+
         assert self.proc is not None and self.proc.stdout is not None
-        ready, _w, _x = select.select([self.proc.stdout], [], [], max(timeout, 0.0))
-        if not ready:
-            return None
-        line = self.proc.stdout.readline()
-        try:
-            data = json.loads(line) if line else None
-        except ValueError:
-            return None
-        return data if isinstance(data, dict) else None
+        return read_json_line(self.proc.stdout, timeout)
 
     def close(self) -> None:
         proc, self.proc = self.proc, None

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import select
 import shutil
 import signal
 import subprocess
@@ -25,6 +24,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from ..process import read_json_line
 
 HARNESS = Path(__file__).with_name("js_screen.cjs")
 START_S = 15.0  # loading tape and the packages, once per process
@@ -135,17 +136,7 @@ class TapeScreen:
         return ""
 
     def _read(self, timeout: float) -> dict[str, Any] | None:
-        if self.answers is None:
-            return None
-        ready, _w, _x = select.select([self.answers], [], [], max(timeout, 0.0))
-        if not ready:
-            return None
-        line = self.answers.readline()
-        try:
-            data = json.loads(line) if line else None
-        except ValueError:
-            return None
-        return data if isinstance(data, dict) else None
+        return None if self.answers is None else read_json_line(self.answers, timeout)
 
     def close(self) -> None:
         proc, self.proc = self.proc, None
