@@ -341,6 +341,7 @@ def fix_figures(fault: Fault, ws: Path, command: list[str], original: Path) -> d
         quals = [s.get("qualname") if s.get("file_path") == fault.file else "?"
                  for s in failures[0].get("suspects") or []]
         row["rank_after"] = next((i + 1 for i, q in enumerate(quals) if q == fault.truth), None)
+    row["search"] = _search_totals(store, report)
     candidates = [c for c in report.get("candidates") or [] if c.get("edits")]
     if not candidates:
         return row
@@ -351,6 +352,42 @@ def fix_figures(fault: Fault, ws: Path, command: list[str], original: Path) -> d
     row["tests_pass"] = rc == 0
     row["restored"] = (ws / fault.file).read_bytes() == (original / fault.file).read_bytes()
     return row
+
+
+def _search_totals(store: Path, report: dict[str, Any]) -> dict[str, Any]:
+    """What the summary adds up over the faults from the session's search event: why it stopped, mutants
+    tried, screened and run alone by why, and its notes with file names taken out."""
+    event: dict[str, Any] = {}
+    try:
+        for line in (store / "sessions" / f"{report.get('session_id')}.jsonl").read_text().splitlines():
+            data = json.loads(line)
+            if data.get("event") == "search":
+                event = data.get("data") or {}
+    except (OSError, ValueError):
+        return {}
+    notes = [re.sub(r"schema of \S+?:", "schema:", str(n)).split(" (")[0][:70] for n in event.get("notes") or []]
+    return {"stopped": event.get("stopped", ""), "tried": event.get("tried", 0), "screened": event.get("screened", 0),
+            "alone": event.get("alone") or {}, "notes": notes}
+
+
+def _totals(fixed: list[dict[str, Any]]) -> list[str]:
+    """Totals over the faults only (no case is read): where the searches' time went."""
+    from collections import Counter
+
+    searches = [r.get("search") or {} for r in fixed]
+    stopped = Counter(s.get("stopped") or "?" for s in searches)
+    alone: dict[str, list[float]] = {}
+    for s in searches:
+        for why, (count, seconds) in (s.get("alone") or {}).items():
+            got = alone.setdefault(why, [0, 0.0])
+            got[0] += count
+            got[1] += seconds
+    notes = Counter(n for s in searches for n in set(s.get("notes") or []))
+    return ["", "Totals over the faults' searches: stopped " + ", ".join(f"{k} {v}" for k, v in stopped.most_common())
+            + f"; mutants tried {sum(int(s.get('tried') or 0) for s in searches)}, screened "
+            f"{sum(int(s.get('screened') or 0) for s in searches)}; run alone by why: "
+            + (", ".join(f"{why} {c} / {t:.0f} s" for why, (c, t) in sorted(alone.items())) or "none") + ".",
+            "", "Notes, by how many searches said them: " + "; ".join(f"{n} ({c})" for n, c in notes.most_common(8)) + "."]
 
 
 def measure(fault: Fault, pristine: Path, localize_only: bool) -> dict[str, Any] | None:
@@ -412,6 +449,7 @@ def summary(rows: list[dict[str, Any]], args: argparse.Namespace, libs: list[str
                   f"| top candidate applied: original restored exactly | {_pct(fixed, lambda r: r.get('restored'))} |",
                   f"| `whetstone run --search` / plain run, median | {statistics.median(searched):.1f}x |"
                   if searched else ""]
+        lines += _totals(fixed)
     lines.append("")
     lines.append("Per library: " + ", ".join(f"{lib} {sum(1 for r in rows if r['lib'] == lib)} faults" for lib in libs)
                  + ". Per-fault rows: bench/_work/heldout_js/rows-" + args.label + ".jsonl (held out, not read while tuning).")
