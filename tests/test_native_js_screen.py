@@ -134,7 +134,7 @@ def test_the_search_screens_js_mutants_and_keeps_the_tree(shapes: Path) -> None:
     assert apply_edits_text((shapes / edit.file_path).read_text(), [edit]) == original
 
 
-def test_only_the_failing_top_level_tests_run_per_mutant(shapes: Path) -> None:  # noqa: F811
+def test_only_the_failing_tests_and_their_parents_run_per_mutant(shapes: Path) -> None:  # noqa: F811
     (shapes / "test" / "nested.js").write_text(
         "'use strict';\n\nvar test = require('tape');\nvar shapes = require('../');\n\n"
         "test('outer', function (t) {\n  t.test('inner square', function (st) {\n"
@@ -147,9 +147,29 @@ def test_only_the_failing_top_level_tests_run_per_mutant(shapes: Path) -> None: 
         base = trial.baseline()
         plain = trial.run_schema("lib/area.js", text, 0, 5.0)
         assert _said(plain) == _said(base)
-        # the failing assertions' top-level tests, a subtest's parent included; not the passing ones
-        assert trial.screen_only == {"area of a square", "area of the square inside", "outer"}
+        # the failing tests by their paths, a subtest's through its parent; not the passing ones
+        assert trial.screen_only == {"area of a square", "area of the square inside", "outer\x1finner square"}
         fixed = trial.run_schema("lib/area.js", text.replace("side + side", "side * side"), 0, 5.0)
         assert fixed.passed == set(base.failing)
+    finally:
+        trial.close()
+
+
+def test_mutants_of_two_files_take_turns_in_one_process(shapes: Path) -> None:  # noqa: F811
+    _seed(shapes, "lib/area.js", "side * side", "side + side")
+    trial, _failing = _trial(shapes)
+    area = (shapes / "lib/area.js").read_text()
+    polygon = (shapes / "lib/polygon.js").read_text()
+    area_fixed = area.replace("return side + side;", "return whetstone_now_ === 1 ? side * side : side + side;")
+    polygon_broken = polygon.replace("return total;", "return whetstone_now_ === 1 ? total + 1 : total;")
+    try:
+        base = trial.baseline()
+        for _turn in range(2):
+            fixed = trial.run_schema("lib/area.js", area_fixed, 1, 5.0)
+            assert fixed.passed == set(base.failing) and not fixed.failing
+            other = trial.run_schema("lib/polygon.js", polygon_broken, 1, 5.0)
+            assert other.failing.keys() == base.failing.keys()  # area.js as written: still the fault's failures
+            assert trial.run_schema("lib/polygon.js", polygon_broken, 0, 5.0).failing == base.failing
+        assert trial.screen is not None and trial.screen.starts == 1
     finally:
         trial.close()

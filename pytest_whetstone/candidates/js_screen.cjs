@@ -1,12 +1,14 @@
 'use strict';
 // Runs a project's tape test files once per mutant in one node process (whetstone's JS schema screen).
-// argv[2]: a JSON file {root, files, requires, tape, target, schema, fd}.  Requests arrive on stdin, one
-// JSON line each ({id, timeout_ms, reached, files?, only?}); each answer is one JSON line on file descriptor `fd`
-// ({id, tap, rc, error, ms, exit, tops}: tops, the top-level tests that failed).  Between mutants every module of the project (and tape's own files)
-// is dropped from the require cache, so each run loads the test files afresh, as `tape a.js b.js` would;
-// the packages tape and the project use stay loaded.  `target` is loaded as `schema`'s text: the
-// file's mutants behind the global `whetstone_now_`.  A run that crashes, times out or leaves work
-// behind is answered with `exit: true` and the process ends: the caller starts a fresh one.
+// argv[2]: a JSON file {root, files, requires, tape, fd}.  Requests arrive on stdin, one JSON line each
+// ({id, target, schema, timeout_ms, reached, files?, only?}); each answer is one JSON line on file
+// descriptor `fd` ({id, tap, rc, error, ms, exit, tops}: tops, the paths of the tests that failed).
+// For each run the file `target` is loaded as the text of the file `schema` (its mutants behind the
+// global `whetstone_now_`), every other file as written: one process serves every file's schema.
+// Between runs every module of the project (and tape's own files) is dropped from the require cache,
+// so each run loads the test files afresh, as `tape a.js b.js` would; the packages tape and the
+// project use stay loaded.  A run that crashes or times out is answered with `exit: true` and the
+// process ends: the caller starts a fresh one.
 const fs = require('fs');
 const Module = require('module');
 const path = require('path');
@@ -14,8 +16,9 @@ const readline = require('readline');
 
 const config = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const real = (p) => { try { return fs.realpathSync(p); } catch (e) { return p; } };
-const target = real(config.target);
-const schemaText = fs.readFileSync(config.schema, 'utf8');
+const schemas = new Map();  // schema file -> its text
+let target = '';  // the running mutant's file, and its schema's text
+let schemaText = '';
 const tapeIndex = real(config.tape);
 const tapeDir = path.dirname(tapeIndex) + path.sep;
 const answerFd = config.fd;
@@ -54,7 +57,9 @@ function answer(obj) {
   fs.writeSync(answerFd, JSON.stringify(obj) + '\n');
 }
 
-let current = null;  // the run in progress: {id, started, timer, done}
+let current = null;  // the run in progress: {id, started, timer, done, running, failed}
+const SEP = '\u001f';  // between the names of a test's path
+const titleOf = (name) => (typeof name === 'string' && name ? name : '(anonymous)');
 
 function finish(rc, error, exit) {
   const run = current;
@@ -95,27 +100,38 @@ function start(request) {
   current = { id: request.id, started: process.hrtime.bigint(), done: false, reachedPath: request.reached || '',
     running: null, failed: new Set() };
   globalThis.whetstone_now_ = request.id;
+  target = real(request.target);
+  if (!schemas.has(request.schema)) schemas.set(request.schema, fs.readFileSync(request.schema, 'utf8'));
+  schemaText = schemas.get(request.schema);
   reached = request.reached ? [] : null;
   seen = new Set();
   captured = [];
   forget();
   current.timer = setTimeout(() => finish(1, 'timed out', true), request.timeout_ms);
   const tape = require(tapeIndex);
-  // The test files' tape: each top-level test is watched (which ones failed, or were running when the
-  // process crashed), and with `only`, the others are tape's skipped tests, never run nor printed
-  // (--gtest_filter's part)
-  const only = request.only ? new Set(request.only) : null;
+  // The test files' tape: each test is watched, by its path of names from the top-level one (which
+  // failed, or was running when the process crashed), and with `only` (failing paths), a test on no such
+  // path is tape's skipped test, never run (--gtest_filter's part)
+  const only = request.only || null;
+  const wanted = (path) => only === null || only.some((p) => p === path || p.startsWith(path + SEP));
+  const watch = (t, path) => {
+    if (!t || typeof t.on !== 'function') return;
+    const run = current;  // a test a past run left behind reports to that run, which has ended
+    t.on('prerun', () => { run.running = path; });
+    t.on('result', (r) => { if (r && typeof r === 'object' && !r.ok && !r.todo && !r.skip) run.failed.add(path); });
+    t.on('test', (st) => watch(st, path + SEP + titleOf(st.name)));
+    const sub = t.test;
+    if (only !== null && typeof sub === 'function') {
+      t.test = function (name) {
+        if (wanted(path + SEP + titleOf(name))) return sub.apply(this, arguments);
+        return sub.call(this, titleOf(name), { skip: true }, () => {});
+      };
+    }
+  };
   const watched = function (name) {
-    const title = typeof name === 'string' && name ? name : '(anonymous)';
-    if (only !== null && !only.has(title)) return tape.skip.apply(this, arguments);
+    if (!wanted(titleOf(name))) return tape.skip.apply(this, arguments);
     const test = tape.apply(this, arguments);
-    const watch = (t) => {
-      if (!t || typeof t.on !== 'function') return;
-      t.on('prerun', () => { current.running = title; });
-      t.on('result', (r) => { if (r && typeof r === 'object' && !r.ok && !r.todo && !r.skip) current.failed.add(title); });
-      t.on('test', watch);
-    };
-    watch(test);
+    watch(test, titleOf(name));
     return test;
   };
   Object.assign(watched, tape, { test: watched });

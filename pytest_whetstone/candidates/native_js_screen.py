@@ -2,8 +2,9 @@
 
 A tape run of the failing test files is a node process that loads tape and the packages it needs
 before the first test: 0.3 to 1 s, against a few milliseconds for the tests themselves.  The harness
-(``js_screen.cjs``, next to this file) pays that once per schema: it loads the schema's text in place
-of its file, and for each mutant sets the global the choices read, drops the project's modules from
+(``js_screen.cjs``, next to this file) pays that once per trial: for each run it loads the mutated
+file's schema text in place of the file (so mutants of several files take turns in one process), sets
+the global the choices read, drops the project's modules from
 the require cache, loads the test files again and answers with the TAP they printed, which the trial
 reads exactly as it reads a tape process's output (:mod:`.native_trial_js`).  A mutant that crashes,
 or whose tests do not end, ends the process (the harness's own timer, or a kill at the deadline when
@@ -41,7 +42,9 @@ class ScreenRun:
     error: str = ""  # "crashed", "timed out", or why the harness could not run
     seconds: float = 0.0
     timed_out: bool = False
-    tops: list[str] = field(default_factory=list)  # the top-level tests that failed (or were running at a crash)
+    # the tests that failed (or were running at a crash), each by its path of names from the top-level test
+    # joined by \x1f
+    tops: list[str] = field(default_factory=list)
 
 
 def tape_index(root: Path) -> Path | None:
@@ -51,7 +54,8 @@ def tape_index(root: Path) -> Path | None:
 
 
 class TapeScreen:
-    """The harness for one trial's scratch copy: restarted for each new schema, or after a run ended it."""
+    """The harness for one trial's scratch copy: one process for every file's schema, started again only
+    after a run ended it."""
 
     def __init__(self, root: Path, work: Path, files: list[str], requires: list[str], node_flags: list[str],
                  env: dict[str, str]) -> None:
@@ -60,21 +64,21 @@ class TapeScreen:
         self.requires, self.node_flags, self.env = requires, node_flags, env
         self.proc: subprocess.Popen[bytes] | None = None
         self.answers: Any = None  # the read end of the answer pipe
-        self.text: str | None = None  # the schema the process holds
-        self.rel = ""
-        self.starts = 0  # processes started: one per schema, plus one per run that ended its process
+        self.schemas: dict[str, Path] = {}  # a schema's text -> the file the harness reads it from
+        self.starts = 0  # processes started: the first, plus one per run that ended its process
         self.start_s: list[float] = []
 
     def run(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
             files: list[str] | None = None, only: set[str] | None = None) -> ScreenRun:
         """Mutant ``mutant_id`` of the schema ``text`` (at ``rel``) over the test files (or only ``files``),
-        every test or ``only`` the top-level tests of those names."""
-        if self.proc is None or self.text != text or self.rel != rel or self.proc.poll() is not None:
-            why = self._start(rel, text)
+        every test or ``only`` the tests on those paths (a test runs when its path leads to one)."""
+        if self.proc is None or self.proc.poll() is not None:
+            why = self._start()
             if why:
                 return ScreenRun(rc=1, error=why)
         assert self.proc is not None and self.proc.stdin is not None
-        request: dict[str, Any] = {"id": mutant_id, "timeout_ms": max(1, int(timeout_s * 1000)), "reached": reached}
+        request: dict[str, Any] = {"id": mutant_id, "target": str(self.root / rel), "schema": str(self._schema(text)),
+                                   "timeout_ms": max(1, int(timeout_s * 1000)), "reached": reached}
         if files is not None:
             request["files"] = [str(self.root / f) for f in files]
         if only is not None:
@@ -100,21 +104,27 @@ class TapeScreen:
         return ScreenRun(tap=str(answer.get("tap") or ""), rc=int(answer.get("rc") or 0), error=error,
                          seconds=seconds, timed_out=error == "timed out", tops=[str(t) for t in answer.get("tops") or []])
 
-    def _start(self, rel: str, text: str) -> str:
-        """A fresh process holding ``text`` at ``rel``: "" or why it could not start."""
+    def _schema(self, text: str) -> Path:
+        """The file holding a schema's text, written once (the harness reads each once)."""
+        path = self.schemas.get(text)
+        if path is None:
+            path = self.work / "schema" / f"{len(self.schemas)}.js"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8", errors="surrogateescape")
+            self.schemas[text] = path
+        return path
+
+    def _start(self) -> str:
+        """A fresh process: "" or why it could not start."""
         self.close()
         tape = tape_index(self.root)
         node = shutil.which("node")
         if tape is None or node is None:
             return "tape is not installed" if node else "node is not on PATH"
-        schema = self.work / "schema" / Path(rel).name
-        schema.parent.mkdir(parents=True, exist_ok=True)
-        schema.write_text(text, encoding="utf-8", errors="surrogateescape")
         read_end, write_end = os.pipe()
         config = self.work / "screen.json"
         config.write_text(json.dumps({"root": str(self.root), "files": self.files, "requires": self.requires,
-                                      "tape": str(tape), "target": str(self.root / rel), "schema": str(schema),
-                                      "fd": write_end}), encoding="utf-8")
+                                      "tape": str(tape), "fd": write_end}), encoding="utf-8")
         started = time.monotonic()
         try:
             self.proc = subprocess.Popen([node, *self.node_flags, str(HARNESS), str(config)], cwd=self.root,
@@ -126,7 +136,6 @@ class TapeScreen:
         finally:
             os.close(write_end)
         self.answers = os.fdopen(read_end, "rb")
-        self.text, self.rel = text, rel
         self.starts += 1
         ready = self._read(START_S)
         if not ready or not ready.get("ready"):
@@ -140,7 +149,6 @@ class TapeScreen:
 
     def close(self) -> None:
         proc, self.proc = self.proc, None
-        self.text = None
         if proc is not None:
             try:
                 os.killpg(proc.pid, signal.SIGKILL)

@@ -72,8 +72,8 @@ class JsTrial:
         self.last_result = runs.RunResult()  # the last tape run, per test (the spectrum asks what ran)
         self.base_sites: dict[tuple[str, str], set[int]] = {}  # tape: where the failing assertions failed
         self.screen: native_js_screen.TapeScreen | None = None  # the schema harness, once a schema runs
-        # tape: the top-level tests that failed in the unmutated schema (a screened run runs only those),
-        # and how the failing tests failed there with every test run
+        # tape: the paths of the tests that failed in the unmutated schema (a screened run runs only the tests
+        # on them), and how the failing tests failed there with every test run
         self.screen_only: set[str] | None = None
         self.only_tried = False
         self.whole_failing: dict[str, str] = {}
@@ -358,9 +358,9 @@ class JsTrial:
         return outcome
 
     def _choose_tests(self, rel: str, text: str, timeout_s: float) -> None:
-        """Once per trial: the unmutated schema with every test, then with only the top-level tests that
-        failed there; only those run from now on when they alone fail exactly as the whole files did
-        (not when one needs another's setup)."""
+        """Once per trial: the unmutated schema with every test, then with only the tests that failed there
+        (and the tests they are subtests of); only those run from now on when they alone fail exactly as
+        the whole files did (not when one needs another's setup)."""
         self.only_tried = True
         whole, tops = self._screened(rel, text, 0, timeout_s, "", None)
         if whole.error or not tops:
@@ -375,7 +375,7 @@ class JsTrial:
 
     def _screened(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str,
                   only: set[str] | None) -> tuple[TrialOutcome, list[str]]:
-        """One harness run, read as a tape process's output: the outcome and the top-level tests that failed."""
+        """One harness run, read as a tape process's output: the outcome and the paths of the tests that failed."""
         assert self.screen is not None
         files = sorted({t.file for t in self.targets})
         run = self.screen.run(rel, text, mutant_id, timeout_s, reached, only=only)
