@@ -113,17 +113,17 @@ function start(request) {
   // failed, or was running when the process crashed), and with `only` (failing paths), a test on no such
   // path is tape's skipped test, never run (--gtest_filter's part)
   const only = request.only || null;
-  const wanted = (path) => only === null || only.some((p) => p === path || p.startsWith(path + SEP));
-  const watch = (t, path) => {
+  const wanted = (at) => only === null || only.some((p) => p === at || p.startsWith(at + SEP));
+  const watch = (t, at) => {
     if (!t || typeof t.on !== 'function') return;
     const run = current;  // a test a past run left behind reports to that run, which has ended
-    t.on('prerun', () => { run.running = path; });
-    t.on('result', (r) => { if (r && typeof r === 'object' && !r.ok && !r.todo && !r.skip) run.failed.add(path); });
-    t.on('test', (st) => watch(st, path + SEP + titleOf(st.name)));
+    t.on('prerun', () => { run.running = at; });
+    t.on('result', (r) => { if (r && typeof r === 'object' && !r.ok && !r.todo && !r.skip) run.failed.add(at); });
+    t.on('test', (st) => watch(st, at + SEP + titleOf(st.name)));
     const sub = t.test;
     if (only !== null && typeof sub === 'function') {
       t.test = function (name) {
-        if (wanted(path + SEP + titleOf(name))) return sub.apply(this, arguments);
+        if (wanted(at + SEP + titleOf(name))) return sub.apply(this, arguments);
         return sub.call(this, titleOf(name), { skip: true }, () => {});
       };
     }
