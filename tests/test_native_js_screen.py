@@ -27,19 +27,24 @@ def _trial(proj: Path) -> tuple[JsTrial, list]:
     return trial, failures
 
 
+def _area_trial(proj: Path) -> tuple[JsTrial, str]:
+    """The area fault (`side + side`) seeded, a trial of its failing tests, and the faulty lib/area.js."""
+    _seed(proj, "lib/area.js", "side * side", "side + side")
+    trial, _failing = _trial(proj)
+    return trial, (proj / "lib/area.js").read_text()
+
+
 def _said(outcome) -> tuple:  # type: ignore[no-untyped-def]
     """What the search reads of a run: an error (a crash, a timeout) is all it reads of one that ended so
-    (which passing assertions it printed first depends on which tests ran: the screen runs only those
-    the failing assertions were reported in)."""
+    (which passing assertions it printed first depends on which tests ran: the screen runs only the
+    failing tests and their parents)."""
     if outcome.error:
         return (True,)
     return sorted(outcome.passed), sorted(outcome.failing.items())
 
 
 def test_each_screened_mutant_fails_the_tests_as_it_does_alone(shapes: Path) -> None:  # noqa: F811
-    _seed(shapes, "lib/area.js", "side * side", "side + side")
-    trial, _failing = _trial(shapes)
-    text = (shapes / "lib/area.js").read_text()
+    trial, text = _area_trial(shapes)
     data = text.encode()
     mutants = mutants_in("lib/area.js", data, 1, text.count("\n") + 1)
     schema = schema_text("lib/area.js", data, mutants)
@@ -61,9 +66,7 @@ def test_each_screened_mutant_fails_the_tests_as_it_does_alone(shapes: Path) -> 
 
 
 def test_a_looping_or_crashing_mutant_costs_its_own_run_only(shapes: Path) -> None:  # noqa: F811
-    _seed(shapes, "lib/area.js", "side * side", "side + side")
-    trial, failing = _trial(shapes)
-    text = (shapes / "lib/area.js").read_text()
+    trial, text = _area_trial(shapes)
     schema = text.replace("  return side + side;",
                           "  if (whetstone_now_ === 1) { for (;;) {} }\n"
                           "  if (whetstone_now_ === 2) { return side.nope.deeper; }\n"
@@ -80,13 +83,10 @@ def test_a_looping_or_crashing_mutant_costs_its_own_run_only(shapes: Path) -> No
         assert trial.screen is not None and trial.screen.starts >= 3
     finally:
         trial.close()
-    assert failing
 
 
 def test_a_schema_node_cannot_parse_names_its_line(shapes: Path) -> None:  # noqa: F811
-    _seed(shapes, "lib/area.js", "side * side", "side + side")
-    trial, _failing = _trial(shapes)
-    text = (shapes / "lib/area.js").read_text()
+    trial, text = _area_trial(shapes)
     try:
         broken = text.replace("return shape.w * shape.h;", "return (whetstone_now_ === 1 ? (shape.w *) : (shape.w * shape.h));")
         why = trial.prepare_schema("lib/area.js", broken)
@@ -100,11 +100,9 @@ def test_a_schema_node_cannot_parse_names_its_line(shapes: Path) -> None:  # noq
 
 
 def test_the_schema_records_which_choices_the_failing_tests_reached(shapes: Path, tmp_path: Path) -> None:  # noqa: F811
-    _seed(shapes, "lib/area.js", "side * side", "side + side")
     with (shapes / "lib/area.js").open("a") as out:
         out.write("\nfunction unused(x) {\n  return x * 2;\n}\n")
-    trial, _failing = _trial(shapes)
-    text = (shapes / "lib/area.js").read_text()
+    trial, text = _area_trial(shapes)
     data = text.encode()
     schema = schema_text("lib/area.js", data, mutants_in("lib/area.js", data, 1, text.count("\n") + 1))
     assert schema is not None
@@ -140,9 +138,7 @@ def test_only_the_failing_tests_and_their_parents_run_per_mutant(shapes: Path) -
         "test('outer', function (t) {\n  t.test('inner square', function (st) {\n"
         "    st.equal(shapes.area({ kind: 'square', side: 4 }), 16);\n    st.end();\n  });\n  t.end();\n});\n\n"
         "test('rectangles only', function (t) {\n  t.equal(shapes.area({ kind: 'rect', w: 2, h: 3 }), 6);\n  t.end();\n});\n")
-    _seed(shapes, "lib/area.js", "side * side", "side + side")
-    trial, _failing = _trial(shapes)
-    text = (shapes / "lib/area.js").read_text()
+    trial, text = _area_trial(shapes)
     try:
         base = trial.baseline()
         plain = trial.run_schema("lib/area.js", text, 0, 5.0)
@@ -156,9 +152,7 @@ def test_only_the_failing_tests_and_their_parents_run_per_mutant(shapes: Path) -
 
 
 def test_mutants_of_two_files_take_turns_in_one_process(shapes: Path) -> None:  # noqa: F811
-    _seed(shapes, "lib/area.js", "side * side", "side + side")
-    trial, _failing = _trial(shapes)
-    area = (shapes / "lib/area.js").read_text()
+    trial, area = _area_trial(shapes)
     polygon = (shapes / "lib/polygon.js").read_text()
     area_fixed = area.replace("return side + side;", "return whetstone_now_ === 1 ? side * side : side + side;")
     polygon_broken = polygon.replace("return total;", "return whetstone_now_ === 1 ? total + 1 : total;")
