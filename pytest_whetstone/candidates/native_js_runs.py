@@ -440,7 +440,7 @@ def check_error_point(output: str, path: str) -> tuple[int, int] | None:
             echo = lines[i + 1] if i + 1 < len(lines) else ""
             caret = lines[i + 2] if i + 2 < len(lines) else ""
             at = caret.find("^")
-            if at < 0 or not caret[:at].strip() == "":
+            if at < 0 or caret[:at].strip():
                 return number, 0
             return number, len(echo[:at].encode("utf-8")) + 1
     return None
