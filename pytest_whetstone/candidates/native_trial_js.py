@@ -18,6 +18,7 @@ import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -278,20 +279,7 @@ class JsTrial:
             seen = total.passed | set(total.failed)
             if "timed out" in error or rc == 0 or all(t.key in seen for t in self.targets if t.file in files):
                 return total, error
-        total = runs.RunResult(ok=True)
-        for file in files:
-            one, error, rc = self._tape_process([file], tape)
-            if error and "timed out" in error:
-                return total, error
-            total.passed |= one.passed
-            total.failed.update(one.failed)
-            total.sites.update(one.sites)
-            total.file_errors.update(one.file_errors)
-            total.files.append(file)
-            total.ok = total.ok and one.ok
-        if any(f in total.file_errors for f in files) and not total.failed and not total.passed:
-            return total, f"test file did not load: {next(iter(total.file_errors.values()))}"
-        return total, ""
+        return _each_file(files, lambda file: self._tape_process([file], tape)[:2])
 
     def _tape_process(self, files: list[str], tape: Path) -> tuple[runs.RunResult, str, int]:
         """One process running ``files`` (tape, else node on a script that prints TAP): (result, error, rc)."""
@@ -385,19 +373,14 @@ class JsTrial:
         seen = result.passed | set(result.failed)
         if run.error == "crashed" and len(files) > 1 and not all(t.key in seen for t in self.targets):
             # as a tape process that ended early is followed by each file alone (_run_tape)
-            result, error = runs.RunResult(ok=True), ""
-            for file in files:
+            def alone(file: str) -> tuple[runs.RunResult, str]:
+                assert self.screen is not None
                 one = self.screen.run(rel, text, mutant_id, timeout_s, files=[file], only=only)
-                part, _why = self._read_tape(one.tap, one.rc, [file])
                 run.seconds += one.seconds
-                result.passed |= part.passed
-                result.failed.update(part.failed)
-                result.file_errors.update(part.file_errors)
-                if one.timed_out:
-                    run.timed_out = True
-                    break
-            if result.file_errors and not result.failed and not result.passed:
-                error = f"test file did not load: {next(iter(result.file_errors.values()))}"
+                return self._read_tape(one.tap, one.rc, [file])[0], "timed out" if one.timed_out else ""
+
+            result, error = _each_file(files, alone)
+            run.timed_out = run.timed_out or "timed out" in error
         if not run.timed_out:
             return self._outcome(result, error, run.seconds), run.tops
         outcome = self._outcome(result, "", run.seconds)
@@ -426,6 +409,25 @@ class _Swap:
     def __exit__(self, *exc: object) -> None:
         if self.path is not None and self.original is not None:
             self.path.write_bytes(self.original)
+
+
+def _each_file(files: list[str], run_one: Callable[[str], tuple[runs.RunResult, str]]) -> tuple[runs.RunResult, str]:
+    """Each test file run alone (after a process that ended early), the results merged: (result, error).
+    A run that timed out ends it with its error (what it said before it was stopped is kept)."""
+    total = runs.RunResult(ok=True)
+    for file in files:
+        one, error = run_one(file)
+        total.passed |= one.passed
+        total.failed.update(one.failed)
+        total.sites.update(one.sites)
+        total.file_errors.update(one.file_errors)
+        if "timed out" in error:
+            return total, error
+        total.files.append(file)
+        total.ok = total.ok and one.ok
+    if any(f in total.file_errors for f in files) and not total.failed and not total.passed:
+        return total, f"test file did not load: {next(iter(total.file_errors.values()))}"
+    return total, ""
 
 
 def _title_regex(targets: list[_Target], sep: str, start: str = "^") -> str:
