@@ -65,6 +65,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(HERE))
 
 from native_fix_projects import PROJECTS, Project, materialize  # noqa: E402
+from search_misses import miss_kind  # noqa: E402
 
 from pytest_whetstone.candidates.native_mutants import mutants_in  # noqa: E402
 from pytest_whetstone.edits import apply_edits_text  # noqa: E402
@@ -111,6 +112,7 @@ class Outcome:
     trial_median_s: float | None
     trials: int
     stopped: str
+    miss: str = ""  # search_misses.miss_kind
 
 
 def _env(proj: Path, project: Project) -> dict[str, str]:
@@ -269,9 +271,11 @@ def measure(project: Project, proj: Path, fault: Fault, env: dict[str, str]) -> 
             _sh([sys.executable, "-m", "pytest_whetstone", "apply", top["candidate_id"]], proj, env)
             passes = _builds(project, proj, env) and _sh(project.test, proj, env).returncode == 0
             exact = all(p.read_bytes() == data for p, data in saved.items() if p.exists())
+        faulty = apply_edits_text(original.decode(), [fault.edit]).encode()
+        miss = miss_kind(fault.rel, original, faulty, fault.edit.start.line, stats)
         return Outcome(fault, rank, rank_after, bool(top and top.get("validated")), passes, exact, plain, run_s,
                        search_s, stats.get("trial_median_s"), len(stats.get("trial_s") or []),
-                       str(stats.get("stopped") or ""))
+                       str(stats.get("stopped") or ""), miss)
     finally:
         _restore(proj, saved)
 
@@ -337,7 +341,7 @@ def run_project(project: Project, n: int, seed: int, fault_list: str, deadline: 
                 outcomes.append(out)
                 print(f"{project.name:9} {fault.qualname:28} {fault.kind:13} rank {out.rank} -> {out.rank_after} "
                       f"validated={out.top_validated} passes={out.passes} exact={out.exact} "
-                      f"search {out.search_s:.1f}s", flush=True)
+                      f"search {out.search_s:.1f}s {out.stopped} [{out.miss}]", flush=True)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return outcomes, False
@@ -398,14 +402,14 @@ def write(outcomes: list[Outcome], args: argparse.Namespace, projects: list[Proj
         f"Bench wall time {wall_s / 60:.1f} min. Tools: {_versions()}.",
         "",
         "| project | function | fault | rank | rank after search | validated | passes | exact | search s | mutants "
-        "| s per mutant | stopped |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| s per mutant | stopped | the faulty function |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for o in outcomes:
         per = f"{o.trial_median_s:.2f}" if o.trial_median_s else ""
         lines.append(f"| {o.fault.rel.split('/')[-1]} | `{o.fault.qualname}` | {o.fault.kind} | {o.rank} | "
                      f"{o.rank_after} | {o.top_validated} | {o.passes} | {o.exact} | {o.search_s:.1f} | {o.trials} "
-                     f"| {per} | {o.stopped} |")
+                     f"| {per} | {o.stopped} | {o.miss} |")
     Path(args.out).write_text("\n".join(lines) + "\n")
     print("\n".join(lines[:18]))
 

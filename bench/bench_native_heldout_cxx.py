@@ -53,6 +53,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from native_heldout_support import KINDS, WORK, CodeBase, Fault, corpus, seed  # noqa: E402
+from search_misses import KINDS as MISS_KINDS  # noqa: E402
+from search_misses import miss_kind  # noqa: E402
 
 TEST_TIMEOUT_S = 300.0
 FIX_MAX_WALL_S = 120.0  # `whetstone fix --max-wall`: the loop's own bound
@@ -117,6 +119,7 @@ class Case:
     fix_pass: bool = False
     fix_exact: bool = False
     fix_note: str = ""
+    miss: str = ""  # search_misses.miss_kind: why the search did or did not fix it (counts only are printed)
 
 
 def _report(cb: CodeBase) -> dict[str, Any]:
@@ -206,6 +209,9 @@ class Runner:
         case.rank_search = _rank(report, case.fault)
         sid = str(report.get("session_id") or "")
         case.search = _search_event(self.cb, sid) if sid else {}
+        fault = case.fault
+        original = self.snapshot[fault.file]
+        case.miss = miss_kind(fault.file, original, fault.apply(original), fault.line, case.search)
         top = next((c for c in report.get("candidates") or [] if c.get("edits")), None)
         if top is None:
             return
@@ -402,6 +408,11 @@ def summary(label: str, tree: str, search: bool, results: dict[str, tuple[list[C
                 _med([float((c.search.get("phases") or {}).get(phase, 0.0)) for c in cases if c.search]) for phase in PHASES)
                 + " |")
         lines += _alone_table(groups)
+        lines += ["", "Where the faulty function stood when the search stopped (search_misses.py; counts):", "",
+                  "| code base | " + " | ".join(MISS_KINDS) + " |", "|---|" + "---|" * len(MISS_KINDS)]
+        for name, cases in groups:
+            got = Counter(c.miss for c in cases)
+            lines.append(f"| {name} | " + " | ".join(str(got.get(k, 0)) for k in MISS_KINDS) + " |")
     lines += ["", "## Faults", ""]
     for name, (cases, info) in results.items():
         lines.append(f"- **{name}**: {len(cases)} kept of {info.get('screened', 0)} screened (the rest did not build or no test failed)"
