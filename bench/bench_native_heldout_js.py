@@ -45,6 +45,10 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(HERE))
+from search_misses import KINDS as MISS_KINDS  # noqa: E402
+from search_misses import miss_kind  # noqa: E402
+
 from pytest_whetstone.locate import jsfamily  # noqa: E402 - the repo is on sys.path for a script
 
 WORK = HERE / "_work" / "heldout_js"
@@ -342,6 +346,8 @@ def fix_figures(fault: Fault, ws: Path, command: list[str], original: Path) -> d
                  for s in failures[0].get("suspects") or []]
         row["rank_after"] = next((i + 1 for i, q in enumerate(quals) if q == fault.truth), None)
     row["search"] = _search_totals(store, report)
+    row["search"]["miss"] = miss_kind(fault.file, (original / fault.file).read_bytes(), (ws / fault.file).read_bytes(),
+                                      fault.line, row["search"].pop("event", {}))
     candidates = [c for c in report.get("candidates") or [] if c.get("edits")]
     if not candidates:
         return row
@@ -367,7 +373,7 @@ def _search_totals(store: Path, report: dict[str, Any]) -> dict[str, Any]:
         return {}
     notes = [re.sub(r"schema of \S+?:", "schema:", str(n)).split(" (")[0][:70] for n in event.get("notes") or []]
     return {"stopped": event.get("stopped", ""), "tried": event.get("tried", 0), "screened": event.get("screened", 0),
-            "alone": event.get("alone") or {}, "notes": notes}
+            "alone": event.get("alone") or {}, "notes": notes, "event": event}
 
 
 def _totals(fixed: list[dict[str, Any]]) -> list[str]:
@@ -383,11 +389,14 @@ def _totals(fixed: list[dict[str, Any]]) -> list[str]:
             got[0] += count
             got[1] += seconds
     notes = Counter(n for s in searches for n in set(s.get("notes") or []))
+    misses = Counter(s.get("miss") or "no search" for s in searches)
     return ["", "Totals over the faults' searches: stopped " + ", ".join(f"{k} {v}" for k, v in stopped.most_common())
             + f"; mutants tried {sum(int(s.get('tried') or 0) for s in searches)}, screened "
             f"{sum(int(s.get('screened') or 0) for s in searches)}; run alone by why: "
             + (", ".join(f"{why} {c} / {t:.0f} s" for why, (c, t) in sorted(alone.items())) or "none") + ".",
-            "", "Notes, by how many searches said them: " + "; ".join(f"{n} ({c})" for n, c in notes.most_common(8)) + "."]
+            "", "Notes, by how many searches said them: " + "; ".join(f"{n} ({c})" for n, c in notes.most_common(8)) + ".",
+            "", "Where the faulty function stood when the search stopped (search_misses.py): "
+            + ", ".join(f"{kind} {misses.get(kind, 0)}" for kind in MISS_KINDS) + "."]
 
 
 def measure(fault: Fault, pristine: Path, localize_only: bool) -> dict[str, Any] | None:
