@@ -165,3 +165,49 @@ def test_a_literal_may_become_an_integer_written_elsewhere_in_the_file_the_neare
     own_kinds = [o for o in at_offset if o not in file_ints and o not in small]
     assert all(m.prior < min(o.prior for o in own_kinds) for m in file_ints)
     assert small[0].prior < min(m.prior for m in file_ints)
+
+
+def test_every_relational_and_arithmetic_slip_can_be_undone() -> None:
+    """A slip is not always to the neighbouring operator: whichever operator of its family replaced the
+    original, some mutant gives the original back (the whole relational and arithmetic families)."""
+    template = "int f(int a, int b) {\n  if (a OP b) return a;\n  return a AR b;\n}\n"
+    relational, arithmetic = ["<", "<=", ">", ">=", "==", "!="], ["+", "-", "*", "/", "%"]
+    for original in relational:
+        for slip in relational:
+            if slip == original:
+                continue
+            want = template.replace("OP", original).replace("AR", "+")
+            faulty = template.replace("OP", slip).replace("AR", "+")
+            undone = {apply_edits_text(faulty, [m.edit]) for m in mutants_in("f.c", faulty.encode(), 1, 4)}
+            assert want in undone, (original, slip)
+    for original in arithmetic:
+        for slip in arithmetic:
+            if slip == original:
+                continue
+            want = template.replace("OP", "<").replace("AR", original)
+            faulty = template.replace("OP", "<").replace("AR", slip)
+            undone = {apply_edits_text(faulty, [m.edit]) for m in mutants_in("f.c", faulty.encode(), 1, 4)}
+            assert want in undone, (original, slip)
+
+
+def test_the_likeliest_slips_rank_above_the_rest_of_the_family() -> None:
+    text = "int f(int a, int b) {\n  return a < b ? a + b : 0;\n}\n"
+    prior = {m.description.split(" in ")[0]: m.prior for m in mutants_in("f.c", text.encode(), 1, 3)}
+    assert prior["`<` -> `<=`"] > prior["`<` -> `>`"] > prior["`<` -> `>=`"] > prior["`<` -> `==`"]
+    assert prior["`+` -> `-`"] > prior["`+` -> `/`"]
+
+
+def test_arguments_that_are_not_neighbours_may_be_swapped() -> None:
+    text = "int f(int a, int b, int c) {\n  return g(a, b, c);\n}\n"
+    swaps = {apply_edits_text(text, [m.edit]): m.prior for m in mutants_in("f.c", text.encode(), 1, 3)
+             if m.kind == "swap-args"}
+    assert swaps[text.replace("g(a, b, c)", "g(c, b, a)")] < swaps[text.replace("g(a, b, c)", "g(b, a, c)")]
+    assert text.replace("g(a, b, c)", "g(a, c, b)") in swaps
+
+
+def test_a_huge_function_keeps_its_likeliest_mutants_wherever_they_are() -> None:
+    body = "".join(f"  x = x * {i} + y / {i + 1};\n" for i in range(40)) + "  if (x < y) return 1;\n"
+    text = "int f(int x, int y) {\n" + body + "  return 0;\n}\n"
+    mutants = mutants_in("f.c", text.encode(), 1, text.count("\n"))
+    assert len(mutants) <= 400
+    assert any(m.kind == "cmp-boundary" for m in mutants)  # on the function's last lines

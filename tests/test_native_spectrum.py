@@ -249,7 +249,8 @@ def test_js_a_mutant_on_a_line_the_failing_test_never_ran_costs_no_run(tmp_path:
     mutants of `area`'s unknown-shape branch, which the failing test never enters, are known to change
     nothing without a test run.  The fault needs two edits, so the search goes through every mutant."""
     source = SHAPES_JS.replace("  return fn ? fn(a, b) : -1;\n", "  if (!fn) {\n    return -1;\n  }\n  return fn(a, b);\n")
-    source = source.replace("const base = a;", "const base = a - 1;").replace("base * b / 3", "base * b / 3 + 0.5")
+    # no one edit gives 6 back (with `+ 0.5`, `+` -> `/` did: 3 / 0.5)
+    source = source.replace("const base = a;", "const base = a - 1;").replace("base * b / 3", "base * b / 3 + 0.25")
     proj, store, verdict, out = _search_shapes(tmp_path, source)
     report = json.loads((store / "reports" / Path(verdict["report"]).name).read_text())
     session = load_session(store, report["session_id"])

@@ -23,12 +23,15 @@ PRIOR = {
     "bool-const": 0.75,
     "arith": 0.7,
     "cmp-reverse": 0.68,  # < <-> >, <= <-> >= (kind "cmp-flip", lower prior)
+    "cmp-negate": 0.52,  # < <-> >=, > <-> <= (C/C++/JS: the condition inverted)
     "boolop": 0.65,
     "bound": 0.6,  # a non-literal returned value +-1
     "swap-args": 0.6,  # two arguments of a call swapped
     "int-const": 0.55,  # 0, 1, -1, another integer of the function
     "str-const": 0.55,
     "negate": 0.5,  # add `not` to a condition
+    "cmp-other": 0.46,  # == <-> <, <= ... (C/C++/JS: the rest of the relational operators)
+    "arith-other": 0.45,  # + -> /, % ... (C/C++/JS: the rest of an operator's family)
     "name": 0.4,
 }
 

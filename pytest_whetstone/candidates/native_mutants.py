@@ -23,20 +23,30 @@ from ..locate.jsfamily import text_of as _text  # any tree-sitter node's text
 from ..records import Position, TextEdit
 from .mutant import PRIOR, Mutant
 
+# Every relational operator may become every other one (the whole ROR family: a slip is not always
+# the neighbouring operator); the likeliest slips keep their kinds and priors, the rest rank below.
 _CMP: dict[str, list[tuple[str, str]]] = {
-    "<": [("<=", "cmp-boundary"), (">", "cmp-reverse")],
-    "<=": [("<", "cmp-boundary"), (">=", "cmp-reverse")],
-    ">": [(">=", "cmp-boundary"), ("<", "cmp-reverse")],
-    ">=": [(">", "cmp-boundary"), ("<=", "cmp-reverse")],
-    "==": [("!=", "cmp-flip")],
-    "!=": [("==", "cmp-flip")],
+    "<": [("<=", "cmp-boundary"), (">", "cmp-reverse"), (">=", "cmp-negate"), ("!=", "cmp-other"), ("==", "cmp-other")],
+    "<=": [("<", "cmp-boundary"), (">=", "cmp-reverse"), (">", "cmp-negate"), ("==", "cmp-other"), ("!=", "cmp-other")],
+    ">": [(">=", "cmp-boundary"), ("<", "cmp-reverse"), ("<=", "cmp-negate"), ("!=", "cmp-other"), ("==", "cmp-other")],
+    ">=": [(">", "cmp-boundary"), ("<=", "cmp-reverse"), ("<", "cmp-negate"), ("==", "cmp-other"), ("!=", "cmp-other")],
+    "==": [("!=", "cmp-flip"), ("<=", "cmp-other"), (">=", "cmp-other"), ("<", "cmp-other"), (">", "cmp-other")],
+    "!=": [("==", "cmp-flip"), ("<", "cmp-other"), (">", "cmp-other"), ("<=", "cmp-other"), (">=", "cmp-other")],
     "===": [("!==", "cmp-flip")],
     "!==": [("===", "cmp-flip")],
 }
+# likewise every arithmetic (and bitwise, and shift) operator may become the others of its family: the
+# first ones listed are the likeliest slips ("arith"), the rest rank below them ("arith-other"); a
+# replacement the types refuse (`%` of a double, `/` of a pointer) is the compiler's to reject
 _ARITH: dict[str, list[str]] = {
     "+": ["-", "*"], "-": ["+"], "*": ["/", "+"], "/": ["*"], "%": ["/"],
     "&": ["|"], "|": ["&"], "^": ["|"], "<<": [">>"], ">>": ["<<"],
 }
+_ARITH_FAMILIES = (("+", "-", "*", "/", "%"), ("&", "|", "^"), ("<<", ">>"))
+_ARITH_OTHER: dict[str, list[str]] = {
+    op: [o for o in family if o != op and o not in _ARITH[op]] for family in _ARITH_FAMILIES for op in family
+}
+FAR_SWAP_PRIOR = 0.56  # two arguments of a call that are not neighbours, swapped
 _LOGIC = {"&&": "||", "||": "&&"}
 _AUG = {"+=": "-=", "-=": "+=", "*=": "/=", "/=": "*=", "<<=": ">>=", ">>=": "<<="}
 _INT = re.compile(r"^(\d+)([uUlL]*)$")
@@ -50,6 +60,7 @@ SMALL_INT = 2  # every literal may also become this (after 0 and 1, which the co
 SMALL_INT_PRIOR = 0.43  # below the file's integers: a value written nearby is the likelier slip
 FILE_INTS_UP_TO = 4  # integer literals in the function, at most, for its literals to get the file's integers
 MAX_MUTANTS = 400  # per function: a huge function must not make a huge plan
+GENERATED_MAX = 4 * MAX_MUTANTS  # generated before the likeliest MAX_MUTANTS are kept
 
 
 class _Source:
@@ -208,15 +219,23 @@ def mutants_in(
             args = [c for c in node.named_children if c.type != "comment"]
             for a in args:  # a dropped `+ 1` / `- 1` of an argument (`Array(n + 1)`)
                 _add_one(src, a, "the argument", add)
-            for a, b in zip(args, args[1:], strict=False):
-                ta, tb = _text(a), _text(b)
-                if ta != tb and "\n" not in ta + tb:
-                    add("swap-args", f"swap the arguments `{_short(ta)}` and `{_short(tb)}`",
-                        src.span(a, b, f"{tb}{_between(src, a, b)}{ta}"), 0.6)
-        if len(out) >= MAX_MUTANTS:
+            for i in range(len(args)):
+                for j in range(i + 1, len(args)):
+                    _swap(src, args, i, j, add)
+        if len(out) >= GENERATED_MAX:
             break
     out.sort(key=lambda m: (-m.prior, m.line, m.edit.start.col))
-    return out
+    return out[:MAX_MUTANTS]  # a huge function keeps its likeliest mutants, not its first lines'
+
+
+def _swap(src: _Source, args: list[Any], i: int, j: int, add: Any) -> None:
+    """Arguments ``i`` and ``j`` of a call swapped (neighbours rank above a farther pair)."""
+    a, b = args[i], args[j]
+    ta, tb = _text(a), _text(b)
+    if ta == tb or "\n" in ta + tb:
+        return
+    add("swap-args", f"swap the arguments `{_short(ta)}` and `{_short(tb)}`",  # what lies between stays
+        src.span(a, b, f"{tb}{_between(src, a, b)}{ta}"), 0.6 if j == i + 1 else FAR_SWAP_PRIOR)
 
 
 def _between(src: _Source, a: Any, b: Any) -> str:
@@ -241,6 +260,8 @@ def _binary(src: _Source, node: Any, add: Any) -> None:
     concat = sym == "+" and any(side is not None and side.type in _STRINGS for side in (left, right))
     for new in [] if concat else _ARITH.get(sym, []):  # `'\n' + s` joins strings: `-` or `*` makes NaN
         add("arith", f"`{sym}` -> `{new}` in `{whole}`", src.edit(op, new))
+    for new in [] if concat else _ARITH_OTHER.get(sym, []):
+        add("arith-other", f"`{sym}` -> `{new}` in `{whole}`", src.edit(op, new))
     if sym in _LOGIC:
         add("boolop", f"`{sym}` -> `{_LOGIC[sym]}` in `{whole}`", src.edit(op, _LOGIC[sym]))
         for side in (left, right):  # a dropped `!` on one operand
