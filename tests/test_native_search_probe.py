@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -122,6 +123,8 @@ def test_the_top_suspects_first_mutants_run_even_when_their_file_has_no_schema()
     from pytest_whetstone.records import Position, TextEdit
 
     class _Screen:
+        compile_s = [0.3]  # a schema compile: a mutant's own compile is priced at twice that
+
         def prepare(self, trial: object) -> None: ...
 
         def covers(self, mutant: Mutant) -> bool:
@@ -142,7 +145,7 @@ def test_the_top_suspects_first_mutants_run_even_when_their_file_has_no_schema()
     files = ("parser.cpp", "lexer.cpp", "lexer.h")
     plans = [plan(rel, index, rank) for rank in range(FIRST_PASS + 2) for index, rel in enumerate(files)]
     plans += [plan("lexer.cpp", 1, rank) for rank in range(FIRST_PASS + 2, 300)]
-    search = _Search([object()], [failure], Path("."), 0.0, NativeSearchStats())  # type: ignore[list-item]
+    search = _Search([object()], [failure], Path("."), time.monotonic() + 60, NativeSearchStats())  # type: ignore[list-item]
     search.screen = _Screen()  # type: ignore[assignment]
     queue, rest = search.first_pass(plans)
     alone = [p.rank for p in queue if p.rel == "parser.cpp"]
@@ -151,6 +154,12 @@ def test_the_top_suspects_first_mutants_run_even_when_their_file_has_no_schema()
     assert sorted(p.rank for p in rest if p.rel == "parser.cpp") == [FIRST_PASS, FIRST_PASS + 1]
     assert not [p for p in queue if p.rel == "lexer.h"]  # no compile of every unit that includes it, yet
     assert len(queue) + len(rest) == len(plans)
+
+    # a big unit's compile (4 s, the time of hundreds of screened runs) does not go first with 60 s left
+    _Screen.compile_s = [2.0]
+    queue, rest = search.first_pass(plans)
+    assert not [p for p in queue if p.rel == "parser.cpp"]
+    assert sorted(p.rank for p in rest if p.rel == "parser.cpp") == list(range(FIRST_PASS + 2))
 
 
 def test_a_mutant_compiled_alone_is_priced_by_what_its_compile_costs() -> None:

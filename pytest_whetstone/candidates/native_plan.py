@@ -28,6 +28,7 @@ NEIGHBOURS = 40  # with schemata, other functions of the suspects' files (those 
 SURE_AFTER = 6  # mutants of a suspect before "none changed the failure" counts in full
 CONCENTRATE = 1.0  # how far mutant evidence moves a suspect's remaining mutants
 W_LINE = 0.6  # how far a mutated line's spectrum score moves its mutant (see line_bonus)
+EARLY_ALONE_SHARE = 0.05  # of the time left, at most, for one early mutant that needs a compile of its own
 
 
 @dataclass
@@ -54,6 +55,12 @@ class Planner:
     trials: list[Any]
 
     def original(self, rel: str) -> str | None:
+        raise NotImplementedError
+
+    def cost(self, plan: _Plan) -> float:
+        raise NotImplementedError
+
+    def remaining(self) -> float:
         raise NotImplementedError
 
     def plans(self, failure: TestFailureRecord) -> list[_Plan]:
@@ -183,7 +190,8 @@ class Planner:
         """(the first pass, the rest).  With schemata, every file's schema is built first; then what they
         screen, in plan order, before mutants that need a compile of their own, except the first few
         mutants of the top suspects: a source file whose schema could not be built (or not with those
-        mutants' lines) must not push its functions behind hundreds of screened mutants of others.  A
+        mutants' lines) must not push its functions behind hundreds of screened mutants of others, unless
+        its compile costs more than the time of those (``EARLY_ALONE_SHARE``).  A
         header's schema is built when its first mutant comes up (:class:`.native_screen.Screen`), so
         its mutants keep their place among the screened ones."""
         first = FIRST_PASS * self.top_suspects()
@@ -193,8 +201,11 @@ class Planner:
         screen.prepare(list(self.trials))  # type: ignore[arg-type]
         head = plans[:first]
         top = list(dict.fromkeys(p.suspect_index for p in head if p.suspect_index >= 0))[:TOP_SUSPECTS]
+        # a compile of its own goes first only when it is cheap against the time left: a big unit's takes
+        # seconds, the time of hundreds of screened mutants
+        room = EARLY_ALONE_SHARE * self.remaining()
         early = [p for p in head if p.suspect_index in top and p.rank < FIRST_PASS and screen.settled(p.mutant)
-                 and not screen.covers(p.mutant)]
+                 and not screen.covers(p.mutant) and self.cost(p) <= room]
         taken = {id(p) for p in early}
         covered = [p for p in plans if screen.covers(p.mutant)]
         alone = [p for p in plans if id(p) not in taken and not screen.covers(p.mutant)]
