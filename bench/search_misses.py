@@ -5,8 +5,9 @@ For a fault seeded in one function, after ``whetstone run --search``:
 * ``fixed``: a mutant of the faulty function made a failing test pass (the search's evidence);
 * ``no restoring mutant``: none of the function's mutants (``mutants_in``, without the failure's
   expected / actual values) gives back the original text: the operators cannot express the fix;
-* ``not mutated``: the search tried none of the function's mutants (localization: it was not among
-  the functions the search planned, or came too late);
+* ``not planned``: the function was not among those whose mutants the search planned (localization);
+* ``planned, not tried``: it was, but none of its mutants came up before the search stopped (the
+  order); ``not mutated`` stands for either where the search did not say what it planned;
 * ``partly mutated``: some of its mutants were tried, not all (the budget, or the order within it);
 * ``all mutated``: every mutant was tried and none fixed a failing test (the screen or the judge).
 
@@ -22,7 +23,8 @@ from pytest_whetstone.candidates.native_mutants import mutants_in
 from pytest_whetstone.edits import EditError, apply_edits_text
 from pytest_whetstone.locate import cfamily, jsfamily
 
-KINDS = ("fixed", "no restoring mutant", "not mutated", "partly mutated", "all mutated", "no search")
+KINDS = ("fixed", "no restoring mutant", "not planned", "planned, not tried", "not mutated", "partly mutated",
+         "all mutated", "no search")
 
 
 def _function(rel: str, data: bytes, line: int) -> tuple[str, int, int] | None:
@@ -63,5 +65,7 @@ def miss_kind(rel: str, original: bytes, faulty: bytes, line: int, event: dict[s
         return "no restoring mutant"
     tried = int(ev.get("tried") or 0)
     if not tried:
-        return "not mutated"
+        if "planned" not in event:
+            return "not mutated"
+        return "planned, not tried" if [rel, qualname] in event["planned"] else "not planned"
     return "partly mutated" if tried < len(mutants) else "all mutated"

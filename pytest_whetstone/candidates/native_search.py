@@ -567,6 +567,7 @@ class _Search(Planner):
             self.stats.notes += self.screen.notes
         evidence = [ev.to_dict() for ev in self.evidence.values() if ev.tried]
         self.stats.evidence += evidence
+        self.stats.planned += [[rel, qualname] for rel, qualname in self.planned]
         for failure in self.failures:
             before = failure.suspects
             known = {(s.file_path, s.qualname) for s in before}

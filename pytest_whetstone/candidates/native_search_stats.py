@@ -31,6 +31,7 @@ class NativeSearchStats:
     stopped: str = ""  # found, enough, exhausted, budget, count, disabled, no-suspects, no-trial, baseline-passes
     notes: list[str] = field(default_factory=list)
     evidence: list[dict[str, Any]] = field(default_factory=list)
+    planned: list[list[str]] = field(default_factory=list)  # [file, qualname] of every function with mutants planned
     spectrum: dict[str, Any] = field(default_factory=dict)  # the execution spectrum: tests, seconds, tool
     schema: dict[str, Any] = field(default_factory=dict)  # schemata: files, mutants, dropped, compile_s
     # where the search's wall time went (seconds, the search's own thread): "setup" (trials made),
