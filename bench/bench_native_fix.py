@@ -113,6 +113,7 @@ class Outcome:
     trials: int
     stopped: str
     miss: str = ""  # search_misses.miss_kind
+    phases: str = ""  # where the search's time went (the event's phases, seconds)
 
 
 def _env(proj: Path, project: Project) -> dict[str, str]:
@@ -275,7 +276,8 @@ def measure(project: Project, proj: Path, fault: Fault, env: dict[str, str]) -> 
         miss = miss_kind(fault.rel, original, faulty, fault.edit.start.line, stats)
         return Outcome(fault, rank, rank_after, bool(top and top.get("validated")), passes, exact, plain, run_s,
                        search_s, stats.get("trial_median_s"), len(stats.get("trial_s") or []),
-                       str(stats.get("stopped") or ""), miss)
+                       str(stats.get("stopped") or ""), miss,
+                       " ".join(f"{k} {v:.1f}" for k, v in (stats.get("phases") or {}).items() if v >= 0.05))
     finally:
         _restore(proj, saved)
 
@@ -341,7 +343,7 @@ def run_project(project: Project, n: int, seed: int, fault_list: str, deadline: 
                 outcomes.append(out)
                 print(f"{project.name:9} {fault.qualname:28} {fault.kind:13} rank {out.rank} -> {out.rank_after} "
                       f"validated={out.top_validated} passes={out.passes} exact={out.exact} "
-                      f"search {out.search_s:.1f}s {out.stopped} [{out.miss}]", flush=True)
+                      f"search {out.search_s:.1f}s {out.stopped} [{out.miss}] ({out.phases})", flush=True)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return outcomes, False
