@@ -211,3 +211,23 @@ def test_a_huge_function_keeps_its_likeliest_mutants_wherever_they_are() -> None
     mutants = mutants_in("f.c", text.encode(), 1, text.count("\n"))
     assert len(mutants) <= 400
     assert any(m.kind == "cmp-boundary" for m in mutants)  # on the function's last lines
+
+
+def test_siblings_of_a_fix_skip_the_broad_families_long_tail() -> None:
+    """After a complete fix, the other edits of its line are tried (the tests may not tell them apart):
+    not the long tail of the broad families, which is no likelier the original and costs a whole check."""
+    from pytest_whetstone.candidates.native_plan import _Plan
+    from pytest_whetstone.candidates.native_search import sibling_plans
+    from pytest_whetstone.records import TestFailureRecord
+
+    text = "int f(int a, int b) {\n  if (a < b) return a;\n  return b;\n}\n"
+    failure = TestFailureRecord(test_name="F")
+    plans = [_Plan(failure, "f.c", "f", m, 0, r) for r, m in enumerate(mutants_in("f.c", text.encode(), 1, 4))]
+    on_line = [p for p in plans if p.mutant.line == 2]
+    winner = next(p for p in on_line if p.mutant.edit.new_text == "<=")
+    kinds = {p.mutant.kind for p in sibling_plans(winner, plans, {winner.mutant.key})}
+    assert "cmp-reverse" in kinds and not kinds & {"cmp-other", "arith-other"}
+    others = [p for p in on_line if p.mutant.kind == "cmp-other"]  # `<` -> `!=`, `<` -> `==`
+    assert not sibling_plans(winner, others, {winner.mutant.key})
+    # a fix from the tail itself: its peers are as likely, and are tried
+    assert sibling_plans(others[0], others, {others[0].mutant.key}) == others[1:]

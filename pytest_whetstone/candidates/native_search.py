@@ -54,6 +54,7 @@ JS_TIMEOUT_MIN_S = 3.0  # a JS mutant's run is stopped at five times the baselin
 # run them transformed): a line their coverage says the failing tests never ran is skipped (see unreached)
 AS_WRITTEN_RUNNERS = {"node-test", "tape", "mocha"}
 SIBLINGS = 6  # other edits of a complete fix's line tried before the search stops
+SIBLING_MIN_PRIOR = 0.5  # ... those at least this likely (or as likely as the fix found)
 DOUBT_TRIALS = 40  # trials spent looking for a natural complete fix after only doubtful ones (budget allowing)
 ALONE_FACTOR = 2.0  # a mutant compiled alone (real flags) against its file's fast schema compile
 HEADER_ALONE_UNITS = 8  # units a header's mutant recompiles when it is compiled alone, at most
@@ -130,6 +131,16 @@ def native_search_candidates(
         if top is not None:
             failure.place_suspects(lead_with_fix(failure.suspects, top.edits[0].file_path, top.edits[0].start.line))
     return ranked
+
+
+def sibling_plans(winner: _Plan, pending: list[_Plan], seen: set[tuple[str, int, int, int, int, str]]) -> list[_Plan]:
+    """The other edits of the winner's line worth trying (:meth:`_Search.siblings`), in plan order: the
+    broad families' long tail (`<` -> `!=`) is no likelier an original than the fix found, and each one
+    the tests cannot tell apart costs a compile and a whole suite's run."""
+    line = winner.mutant.edit.start.line
+    floor = min(winner.mutant.prior, SIBLING_MIN_PRIOR)
+    return [p for p in pending if p.rel == winner.rel and p.mutant.edit.start.line == line
+            and p.mutant.key not in seen and p.mutant.prior >= floor][:SIBLINGS]
 
 
 def _spectrum_cap() -> float:
@@ -351,9 +362,7 @@ class _Search(Planner):
         screened runs): the tests may not tell them apart (`count = 0` and `count = 1` both pass),
         and then the likeliest original is the most natural of them
         (:func:`.naturalness.rank_by_naturalness`).  Complete fixes only."""
-        line = winner.mutant.edit.start.line
-        todo = [p for p in pending if p.rel == winner.rel and p.mutant.edit.start.line == line
-                and p.mutant.key not in seen][:SIBLINGS]
+        todo = sibling_plans(winner, pending, seen)
         out: list[FixCandidate] = []
         while todo and len(out) < room:
             batch: list[_Plan] = []
