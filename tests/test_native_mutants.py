@@ -231,3 +231,20 @@ def test_siblings_of_a_fix_skip_the_broad_families_long_tail() -> None:
     assert not sibling_plans(winner, others, {winner.mutant.key})
     # a fix from the tail itself: its peers are as likely, and are tried
     assert sibling_plans(others[0], others, {others[0].mutant.key}) == others[1:]
+
+
+def test_a_returned_name_may_become_another_the_function_declares() -> None:
+    cpp = "int clamp(int v, int lo, int hi) {\n  int out = v < lo ? lo : v;\n  return v;\n}\n"
+    undone = {apply_edits_text(cpp, [m.edit]) for m in mutants_in("c.cc", cpp.encode(), 1, 4) if m.kind == "return-name"}
+    assert cpp.replace("return v;", "return out;") in undone and cpp.replace("return v;", "return lo;") in undone
+    js = "function pick(items, fallback) {\n  const first = items[0];\n  return fallback;\n}\n"
+    undone = {apply_edits_text(js, [m.edit]) for m in mutants_in("p.js", js.encode(), 1, 4) if m.kind == "return-name"}
+    assert js.replace("return fallback;", "return first;") in undone
+    assert js.replace("return fallback;", "return items;") in undone
+
+
+def test_a_returned_name_becomes_only_names_in_scope_there() -> None:
+    cpp = ("int f(int a) {\n  int lo = a;\n  for (int i = 0; i < a; i++) { int t = i; }\n"
+           "  if (a) { int z = 1; return z; }\n  return lo;\n}\n")
+    names = {(m.line, m.edit.new_text) for m in mutants_in("f.cc", cpp.encode(), 1, 6) if m.kind == "return-name"}
+    assert names == {(4, "lo"), (4, "a"), (5, "a")}  # not `i`, `t` (their blocks) nor `z` (another block)

@@ -212,6 +212,7 @@ def mutants_in(
         elif t == "return_statement":
             if expected:
                 _return_expected(src, node, expected, actual, add)
+            _return_other_name(src, node, add)
             if _returns_bool(node):
                 _negate(src, next((c for c in node.named_children if c.type != "comment"), None), "the returned value",
                         add)
@@ -350,6 +351,81 @@ def _negate(src: _Source, node: Any, what: str, add: Any) -> None:
         return
     new = f"!{text}" if node.type in _NEGATE_BARE else f"!({text})"
     add("negate", f"negate {what} `{_short(text)}`", src.edit(node, new), PRIOR["negate"] - 0.05)
+
+
+_DECLARATOR_WRAPPERS = {"init_declarator", "pointer_declarator", "reference_declarator", "array_declarator"}
+RETURN_NAMES = 6  # other names in scope a returned name may become, the nearest declared first
+RETURN_NAME_PRIOR = 0.5  # below the operator slips: any name the function declares may be returned
+
+
+_FUNCTIONS = {"function_definition", "lambda_expression", "function_declaration", "method_definition", "arrow_function",
+              "function_expression", "generator_function_declaration"}
+_JS_DECLARATIONS = {"lexical_declaration", "variable_declaration"}
+_PARAMETER_LISTS = {"parameter_list", "formal_parameters"}
+
+
+def _names_in_scope(node: Any) -> list[str]:
+    """The names declared before ``node`` in the blocks around it, the nearest first, then its function's
+    parameters (C/C++ declarations, JS variable declarators and parameters): a name declared in a block
+    the node is not in, or after it, would not compile there."""
+    names: list[str] = []
+    cur = node
+    while cur.parent is not None and cur.type not in _FUNCTIONS:
+        for child in reversed(cur.parent.children):
+            if child.end_byte <= node.start_byte and child.type in _DECLARATIONS | _JS_DECLARATIONS:
+                names += _declared_by(child)
+        cur = cur.parent
+    if cur.type in _FUNCTIONS:
+        for lst in _descendants(cur.child_by_field_name("declarator") or cur, _PARAMETER_LISTS, cur):
+            for param in lst.named_children:
+                names += _declared_by(param)
+    return list(dict.fromkeys(names))
+
+
+def _descendants(node: Any, types: set[str], function: Any) -> Iterator[Any]:
+    """Nodes of ``types`` under ``node``, not inside the function's body."""
+    body = function.child_by_field_name("body")
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if body is not None and cur.id == body.id:
+            continue
+        if cur.type in types:
+            yield cur
+            continue
+        stack.extend(cur.children)
+
+
+def _declared_by(node: Any) -> list[str]:
+    """The names one declaration, declarator list or parameter declares."""
+    if node.type in _JS_DECLARATIONS:
+        found = [c.child_by_field_name("name") for c in node.named_children if c.type == "variable_declarator"]
+    elif node.type in _DECLARATIONS:
+        found = node.children_by_field_name("declarator")
+    elif node.type == "assignment_pattern":
+        found = [node.child_by_field_name("left")]
+    else:
+        found = [node]
+    out: list[str] = []
+    for decl in found:
+        while decl is not None and decl.type in _DECLARATOR_WRAPPERS:
+            decl = decl.child_by_field_name("declarator") or next(
+                (c for c in decl.named_children if c.type == "identifier"), None)
+        if decl is not None and decl.type == "identifier":
+            out.append(_text(decl))
+    return out
+
+
+def _return_other_name(src: _Source, node: Any, add: Any) -> None:
+    """``return a`` -> ``return b``, another name in scope there: the wrong variable returned (one of
+    another type is the compiler's to reject)."""
+    value = next((c for c in node.named_children if c.type != "comment"), None)
+    if value is None or value.type != "identifier":
+        return
+    current = _text(value)
+    for rank, name in enumerate([n for n in _names_in_scope(node) if n != current][:RETURN_NAMES]):
+        add("return-name", f"return `{name}` instead of `{current}`", src.edit(value, name),
+            RETURN_NAME_PRIOR - 0.005 * rank)
 
 
 def _returns_bool(node: Any) -> bool:
