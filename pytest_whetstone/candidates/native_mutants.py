@@ -353,11 +353,9 @@ def _negate(src: _Source, node: Any, what: str, add: Any) -> None:
     add("negate", f"negate {what} `{_short(text)}`", src.edit(node, new), PRIOR["negate"] - 0.05)
 
 
-_DECLARATOR_WRAPPERS = {"init_declarator", "pointer_declarator", "reference_declarator", "array_declarator"}
 RETURN_NAMES = 6  # other names in scope a returned name may become, the nearest declared first
-RETURN_NAME_PRIOR = 0.5  # below the operator slips: any name the function declares may be returned
-
-
+RETURN_NAME_PRIOR = 0.5  # below the operator slips: any name in scope may be the one meant
+_DECLARATOR_WRAPPERS = {"init_declarator", "pointer_declarator", "reference_declarator", "array_declarator"}
 _FUNCTIONS = {"function_definition", "lambda_expression", "function_declaration", "method_definition", "arrow_function",
               "function_expression", "generator_function_declaration"}
 _JS_DECLARATIONS = {"lexical_declaration", "variable_declaration"}
@@ -430,8 +428,7 @@ def _return_other_name(src: _Source, node: Any, add: Any) -> None:
 
 def _returns_bool(node: Any) -> bool:
     cur = node.parent
-    while cur is not None and cur.type not in ("function_definition", "lambda_expression", "function_declaration",
-                                               "method_definition", "arrow_function", "function_expression"):
+    while cur is not None and cur.type not in _FUNCTIONS:
         cur = cur.parent
     if cur is None or cur.type != "function_definition":
         return False  # C/C++ only: JS has no declared return type
