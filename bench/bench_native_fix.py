@@ -65,11 +65,10 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(HERE))
 
 from native_fix_projects import PROJECTS, Project, materialize  # noqa: E402
-from search_misses import miss_kind  # noqa: E402
+from search_misses import functions_of, miss_kind  # noqa: E402
 
 from pytest_whetstone.candidates.native_mutants import mutants_in  # noqa: E402
 from pytest_whetstone.edits import apply_edits_text  # noqa: E402
-from pytest_whetstone.locate import cfamily, jsfamily  # noqa: E402
 from pytest_whetstone.process import run_bounded  # noqa: E402
 from pytest_whetstone.records import Position, TextEdit  # noqa: E402
 
@@ -130,14 +129,6 @@ def _env(proj: Path, project: Project) -> dict[str, str]:
     return env
 
 
-def _functions(rel: str, data: bytes) -> list[tuple[str, int, int]]:
-    if rel.endswith(".js"):
-        pj = jsfamily.parse_source(data)
-        return [(f.qualname, f.line_start, f.line_end) for f in jsfamily.functions_in(pj, rel)]
-    pf = cfamily.parse_source(data, "c" if rel.endswith(".c") else "cpp")
-    return [(f.qualname, f.line_start, f.line_end) for f in cfamily.functions_in(pf, rel)]
-
-
 def sample_faults(proj: Path, project: Project, n: int, seed: int) -> list[Fault]:
     """Up to three seeded slips per library function, ``4 n`` of them drawn with ``seed`` (many go undetected:
     a third-party suite does not reach every function).
@@ -148,7 +139,7 @@ def sample_faults(proj: Path, project: Project, n: int, seed: int) -> list[Fault
     pool: list[Fault] = []
     for rel in project.lib:
         data = (proj / rel).read_bytes()
-        for qualname, first, last in sorted(_functions(rel, data), key=lambda f: (f[1], f[2], f[0])):
+        for qualname, first, last in sorted(functions_of(rel, data), key=lambda f: (f[1], f[2], f[0])):
             if qualname in project.skip:
                 continue
             mutants = sorted((m for m in mutants_in(rel, data, first, last, qualname=qualname)

@@ -27,16 +27,18 @@ KINDS = ("fixed", "no restoring mutant", "not planned", "planned, not tried", "n
          "all mutated", "no search")
 
 
-def _function(rel: str, data: bytes, line: int) -> tuple[str, int, int] | None:
-    """(qualname, first, last) of the innermost function holding ``line``."""
+def functions_of(rel: str, data: bytes) -> list[tuple[str, int, int]]:
+    """(qualname, first, last) of every function in ``data`` (a C, C++ or JS file at ``rel``)."""
     if rel.endswith((".js", ".cjs", ".mjs")):
         pj = jsfamily.parse_source(data)
-        funcs = [(f.qualname, f.line_start, f.line_end) for f in jsfamily.functions_in(pj, rel)]
-    else:
-        lang = "c" if rel.endswith(".c") else "cpp"
-        pf = cfamily.parse_source(data, lang, header=rel.endswith((".h", ".hpp", ".hh")))
-        funcs = [(f.qualname, f.line_start, f.line_end) for f in cfamily.functions_in(pf, rel)]
-    holding = [f for f in funcs if f[1] <= line <= f[2]]
+        return [(f.qualname, f.line_start, f.line_end) for f in jsfamily.functions_in(pj, rel)]
+    pf = cfamily.parse_source(data, "c" if rel.endswith(".c") else "cpp")
+    return [(f.qualname, f.line_start, f.line_end) for f in cfamily.functions_in(pf, rel)]
+
+
+def _function(rel: str, data: bytes, line: int) -> tuple[str, int, int] | None:
+    """(qualname, first, last) of the innermost function holding ``line``."""
+    holding = [f for f in functions_of(rel, data) if f[1] <= line <= f[2]]
     return min(holding, key=lambda f: f[2] - f[1]) if holding else None
 
 

@@ -359,6 +359,7 @@ _DECLARATOR_WRAPPERS = {"init_declarator", "pointer_declarator", "reference_decl
 _FUNCTIONS = {"function_definition", "lambda_expression", "function_declaration", "method_definition", "arrow_function",
               "function_expression", "generator_function_declaration"}
 _JS_DECLARATIONS = {"lexical_declaration", "variable_declaration"}
+_SCOPED_DECLARATIONS = _DECLARATIONS | _JS_DECLARATIONS
 _PARAMETER_LISTS = {"parameter_list", "formal_parameters"}
 
 
@@ -370,7 +371,7 @@ def _names_in_scope(node: Any) -> list[str]:
     cur = node
     while cur.parent is not None and cur.type not in _FUNCTIONS:
         for child in reversed(cur.parent.children):
-            if child.end_byte <= node.start_byte and child.type in _DECLARATIONS | _JS_DECLARATIONS:
+            if child.end_byte <= node.start_byte and child.type in _SCOPED_DECLARATIONS:
                 names += _declared_by(child)
         cur = cur.parent
     if cur.type in _FUNCTIONS:
