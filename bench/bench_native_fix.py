@@ -150,18 +150,45 @@ def sample_faults(proj: Path, project: Project, n: int, seed: int) -> list[Fault
     return pool[: n * 4]  # a longer draw keeps the shorter one as its prefix
 
 
-def faults(proj: Path, project: Project, n: int, seed: int, fault_list: str) -> list[Fault]:
+def sample_heldout_kinds(proj: Path, project: Project, n: int, seed: int) -> list[Fault]:
+    """``4 n`` faults drawn by the held-out C/C++ bench's seeder (native_heldout_support.seed: its kinds,
+    written independently of the search's operators) in this project's library files: faults shaped like
+    the held-out ones, on code we develop against, so the search can be tuned without reading those."""
+    from native_heldout_support import CodeBase
+    from native_heldout_support import seed as heldout_seed
+
+    cb = CodeBase(project.name, "", "", proj, "", "", "", list(project.lib), 0)
+    out: list[Fault] = []
+    for f in heldout_seed(cb, random.Random(seed)):
+        data = (proj / f.file).read_bytes()
+        holding = [fn for fn in functions_of(f.file, data) if fn[1] <= f.line <= fn[2] and fn[0] not in project.skip]
+        if not holding:
+            continue
+        qualname = min(holding, key=lambda fn: fn[2] - fn[1])[0]
+        start, end = (_position(data, offset) for offset in (f.start, f.end))
+        old = data[f.start:f.end].decode("utf-8", "replace")
+        edit = TextEdit(f.file, start, end, f.new.decode("utf-8", "replace"))
+        out.append(Fault(f.file, qualname, f.kind.replace(" ", "-"), edit, f"{old!r} -> {edit.new_text!r}"))
+    return out[: n * 4]
+
+
+def _position(data: bytes, offset: int) -> Position:
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    return Position(data.count(b"\n", 0, offset) + 1, len(data[line_start:offset].decode("utf-8", "replace")) + 1)
+
+
+def faults(proj: Path, project: Project, n: int, seed: int, fault_list: str, seeder: str = "ours") -> list[Fault]:
     """The sample, replayed from ``fault_list`` when that file holds one for this project, else drawn (and
     written there when a file is named)."""
     stored: dict = {}
+    key = f"{project.name} n={n} seed={seed}" + ("" if seeder == "ours" else f" seeder={seeder}")
     if fault_list and Path(fault_list).exists():
         stored = json.loads(Path(fault_list).read_text())
-        key = f"{project.name} n={n} seed={seed}"
         if key in stored:
             return [Fault.from_dict(d) for d in stored[key]]
-    drawn = sample_faults(proj, project, n, seed)
+    drawn = (sample_faults if seeder == "ours" else sample_heldout_kinds)(proj, project, n, seed)
     if fault_list:
-        stored[f"{project.name} n={n} seed={seed}"] = [f.to_dict() for f in drawn]
+        stored[key] = [f.to_dict() for f in drawn]
         Path(fault_list).write_text(json.dumps(stored, indent=1) + "\n")
     return drawn
 
@@ -279,6 +306,8 @@ def main() -> None:
     ap.add_argument("--faults", type=int, default=24, help="per project")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--fault-list", default="", help="JSON file: replay the sample stored there, or store it")
+    ap.add_argument("--seeder", default="ours", choices=["ours", "heldout"],
+                    help="ours: the search's own operators; heldout: the held-out C/C++ bench's seeder (C/C++ only)")
     ap.add_argument("--max-minutes", type=float, default=0.0, help="start no new fault past this (0: no bound)")
     ap.add_argument("--out", default=str(HERE / "results" / "native_fix.md"),
                     help="bench/results/native_fix_<project>.md by convention")
@@ -296,7 +325,7 @@ def main() -> None:
     names = list(PROJECTS) if args.project == "all" else [args.project]
     cut = False
     for name in names:
-        got, stopped = run_project(PROJECTS[name], args.faults, args.seed, args.fault_list, deadline)
+        got, stopped = run_project(PROJECTS[name], args.faults, args.seed, args.fault_list, deadline, args.seeder)
         outcomes += got
         cut = cut or stopped
     write(outcomes, args, [PROJECTS[n] for n in names], time.monotonic() - started, cut)
@@ -313,7 +342,8 @@ def built_project(project: Project, scratch: Path) -> tuple[Path, dict[str, str]
     return proj, env
 
 
-def run_project(project: Project, n: int, seed: int, fault_list: str, deadline: float) -> tuple[list[Outcome], bool]:
+def run_project(project: Project, n: int, seed: int, fault_list: str, deadline: float,
+                seeder: str = "ours") -> tuple[list[Outcome], bool]:
     """The project's outcomes, and whether the time limit cut its list short."""
     if time.monotonic() >= deadline:
         return [], True
@@ -322,7 +352,7 @@ def run_project(project: Project, n: int, seed: int, fault_list: str, deadline: 
     assert _sh(project.test, proj, env).returncode == 0, f"{project.name}: the tests fail before any fault"
     outcomes: list[Outcome] = []
     try:
-        for fault in faults(proj, project, n, seed, fault_list):
+        for fault in faults(proj, project, n, seed, fault_list, seeder):
             if len(outcomes) >= n:
                 break
             if time.monotonic() >= deadline:
@@ -371,6 +401,7 @@ def write(outcomes: list[Outcome], args: argparse.Namespace, projects: list[Proj
     trials = [o.trial_median_s for o in outcomes if o.trial_median_s]
     command = (f"python bench/bench_native_fix.py --project {args.project} --faults {args.faults} --seed {args.seed}"
                + (f" --fault-list {args.fault_list}" if args.fault_list else "")
+               + (f" --seeder {args.seeder}" if args.seeder != "ours" else "")
                + (f" --max-minutes {args.max_minutes:g}" if args.max_minutes else "")
                + (" --debug-info" if args.debug_info else ""))
     lines = [
