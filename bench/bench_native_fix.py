@@ -295,7 +295,8 @@ def measure(project: Project, proj: Path, fault: Fault, env: dict[str, str]) -> 
         return Outcome(fault, rank, rank_after, bool(top and top.get("validated")), passes, exact, plain, run_s,
                        search_s, stats.get("trial_median_s"), len(stats.get("trial_s") or []),
                        str(stats.get("stopped") or ""), miss,
-                       " ".join(f"{k} {v:.1f}" for k, v in (stats.get("phases") or {}).items() if v >= 0.05))
+                       " ".join(f"{k} {v:.1f}" for k, v in (stats.get("phases") or {}).items() if v >= 0.05)
+                       + f"; runs {sum(stats.get('trial_s') or []):.1f} s, {stats.get('timeouts', 0)} timed out")
     finally:
         _restore(proj, saved)
 

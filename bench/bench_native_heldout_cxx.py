@@ -426,11 +426,13 @@ def summary(label: str, tree: str, search: bool, results: dict[str, tuple[list[C
 
 
 def _alone_table(groups: list[tuple[str, list[Case]]]) -> list[str]:
-    """Mutants screened and compiled alone, by why (the event's ``alone``), summed over the faults: totals
+    """Mutants screened, timed out, the seconds their runs took (the event's ``trial_s``), and compiled alone
+    by why (the event's ``alone``), summed over the faults: totals
     only, so where the searches' trials go is known without reading a case."""
     whys = sorted({why for _n, cases in groups for c in cases for why in (c.search.get("alone") or {})})
-    lines = ["", "Mutants (totals over the faults): tried, screened, and compiled alone by why (count / seconds):", "",
-             "| code base | tried | screened | " + " | ".join(whys) + " |", "|---|---|---|" + "---|" * len(whys)]
+    lines = ["", "Mutants (totals over the faults): tried, screened, timed out, the seconds of their runs, and compiled alone by why (count / seconds):", "",
+             "| code base | tried | screened | timed out | runs s | " + " | ".join(whys) + " |",
+             "|---|---|---|---|---|" + "---|" * len(whys)]
     for name, cases in groups:
         cells = []
         for why in whys:
@@ -438,7 +440,9 @@ def _alone_table(groups: list[tuple[str, list[Case]]]) -> list[str]:
             cells.append(f"{sum(int(g[0]) for g in got if g)} / {sum(float(g[1]) for g in got if g):.0f}")
         tried = sum(int(c.search.get("tried") or 0) for c in cases)
         screened = sum(int(c.search.get("screened") or 0) for c in cases)
-        lines.append(f"| {name} | {tried} | {screened} | " + " | ".join(cells) + " |")
+        timeouts = sum(int(c.search.get("timeouts") or 0) for c in cases)
+        runs_s = sum(float(s) for c in cases for s in c.search.get("trial_s") or [])
+        lines.append(f"| {name} | {tried} | {screened} | {timeouts} | {runs_s:.0f} | " + " | ".join(cells) + " |")
     return lines
 
 

@@ -248,3 +248,46 @@ def test_a_returned_name_becomes_only_names_in_scope_there() -> None:
            "  if (a) { int z = 1; return z; }\n  return lo;\n}\n")
     names = {(m.line, m.edit.new_text) for m in mutants_in("f.cc", cpp.encode(), 1, 6) if m.kind == "return-name"}
     assert names == {(4, "lo"), (4, "a"), (5, "a")}  # not `i`, `t` (their blocks) nor `z` (another block)
+
+
+def test_siblings_of_a_fix_in_a_condition_over_two_lines_cover_the_whole_condition() -> None:
+    """A condition written over two lines: the dropped `!` on its second line is a sibling of a fix
+    found on its first (the tests may not tell `||` -> `&&` from the `!` put back)."""
+    from pytest_whetstone.candidates.native_plan import _Plan
+    from pytest_whetstone.candidates.native_search import sibling_plans
+    from pytest_whetstone.records import TestFailureRecord
+
+    text = ("int bad(int a, int b, int ok) {\n  if (a != 1 || b != 2 ||\n      ok) {\n    return 1;\n  }\n"
+            "  return a + b;\n}\n")
+    failure = TestFailureRecord(test_name="F")
+    plans = [_Plan(failure, "f.c", "f", m, 0, r) for r, m in enumerate(mutants_in("f.c", text.encode(), 1, 7))]
+    winner = next(p for p in plans if p.mutant.kind == "boolop" and p.mutant.line == 2)
+    tried = {p.mutant.key for p in plans if p.mutant.prior > winner.mutant.prior} | {winner.mutant.key}
+    siblings = sibling_plans(winner, plans, tried)
+    assert any(p.mutant.line == 3 and p.mutant.edit.new_text == "!ok" for p in siblings)
+    assert not [p for p in siblings if p.mutant.line > 3]  # not the body, nor the next statement
+
+
+def _undone(text: str, rel: str = "f.cc") -> set[str]:
+    return {apply_edits_text(text, [m.edit]) for m in mutants_in(rel, text.encode(), 1, text.count("\n"))}
+
+
+def test_signed_and_hex_literals_are_mutated_as_written() -> None:
+    """tree-sitter's C++ reads `-1` as one literal; a hex constant stays hex; an octal one is left."""
+    cpp = "int f(int a) {\n  int r = -1;\n  if (a > 0x20) r = 0;\n  return r + 010;\n}\n"
+    undone = _undone(cpp)
+    assert cpp.replace("r = -1", "r = 0") in undone and cpp.replace("r = -1", "r = -2") in undone
+    assert cpp.replace("0x20", "0x21") in undone and cpp.replace("0x20", "0x1f") in undone
+    assert cpp.replace("r = 0;", "r = -1;") in undone  # a sentinel written as zero
+    assert not [t for t in undone if "010" not in t]
+
+
+def test_a_dropped_negation_is_put_back_as_it_was_written() -> None:
+    """`if (!ok)` with its `!` dropped reads `if (ok)`: the mutant writes `if (!ok)`, not `if (!(ok))`;
+    `!*p` and an operand of `&&` likewise; a comparison's negation stays parenthesized."""
+    c = "int f(const char *p, int ok, int a) {\n  if (ok) return 1;\n  while (*p && a) p++;\n  if (a < 2) return 2;\n  return 0;\n}\n"
+    undone = _undone(c, "f.c")
+    assert c.replace("if (ok)", "if (!ok)") in undone
+    assert c.replace("while (*p && a)", "while (!*p && a)") in undone
+    assert c.replace("while (*p && a)", "while (*p && !a)") in undone
+    assert c.replace("if (a < 2)", "if (!(a < 2))") in undone

@@ -215,3 +215,55 @@ def test_a_function_whose_mutant_fixed_another_failing_test_joins_every_failures
     search.finish([])
     assert [s.qualname for s in first.suspects][:1] == ["inside"]
     assert [s.qualname for s in probed.suspects][:1] == ["inside"]
+
+
+def test_neighbours_take_turns_by_where_the_spectrum_placed_them() -> None:
+    """Screened mutants take turns by function: a neighbour (a function of a suspect's file the failing
+    test ran) gets the share of its place among the suspects, as a suspect does, so the one the spectrum
+    put second is tried long before the fortieth, and before a low static suspect."""
+    from pytest_whetstone.candidates.mutant import Mutant
+    from pytest_whetstone.candidates.native_plan import _Plan
+    from pytest_whetstone.candidates.native_search import NativeSearchStats, _Search
+    from pytest_whetstone.records import Position, TextEdit
+
+    class _Screen:
+        def covers(self, mutant: Mutant) -> bool:
+            return True
+
+    names = ["top", "near", *(f"f{i}" for i in range(2, 40)), "far"]
+    failure = TestFailureRecord(test_name="A.B", suspects=[Suspect("a.cc", n, 10 * i + 1, 10 * i + 9, 1 - i / 50)
+                                                            for i, n in enumerate(names)])
+
+    def plans(qualname: str, suspect_index: int, place: int) -> list[_Plan]:
+        line = 10 * names.index(qualname) + 1
+        return [_Plan(failure, "a.cc", qualname, Mutant("arith", f"{qualname} {r}", TextEdit(
+            "a.cc", Position(line, r + 1), Position(line, r + 2), "x"), line, 0.5), suspect_index, r, place)
+            for r in range(20)]
+
+    search = _Search([object()], [failure], Path("."), time.monotonic() + 60, NativeSearchStats())  # type: ignore[list-item]
+    search.screen = _Screen()  # type: ignore[assignment]
+    rest = plans("top", 0, 0) + plans("f5", 5, 5) + plans("near", -1, 1) + plans("far", -1, 40)
+    order = [p.qualname for p in search.ordered_rest(failure, rest)]
+    first_20 = order[:20]
+    assert first_20.count("near") > first_20.count("f5") > first_20.count("far")
+    fifth = {name: [i for i, q in enumerate(order) if q == name][4] for name in ("near", "f5", "far")}
+    assert fifth["far"] > fifth["f5"] > fifth["near"]
+
+
+def test_a_functions_mutants_take_their_turns_by_what_the_failing_tests_ran_line_by_line() -> None:
+    """With a line spectrum, a big function's mutants on a line only the failing tests ran go before
+    likelier kinds on lines every test runs (screened or not)."""
+    from pytest_whetstone.candidates.native_mutants import mutants_in
+    from pytest_whetstone.candidates.native_search import NativeSearchStats, _Search
+
+    class _Spectrum:
+        def line_score(self, rel: str, line: int) -> float | None:
+            return 1.0 if line == 3 else 0.2
+
+    text = "int f(int a, int b) {\n  int s = a + b + 7;\n  if (a) s = b;\n  return s;\n}\n"
+    mutants = mutants_in("f.c", text.encode(), 1, 5)
+    assert mutants[0].line != 3
+    search = _Search([object()], [], Path("."), time.monotonic() + 60, NativeSearchStats())  # type: ignore[list-item]
+    search.spectrum = _Spectrum()
+    assert search.by_line(mutants)[0].line == 3
+    assert sorted(search.by_line(mutants), key=id) == sorted(mutants, key=id)

@@ -43,6 +43,9 @@ class Mutant:
     edit: TextEdit
     line: int
     prior: float
+    # the lines of the whole expression it edits (a condition over two lines): the other edits there are
+    # its siblings when it fixes the tests (None: its own line)
+    lines: tuple[int, int] | None = None
 
     @property
     def key(self) -> tuple[str, int, int, int, int, str]:

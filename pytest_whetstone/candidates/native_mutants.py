@@ -14,6 +14,7 @@ could not be trusted to mean what it says.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -49,7 +50,7 @@ _ARITH_OTHER: dict[str, list[str]] = {
 FAR_SWAP_PRIOR = 0.56  # two arguments of a call that are not neighbours, swapped
 _LOGIC = {"&&": "||", "||": "&&"}
 _AUG = {"+=": "-=", "-=": "+=", "*=": "/=", "/=": "*=", "<<=": ">>=", ">>=": "<<="}
-_INT = re.compile(r"^(\d+)([uUlL]*)$")
+_INT = re.compile(r"^([-+]?)(0[xX][0-9a-fA-F]+|0|[1-9]\d*)([uUlL]*)$")  # not octal: `010` is 8 in C
 _NUMBERS = {"number_literal", "number"}
 _ARG_LISTS = {"argument_list", "arguments"}
 _CONDITIONS = {"if_statement", "while_statement", "do_statement"}
@@ -117,7 +118,10 @@ def _operator(node: Any) -> Any:
     return named[0] if named else None
 
 
+@functools.lru_cache(maxsize=8)
 def _parse(rel: str, data: bytes) -> Any:
+    """The file's syntax tree: the plan asks for every function of a file in turn (up to ``NEIGHBOURS``),
+    and a big file's parse is what each of those calls would cost."""
     from ..locate import cfamily, jsfamily
 
     if jsfamily.language_for(rel):
@@ -146,13 +150,14 @@ def mutants_in(
     # the file's compile where the type mismatch surfaces (often a template in a header); names the
     # function declares as integers or pointers keep their type under ± 1
     src.numeric = None if jsfamily.language_for(rel) else _numeric_names(body)
-    ints = sorted({int(m.group(1)) for n in body if n.type in _NUMBERS for m in [_INT.match(_text(n))] if m})
+    ints = sorted({v for n in body if n.type in _NUMBERS for v in [_int_of(_text(n))] if v is not None})
     # a small function's few constants may each be the wrong one; a big one's dozens would crowd out
     # every likelier mutant of the file (and its schema)
     literals = sum(n.type in _NUMBERS for n in body)
-    around = _file_ints(root, first, last) if 0 < literals <= FILE_INTS_UP_TO else []
+    around = _file_ints(rel, data, first, last) if 0 < literals <= FILE_INTS_UP_TO else []
     out: list[Mutant] = []
     seen: set[tuple[int, int, int, int, str]] = set()
+    lines: tuple[int, int] | None = None  # the whole expression of the node being mutated
 
     def add(kind: str, description: str, edit: TextEdit, prior: float | None = None) -> None:
         key = (edit.start.line, edit.start.col, edit.end.line, edit.end.col, edit.new_text)
@@ -161,10 +166,11 @@ def mutants_in(
         seen.add(key)
         where = f" in {qualname}" if qualname else ""
         out.append(Mutant(kind, f"{description}{where} ({rel}:{edit.start.line})", edit, edit.start.line,
-                          PRIOR.get(kind, 0.5) if prior is None else prior))
+                          PRIOR.get(kind, 0.5) if prior is None else prior, lines))
 
     for node in body:
         t = node.type
+        lines = _expression_lines(node)
         if t == "binary_expression":
             _binary(src, node, add)
         elif t in ("update_expression",):
@@ -200,7 +206,10 @@ def mutants_in(
             if cond is not None:
                 inner = _text(cond)
                 if inner.startswith("(") and inner.endswith(")") and not inner[1:].lstrip().startswith("!"):
-                    add("negate", f"negate the condition `{_short(inner)}`", src.edit(cond, f"(!{inner})"))
+                    # `if (x)` -> `if (!x)`, as the `!` is written; `if (a < b)` -> `if (!(a < b))`
+                    bare = cond.named_child_count == 1 and cond.named_children[0].type in _NEGATE_BARE
+                    add("negate", f"negate the condition `{_short(inner)}`",
+                        src.edit(cond, f"(!{inner[1:-1]})" if bare else f"(!{inner})"))
         elif t in ("for_statement", "conditional_expression", "ternary_expression"):
             _negate(src, node.child_by_field_name("condition"), "the condition", add)
         elif t == "subscript_expression":
@@ -227,6 +236,25 @@ def mutants_in(
             break
     out.sort(key=lambda m: (-m.prior, m.line, m.edit.start.col))
     return out[:MAX_MUTANTS]  # a huge function keeps its likeliest mutants, not its first lines'
+
+
+_WITHIN_EXPRESSION = {"argument_list", "arguments", "parenthesized_expression", "condition_clause",
+                      "subscript_argument_list", "initializer_list"}
+EXPRESSION_LINES = 6  # a longer expression (a lambda, a table) gives its mutants their own line as siblings' scope
+
+
+def _expression_lines(node: Any) -> tuple[int, int] | None:
+    """The first and last line of the whole expression ``node`` is part of, when it spans several lines
+    (``if (a != x ||\n !ok)``): a fix's siblings are the other edits there, not only on its line."""
+    if node.type.endswith("_statement"):  # a statement's mutants edit its condition
+        node = node.child_by_field_name("condition")
+        if node is None:
+            return None
+    top = node
+    while top.parent is not None and (top.parent.type.endswith("_expression") or top.parent.type in _WITHIN_EXPRESSION):
+        top = top.parent
+    first, last = top.start_point[0] + 1, top.end_point[0] + 1
+    return (first, last) if 1 < last - first + 1 <= EXPRESSION_LINES else None
 
 
 def _swap(src: _Source, args: list[Any], i: int, j: int, add: Any) -> None:
@@ -324,6 +352,7 @@ def _numeric_names(body: list[Any]) -> set[str]:
 
 
 _NEGATE_BARE = {"identifier", "call_expression", "field_expression", "parenthesized_expression", "member_expression",
+                "pointer_expression",  # `!*p`
                 "subscript_expression"}
 _NEGATE_NOT = {"unary_expression", "number_literal", "number", "string_literal", "string", "null", "nullptr", "true",
                "false", "assignment_expression", "comma_expression", "sequence_expression", "ERROR"}
@@ -340,7 +369,8 @@ def _compared(node: Any) -> bool:
 
 def _negate(src: _Source, node: Any, what: str, add: Any) -> None:
     """``!x`` for a value used as a truth value (an operand of ``&&``/``||``, a condition, a returned
-    bool): the slip of a dropped ``!``, ranked below the flips that restore code more often."""
+    bool): the slip of a dropped ``!``, ranked below the flips that restore code more often, as likely as
+    the whole condition negated (and so a sibling of a fix there: :func:`.native_search.sibling_plans`)."""
     if node is None or node.type in _NEGATE_NOT or _in_error(node):
         return
     op = _operator(node) if node.type == "binary_expression" else None
@@ -350,7 +380,7 @@ def _negate(src: _Source, node: Any, what: str, add: Any) -> None:
     if "\n" in text:
         return
     new = f"!{text}" if node.type in _NEGATE_BARE else f"!({text})"
-    add("negate", f"negate {what} `{_short(text)}`", src.edit(node, new), PRIOR["negate"] - 0.05)
+    add("negate", f"negate {what} `{_short(text)}`", src.edit(node, new))
 
 
 RETURN_NAMES = 6  # other names in scope a returned name may become, the nearest declared first
@@ -437,47 +467,81 @@ def _returns_bool(node: Any) -> bool:
     return kind is not None and _text(kind) in ("bool", "_Bool")
 
 
-def _file_ints(root: Any, first: int, last: int) -> list[tuple[int, int]]:
+def _file_ints(rel: str, data: bytes, first: int, last: int) -> list[tuple[int, int]]:
     """(distance in lines from [first, last], value) of every integer literal outside those lines, the
     nearest first: a wrong constant's right value is often written a few lines away (the field's
     offset in its setter, the size in the next function)."""
     found: dict[int, int] = {}
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type in _NUMBERS:
-            m = _INT.match(_text(node))
-            line = node.start_point[0] + 1
-            if m and not first <= line <= last:
-                value = int(m.group(1))
-                distance = first - line if line < first else line - last
-                found[value] = min(distance, found.get(value, distance))
-            continue
-        stack.extend(node.children)
+    for line, value in _int_literals(rel, data):
+        if not first <= line <= last:
+            distance = first - line if line < first else line - last
+            found[value] = min(distance, found.get(value, distance))
     return sorted((d, v) for v, d in found.items())
 
 
-def _number(src: _Source, node: Any, ints: list[int], around: list[tuple[int, int]], add: Any) -> None:
-    m = _INT.match(_text(node))
+@functools.lru_cache(maxsize=8)
+def _int_literals(rel: str, data: bytes) -> tuple[tuple[int, int], ...]:
+    """(line, value) of every integer literal of the file, walked once for all its functions."""
+    out: list[tuple[int, int]] = []
+    stack = [_parse(rel, data)]
+    while stack:
+        node = stack.pop()
+        if node is None:
+            continue
+        if node.type in _NUMBERS:
+            value = _int_of(_text(node))
+            if value is not None:
+                out.append((node.start_point[0] + 1, value))
+            continue
+        stack.extend(node.children)
+    return tuple(out)
+
+
+def _int_of(text: str) -> int | None:
+    """The value of an integer literal (decimal or hex, signed as tree-sitter's C++ reads `-1`), or None."""
+    m = _INT.match(text)
     if not m:
+        return None
+    digits = m.group(2)
+    value = int(digits, 16) if digits[:2] in ("0x", "0X") else int(digits)
+    return -value if m.group(1) == "-" else value
+
+
+def _int_text(value: int, like: str) -> str:
+    """``value`` written as the literal ``like`` is: hex stays hex (its case kept), the suffix stays."""
+    m = _INT.match(like)
+    assert m is not None
+    digits, suffix = m.group(2), m.group(3)
+    if digits[:2] in ("0x", "0X") and value >= 0:
+        hexa = f"{value:x}"
+        return f"{digits[:2]}{hexa.upper() if digits[2:].isupper() else hexa}{suffix}"
+    return f"{value}{suffix}"
+
+
+def _number(src: _Source, node: Any, ints: list[int], around: list[tuple[int, int]], add: Any) -> None:
+    text = _text(node)
+    value = _int_of(text)
+    if value is None:
         return
-    value, suffix = int(m.group(1)), m.group(2)
     if node.parent is not None and node.parent.type in ("subscript_designator", "enumerator", "case_statement",
                                                          "preproc_def", "array_declarator"):
         return
     for new in (value + 1, value - 1):
-        if new >= 0:
-            add("off-by-one", f"`{value}` -> `{new}`", src.edit(node, f"{new}{suffix}"))
+        if new >= 0 or value < 0:
+            add("off-by-one", f"`{value}` -> `{new}`", src.edit(node, _int_text(new, text)))
     others = [v for v in (0, 1) if v != value] + [v for v in ints if v not in (value, value + 1, value - 1, 0, 1)]
     for new in others[: 2 + MAX_OTHER_INTS]:
-        add("int-const", f"`{value}` -> `{new}`", src.edit(node, f"{new}{suffix}"))
+        add("int-const", f"`{value}` -> `{new}`", src.edit(node, _int_text(new, text)))
     near = set(others[: 2 + MAX_OTHER_INTS]) | {value, value + 1, value - 1}
+    if value == 0:  # a sentinel written as zero (`r = 0` for `r = -1`)
+        near.add(-1)
+        add("int-const", "`0` -> `-1`", src.edit(node, _int_text(-1, text)))
     if SMALL_INT not in near:  # the third most common literal after 0 and 1 (a pair, "\r\n", a half)
         near.add(SMALL_INT)
-        add("int-const", f"`{value}` -> `{SMALL_INT}` (a small integer)", src.edit(node, f"{SMALL_INT}{suffix}"),
+        add("int-const", f"`{value}` -> `{SMALL_INT}` (a small integer)", src.edit(node, _int_text(SMALL_INT, text)),
             SMALL_INT_PRIOR)
     for new in [v for _d, v in around if v not in near][:MAX_FILE_INTS]:
-        add("int-const", f"`{value}` -> `{new}` (an integer of the file)", src.edit(node, f"{new}{suffix}"),
+        add("int-const", f"`{value}` -> `{new}` (an integer of the file)", src.edit(node, _int_text(new, text)),
             FILE_INT_PRIOR)
 
 

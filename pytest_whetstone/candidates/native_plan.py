@@ -37,8 +37,13 @@ class _Plan:
     rel: str
     qualname: str
     mutant: Mutant
-    suspect_index: int
+    suspect_index: int  # -1: a neighbour (see place)
     rank: int  # among this suspect's mutants
+    place: int = -1  # the function's place among the failure's suspects (a neighbour's too): its share of turns
+
+    def __post_init__(self) -> None:
+        if self.place < 0:
+            self.place = max(self.suspect_index, 0)
 
 
 class Planner:
@@ -82,13 +87,11 @@ class Planner:
             mutants = mutants_in(suspect.file_path, text.encode("utf-8", TEXT_ERRORS), suspect.line_start, suspect.line_end,
                                  expected=failure.expected_value, actual=failure.actual_value,
                                  qualname=suspect.qualname)
-            if mutants and self.spectrum is not None and self.screen is None:
-                # what the failing tests ran, line by line: a mutant on a line only they ran goes first
-                mutants = sorted(mutants, key=lambda m: -(m.prior + self.line_bonus(suspect.file_path, m.line)))
+            mutants = self.by_line(mutants)
             if mutants:
                 self.planned.setdefault((suspect.file_path, suspect.qualname), suspect)
                 (per_suspect if len(per_suspect) < self.top_suspects() else later).append(
-                    [_Plan(failure, suspect.file_path, suspect.qualname, m, index, r) for r, m in enumerate(mutants)])
+                    [_Plan(failure, suspect.file_path, suspect.qualname, m, index, r, index) for r, m in enumerate(mutants)])
         first = [p for rank in range(FIRST_PASS) for plans in per_suspect for p in plans[rank:rank + 1]]
         rest = [p for plans in per_suspect for p in plans[FIRST_PASS:]]
         self.later = [p for rank in range(max(map(len, later), default=0)) for plans in later for p in plans[rank:rank + 1]]
@@ -117,15 +120,20 @@ class Planner:
                 score = (self.spectrum.score(key) or called.get(key, 0.0)) if ran is not None else 0.0
                 funcs.append((score, len(funcs), fn))
         funcs.sort(key=lambda t: (-t[0], t[1]))
+        # where the spectrum placed each among the suspects (it joins those the failing test ran): a
+        # neighbour takes turns by that place, as a suspect does
+        places = {(s.file_path, s.qualname): i for i, s in reversed(list(enumerate(failure.suspects)))}
         out: list[_Plan] = []
-        for _score, _order, fn in funcs[:NEIGHBOURS]:
+        for order, (_score, _seq, fn) in enumerate(funcs[:NEIGHBOURS]):
             text = self.original(fn.file_path)
             if text is None:
                 continue
             self.planned[(fn.file_path, fn.qualname)] = fn
-            mutants = mutants_in(fn.file_path, text.encode("utf-8", TEXT_ERRORS), fn.line_start, fn.line_end,
-                                 expected=failure.expected_value, actual=failure.actual_value, qualname=fn.qualname)
-            out += [_Plan(failure, fn.file_path, fn.qualname, m, -1, r) for r, m in enumerate(mutants)]
+            mutants = self.by_line(mutants_in(fn.file_path, text.encode("utf-8", TEXT_ERRORS), fn.line_start,
+                                              fn.line_end, expected=failure.expected_value,
+                                              actual=failure.actual_value, qualname=fn.qualname))
+            place = places.get((fn.file_path, fn.qualname), len(failure.suspects) + order)
+            out += [_Plan(failure, fn.file_path, fn.qualname, m, -1, r, place) for r, m in enumerate(mutants)]
         return out
 
     def called_in_file(self, top: list[Any]) -> dict[tuple[str, str, int], float]:
@@ -142,6 +150,14 @@ class Planner:
                     key = (fn.file_path, fn.qualname, fn.line_start)
                     out[key] = max(out.get(key, 0.0), suspect.score)
         return out
+
+    def by_line(self, mutants: list[Mutant]) -> list[Mutant]:
+        """A function's mutants in the order its turns take them: by prior, moved by what the failing
+        tests ran line by line (a mutant on a line only they ran goes first; a big function's likeliest
+        line is not left behind hundreds of likelier-kinded mutants of lines every test runs)."""
+        if not mutants or self.spectrum is None:
+            return mutants
+        return sorted(mutants, key=lambda m: -(m.prior + self.line_bonus(m.edit.file_path, m.line)))
 
     def line_bonus(self, rel: str, line: int) -> float:
         """How the execution spectrum moves a mutant on ``line``: up when the failing tests ran it more
@@ -174,7 +190,7 @@ class Planner:
         def turn(p: _Plan) -> tuple[bool, float, float]:
             """Screened mutants take turns by function, so one huge function cannot use up the budget
             before a small one is tried: a function's k-th mutant comes at k / its share, the share set
-            by its place among the suspects and what its mutants did.  A mutant no schema covers costs
+            by its place among the suspects (a neighbour's too: the spectrum's) and what its mutants did.  A mutant no schema covers costs
             a compile: after all that do, by weight.  JS takes turns too: every mutant costs a test run
             there, and the function a crash's stack names first has many mutants that change nothing."""
             if screen is not None and not screen.covers(p.mutant):
@@ -182,7 +198,7 @@ class Planner:
             ev, mut = evidence(p)
             if ev is not None and not ev.fixed and ev.tried < SURE_AFTER:
                 mut = NEUTRAL + (mut - NEUTRAL) * ev.tried / SURE_AFTER
-            share = (1 / (1 + 0.25 * p.suspect_index) if p.suspect_index >= 0 else 0.5) * (0.25 + 3 * mut)
+            share = 1 / (1 + 0.25 * p.place) * (0.25 + 3 * mut)
             return (False, p.rank / share, -p.mutant.prior)
         return sorted(rest, key=turn)
 

@@ -134,12 +134,13 @@ def native_search_candidates(
 
 
 def sibling_plans(winner: _Plan, pending: list[_Plan], seen: set[tuple[str, int, int, int, int, str]]) -> list[_Plan]:
-    """The other edits of the winner's line worth trying (:meth:`_Search.siblings`), in plan order: the
-    broad families' long tail (`<` -> `!=`) is no likelier an original than the fix found, and each one
-    the tests cannot tell apart costs a compile and a whole suite's run."""
-    line = winner.mutant.edit.start.line
+    """The other edits of the winner's line (or of the whole expression it edits, when that spans
+    several lines) worth trying (:meth:`_Search.siblings`), in plan order: the broad families' long
+    tail (`<` -> `!=`) is no likelier an original than the fix found, and each one the tests cannot
+    tell apart costs a compile and a whole suite's run."""
+    first, last = winner.mutant.lines or (winner.mutant.edit.start.line,) * 2
     floor = min(winner.mutant.prior, SIBLING_MIN_PRIOR)
-    return [p for p in pending if p.rel == winner.rel and p.mutant.edit.start.line == line
+    return [p for p in pending if p.rel == winner.rel and first <= p.mutant.edit.start.line <= last
             and p.mutant.key not in seen and p.mutant.prior >= floor][:SIBLINGS]
 
 
