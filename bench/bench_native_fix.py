@@ -151,25 +151,50 @@ def sample_faults(proj: Path, project: Project, n: int, seed: int) -> list[Fault
 
 
 def sample_heldout_kinds(proj: Path, project: Project, n: int, seed: int) -> list[Fault]:
-    """``4 n`` faults drawn by the held-out C/C++ bench's seeder (native_heldout_support.seed: its kinds,
-    written independently of the search's operators) in this project's library files: faults shaped like
-    the held-out ones, on code we develop against, so the search can be tuned without reading those."""
-    from native_heldout_support import CodeBase
-    from native_heldout_support import seed as heldout_seed
+    """``4 n`` faults drawn by the held-out benches' seeders (native_heldout_support.seed for C/C++,
+    bench_native_heldout_js.sites for JS: their kinds, written independently of the search's operators)
+    in this project's library files: faults shaped like the held-out ones, on code we develop against, so
+    the search can be tuned without reading those."""
+    rng = random.Random(seed)
+    if all(rel.endswith(".js") for rel in project.lib):
+        drawn = _js_heldout_kinds(proj, project, rng)
+    else:
+        from native_heldout_support import CodeBase
+        from native_heldout_support import seed as heldout_seed
 
-    cb = CodeBase(project.name, "", "", proj, "", "", "", list(project.lib), 0)
+        cb = CodeBase(project.name, "", "", proj, "", "", "", list(project.lib), 0)
+        drawn = [(f.file, f.kind, f.start, f.end, f.new) for f in heldout_seed(cb, rng)]
     out: list[Fault] = []
-    for f in heldout_seed(cb, random.Random(seed)):
-        data = (proj / f.file).read_bytes()
-        holding = [fn for fn in functions_of(f.file, data) if fn[1] <= f.line <= fn[2] and fn[0] not in project.skip]
+    for rel, kind, start_byte, end_byte, new_bytes in drawn:
+        data = (proj / rel).read_bytes()
+        line = data.count(b"\n", 0, start_byte) + 1
+        holding = [fn for fn in functions_of(rel, data) if fn[1] <= line <= fn[2] and fn[0] not in project.skip]
         if not holding:
             continue
         qualname = min(holding, key=lambda fn: fn[2] - fn[1])[0]
-        start, end = (_position(data, offset) for offset in (f.start, f.end))
-        old = data[f.start:f.end].decode("utf-8", "replace")
-        edit = TextEdit(f.file, start, end, f.new.decode("utf-8", "replace"))
-        out.append(Fault(f.file, qualname, f.kind.replace(" ", "-"), edit, f"{old!r} -> {edit.new_text!r}"))
+        start, end = (_position(data, offset) for offset in (start_byte, end_byte))
+        old = data[start_byte:end_byte].decode("utf-8", "replace")
+        edit = TextEdit(rel, start, end, new_bytes.decode("utf-8", "replace"))
+        out.append(Fault(rel, qualname, kind.replace(" ", "-").replace("_", "-"), edit, f"{old!r} -> {edit.new_text!r}"))
     return out[: n * 4]
+
+
+def _js_heldout_kinds(proj: Path, project: Project, rng: random.Random) -> list[tuple[str, str, int, int, bytes]]:
+    """The held-out JS bench's sites in the project's files, shuffled by kind, the kinds interleaved."""
+    from bench_native_heldout_js import KINDS, sites
+
+    by_kind: dict[str, list[tuple[str, str, int, int, bytes]]] = {k: [] for k in KINDS}
+    for rel in project.lib:
+        for kind, start, end, _old, new, _node in sites((proj / rel).read_bytes()):
+            by_kind[kind].append((rel, kind, start, end, new.encode()))
+    for pool in by_kind.values():
+        rng.shuffle(pool)
+    out: list[tuple[str, str, int, int, bytes]] = []
+    while any(by_kind.values()):
+        for pool in by_kind.values():
+            if pool:
+                out.append(pool.pop())
+    return out
 
 
 def _position(data: bytes, offset: int) -> Position:
@@ -308,7 +333,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--fault-list", default="", help="JSON file: replay the sample stored there, or store it")
     ap.add_argument("--seeder", default="ours", choices=["ours", "heldout"],
-                    help="ours: the search's own operators; heldout: the held-out C/C++ bench's seeder (C/C++ only)")
+                    help="ours: the search's own operators; heldout: the held-out C/C++ or JS bench's seeder")
     ap.add_argument("--max-minutes", type=float, default=0.0, help="start no new fault past this (0: no bound)")
     ap.add_argument("--out", default=str(HERE / "results" / "native_fix.md"),
                     help="bench/results/native_fix_<project>.md by convention")

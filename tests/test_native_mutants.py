@@ -206,10 +206,12 @@ def test_arguments_that_are_not_neighbours_may_be_swapped() -> None:
 
 
 def test_a_huge_function_keeps_its_likeliest_mutants_wherever_they_are() -> None:
-    body = "".join(f"  x = x * {i} + y / {i + 1};\n" for i in range(40)) + "  if (x < y) return 1;\n"
+    from pytest_whetstone.candidates.native_mutants import MAX_MUTANTS
+
+    body = "".join(f"  x = x * {i} + y / {i + 1};\n" for i in range(100)) + "  if (x < y) return 1;\n"
     text = "int f(int x, int y) {\n" + body + "  return 0;\n}\n"
     mutants = mutants_in("f.c", text.encode(), 1, text.count("\n"))
-    assert len(mutants) <= 400
+    assert len(mutants) == MAX_MUTANTS
     assert any(m.kind == "cmp-boundary" for m in mutants)  # on the function's last lines
 
 
@@ -291,3 +293,10 @@ def test_a_dropped_negation_is_put_back_as_it_was_written() -> None:
     assert c.replace("while (*p && a)", "while (!*p && a)") in undone
     assert c.replace("while (*p && a)", "while (*p && !a)") in undone
     assert c.replace("if (a < 2)", "if (!(a < 2))") in undone
+
+
+def test_a_js_function_returning_undefined_may_return_a_name_in_scope() -> None:
+    js = "function sum(xs) {\n  var acc = 0;\n  xs.forEach(function (x) { acc += x; });\n  return undefined;\n}\n"
+    undone = _undone(js, "f.js")
+    assert js.replace("return undefined", "return acc") in undone
+    assert js.replace("return undefined", "return xs") in undone

@@ -60,7 +60,7 @@ FILE_INT_PRIOR = 0.45  # below the function's own integers: a constant written e
 SMALL_INT = 2  # every literal may also become this (after 0 and 1, which the constants family tries)
 SMALL_INT_PRIOR = 0.43  # below the file's integers: a value written nearby is the likelier slip
 FILE_INTS_UP_TO = 4  # integer literals in the function, at most, for its literals to get the file's integers
-MAX_MUTANTS = 400  # per function: a huge function must not make a huge plan
+MAX_MUTANTS = 800  # per function: a huge function must not make a huge plan (nor its file a schema past MAX_SCHEMA_MUTANTS)
 GENERATED_MAX = 4 * MAX_MUTANTS  # generated before the likeliest MAX_MUTANTS are kept
 
 
@@ -447,9 +447,10 @@ def _declared_by(node: Any) -> list[str]:
 
 def _return_other_name(src: _Source, node: Any, add: Any) -> None:
     """``return a`` -> ``return b``, another name in scope there: the wrong variable returned (one of
-    another type is the compiler's to reject)."""
+    another type is the compiler's to reject); in JS ``return undefined`` / ``return null`` too, where a
+    value was meant."""
     value = next((c for c in node.named_children if c.type != "comment"), None)
-    if value is None or value.type != "identifier":
+    if value is None or value.type not in ("identifier", "undefined", "null"):
         return
     current = _text(value)
     for rank, name in enumerate([n for n in _names_in_scope(node) if n != current][:RETURN_NAMES]):
