@@ -267,3 +267,15 @@ def test_a_functions_mutants_take_their_turns_by_what_the_failing_tests_ran_line
     search.spectrum = _Spectrum()
     assert search.by_line(mutants)[0].line == 3
     assert sorted(search.by_line(mutants), key=id) == sorted(mutants, key=id)
+
+
+def test_an_overload_of_a_suspect_is_a_neighbour_of_its_own(tmp_path: Path) -> None:
+    """Two C++ overloads share a qualified name: the one that is not a suspect still joins the plan."""
+    from pytest_whetstone.candidates.native_search import NativeSearchStats, _Search
+
+    (tmp_path / "a.cc").write_text("int f(int x) {\n  return x + 1;\n}\n\nbool f(int x, int y) {\n  return x < y;\n}\n")
+    failure = TestFailureRecord(test_name="A.B", suspects=[Suspect("a.cc", "f", 1, 3, 0.9)])
+    search = _Search([object()], [failure], tmp_path, time.monotonic() + 60, NativeSearchStats())  # type: ignore[list-item]
+    search.screen = object()  # type: ignore[assignment]
+    lines = {p.mutant.line for p in search.neighbour_plans(failure)}
+    assert lines and all(5 <= line <= 7 for line in lines)

@@ -105,7 +105,7 @@ class Planner:
         so screening them costs test runs only.  With a spectrum, only those the failing test ran, the
         likeliest first; a function whose mutant fixes the test joins the suspects (:meth:`finish`)."""
         top = failure.suspects[:self.top_suspects()]
-        known = {(s.file_path, s.qualname) for s in top}
+        known = {(s.file_path, s.qualname, s.line_start) for s in top}  # an overload of a suspect is not it
         test = self.spectrum_names.get(failure.failure_id)
         ran = self.spectrum.ran_in(test) if self.spectrum is not None and test else None
         called = self.called_in_file(top) if ran is not None else {}
@@ -115,14 +115,14 @@ class Planner:
                 continue
             for fn in functions_of_file(self.workspace, rel):
                 key = (fn.file_path, fn.qualname, fn.line_start)
-                if (fn.file_path, fn.qualname) in known or (ran is not None and key not in ran and key not in called):
+                if key in known or (ran is not None and key not in ran and key not in called):
                     continue
                 score = (self.spectrum.score(key) or called.get(key, 0.0)) if ran is not None else 0.0
                 funcs.append((score, len(funcs), fn))
         funcs.sort(key=lambda t: (-t[0], t[1]))
         # where the spectrum placed each among the suspects (it joins those the failing test ran): a
         # neighbour takes turns by that place, as a suspect does
-        places = {(s.file_path, s.qualname): i for i, s in reversed(list(enumerate(failure.suspects)))}
+        places = {(s.file_path, s.qualname, s.line_start): i for i, s in reversed(list(enumerate(failure.suspects)))}
         out: list[_Plan] = []
         for order, (_score, _seq, fn) in enumerate(funcs[:NEIGHBOURS]):
             text = self.original(fn.file_path)
@@ -132,7 +132,7 @@ class Planner:
             mutants = self.by_line(mutants_in(fn.file_path, text.encode("utf-8", TEXT_ERRORS), fn.line_start,
                                               fn.line_end, expected=failure.expected_value,
                                               actual=failure.actual_value, qualname=fn.qualname))
-            place = places.get((fn.file_path, fn.qualname), len(failure.suspects) + order)
+            place = places.get((fn.file_path, fn.qualname, fn.line_start), len(failure.suspects) + order)
             out += [_Plan(failure, fn.file_path, fn.qualname, m, -1, r, place) for r, m in enumerate(mutants)]
         return out
 
