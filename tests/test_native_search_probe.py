@@ -227,8 +227,8 @@ def test_neighbours_take_turns_by_where_the_spectrum_placed_them() -> None:
     from pytest_whetstone.records import Position, TextEdit
 
     class _Screen:
-        def covers(self, mutant: Mutant) -> bool:
-            return True
+        def covered(self) -> dict[str, set[tuple[str, int, int, int, int, str]]]:
+            return {"a.cc": {p.mutant.key for p in rest}}
 
     names = ["top", "near", *(f"f{i}" for i in range(2, 40)), "far"]
     failure = TestFailureRecord(test_name="A.B", suspects=[Suspect("a.cc", n, 10 * i + 1, 10 * i + 9, 1 - i / 50)

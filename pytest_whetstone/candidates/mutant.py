@@ -6,6 +6,7 @@ Shared by the Python search (:mod:`.mutants`, libcst) and the C/C++/JS search
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from ..records import TextEdit
@@ -47,7 +48,8 @@ class Mutant:
     # its siblings when it fixes the tests (None: its own line)
     lines: tuple[int, int] | None = None
 
-    @property
+    @functools.cached_property
     def key(self) -> tuple[str, int, int, int, int, str]:
+        """Read for every plan each time the search re-orders its queue: computed once."""
         e = self.edit
         return (e.file_path, e.start.line, e.start.col, e.end.line, e.end.col, e.new_text)

@@ -187,19 +187,28 @@ class Planner:
         if screen is None and not self.turns:
             return sorted(rest, key=lambda p: (-weight(p), p.suspect_index, p.rank))
 
+        shares: dict[tuple[str, str, int], float] = {}  # per function: the queue holds thousands of plans
+
+        def share(p: _Plan) -> float:
+            key = (p.rel, p.qualname, p.place)
+            if key not in shares:
+                ev, mut = evidence(p)
+                if ev is not None and not ev.fixed and ev.tried < SURE_AFTER:
+                    mut = NEUTRAL + (mut - NEUTRAL) * ev.tried / SURE_AFTER
+                shares[key] = 1 / (1 + 0.25 * p.place) * (0.25 + 3 * mut)
+            return shares[key]
+
         def turn(p: _Plan) -> tuple[bool, float, float]:
             """Screened mutants take turns by function, so one huge function cannot use up the budget
             before a small one is tried: a function's k-th mutant comes at k / its share, the share set
-            by its place among the suspects (a neighbour's too: the spectrum's) and what its mutants did.  A mutant no schema covers costs
-            a compile: after all that do, by weight.  JS takes turns too: every mutant costs a test run
-            there, and the function a crash's stack names first has many mutants that change nothing."""
-            if screen is not None and not screen.covers(p.mutant):
+            by its place among the suspects (a neighbour's too: the spectrum's) and what its mutants did.
+            A mutant no schema covers costs a compile: after all that do, by weight.  JS takes turns too:
+            every mutant costs a test run there, and the function a crash's stack names first has many
+            mutants that change nothing."""
+            if covered is not None and p.mutant.key not in covered.get(p.mutant.edit.file_path, ()):
                 return (True, -weight(p), 0.0)
-            ev, mut = evidence(p)
-            if ev is not None and not ev.fixed and ev.tried < SURE_AFTER:
-                mut = NEUTRAL + (mut - NEUTRAL) * ev.tried / SURE_AFTER
-            share = 1 / (1 + 0.25 * p.place) * (0.25 + 3 * mut)
-            return (False, p.rank / share, -p.mutant.prior)
+            return (False, p.rank / share(p), -p.mutant.prior)
+        covered = screen.covered() if screen is not None else None
         return sorted(rest, key=turn)
 
     def first_pass(self, plans: list[_Plan]) -> tuple[list[_Plan], list[_Plan]]:

@@ -251,6 +251,12 @@ class Screen:
         return state is not None and (mutant.key in state.rejected
                                       or (state.schema is not None and mutant.key in state.schema.ids))
 
+    def covered(self) -> dict[str, set[Key]]:
+        """Per file, the keys :meth:`covers` says yes to now: one set lookup per plan when the search
+        re-orders a queue of thousands."""
+        return {rel: state.rejected | (set(state.schema.ids) if state.schema is not None else set())
+                for rel, state in self.files.items()}
+
     def stats(self) -> dict[str, Any]:
         built = [s for s in self.files.values() if s.schema is not None]
         return {"files": len(built), "mutants": sum(len(s.schema.ids) for s in built if s.schema),
