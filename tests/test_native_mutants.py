@@ -218,8 +218,7 @@ def test_a_huge_function_keeps_its_likeliest_mutants_wherever_they_are() -> None
 def test_siblings_of_a_fix_skip_the_broad_families_long_tail() -> None:
     """After a complete fix, the other edits of its line are tried (the tests may not tell them apart):
     not the long tail of the broad families, which is no likelier the original and costs a whole check."""
-    from pytest_whetstone.candidates.native_plan import _Plan
-    from pytest_whetstone.candidates.native_search import sibling_plans
+    from pytest_whetstone.candidates.native_plan import _Plan, sibling_plans
     from pytest_whetstone.records import TestFailureRecord
 
     text = "int f(int a, int b) {\n  if (a < b) return a;\n  return b;\n}\n"
@@ -255,8 +254,7 @@ def test_a_returned_name_becomes_only_names_in_scope_there() -> None:
 def test_siblings_of_a_fix_in_a_condition_over_two_lines_cover_the_whole_condition() -> None:
     """A condition written over two lines: the dropped `!` on its second line is a sibling of a fix
     found on its first (the tests may not tell `||` -> `&&` from the `!` put back)."""
-    from pytest_whetstone.candidates.native_plan import _Plan
-    from pytest_whetstone.candidates.native_search import sibling_plans
+    from pytest_whetstone.candidates.native_plan import _Plan, sibling_plans
     from pytest_whetstone.records import TestFailureRecord
 
     text = ("int bad(int a, int b, int ok) {\n  if (a != 1 || b != 2 ||\n      ok) {\n    return 1;\n  }\n"

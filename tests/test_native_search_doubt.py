@@ -123,3 +123,65 @@ def test_fixes_found_in_one_batch_are_all_judged(proj: Path, monkeypatch: pytest
     top = found[0]
     assert top.edits[0].start.line == 5 and top.edits[0].new_text == "0", found
     assert (proj / "src/geo.cc").read_text() == TABLE_CC
+
+
+WIDEN_H = """\
+#pragma once
+int widen(int v, int hi);
+int label_width(int n);
+int spread(int items, int buckets);
+"""
+WIDEN_CC = """\
+#include "geo.h"
+
+int widen(int v, int hi) {
+  if (v > hi) return hi;
+  return v * 3;  // seeded fault: v * 2
+}
+
+int label_width(int n) {
+  int pad = 0;
+  return widen(n, 100) - pad;
+}
+
+int spread(int items, int buckets) { return items / buckets; }
+"""
+WIDEN_TEST = """\
+#include <gtest/gtest.h>
+#include "geo.h"
+
+TEST(Label, Width) { EXPECT_EQ(label_width(1), 2); }
+TEST(Widen, Direct) { EXPECT_EQ(widen(4, 100), 8); }
+TEST(Widen, High) { EXPECT_EQ(widen(500, 100), 100); }
+"""
+SPREAD_TEST = """\
+#include <gtest/gtest.h>
+#include "geo.h"
+
+TEST(More, Spread) { EXPECT_EQ(spread(12, 4), 3); }
+"""
+
+
+def test_a_fix_of_some_failing_tests_only_does_not_end_the_search(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The callee's fault fails two tests; the caller's `pad = 1` makes one pass and leaves the other
+    failing as before, which reads as complete (another fault's failure) and used to end a search that
+    wanted one fix.  The search looks on, and the callee's `v * 2`, which makes both pass, ranks first."""
+    proj = build_make_project(tmp_path / "widen", {"Makefile": MAKEFILE, "src/geo.h": WIDEN_H, "src/geo.cc": WIDEN_CC,
+                                                   "tests/geo_test.cc": WIDEN_TEST, "tests/more_test.cc": SPREAD_TEST})
+    monkeypatch.setattr(native_search, "WORKERS", 1)  # one mutant at a time: the caller's edit comes first
+    label = TestFailureRecord(failure_id="F1", runner="gtest", test_suite="Label", test_name="Width",
+                              file_path="tests/geo_test.cc", failure_type="assertion",
+                              suspects=[Suspect("src/geo.cc", "label_width", 8, 11, 1.0),
+                                        Suspect("src/geo.cc", "widen", 3, 6, 0.5)])
+    direct = TestFailureRecord(failure_id="F2", runner="gtest", test_suite="Widen", test_name="Direct",
+                               file_path="tests/geo_test.cc", failure_type="assertion",
+                               suspects=[Suspect("src/geo.cc", "widen", 3, 6, 1.0)])
+    stats = NativeSearchStats()
+    found = native_search_candidates([label, direct], proj, 90.0, store=proj / ".whetstone", stats=stats,
+                                     max_validated=1)
+    top = found[0]
+    assert top.edits[0].start.line == 5 and top.edits[0].new_text == "2", (found, stats.to_dict())
+    assert top.mutation["every"] and sorted(top.mutation["fixes"]) == ["F1", "F2"]
+    assert stats.doubted >= 1
+    assert (proj / "src/geo.cc").read_text() == WIDEN_CC

@@ -279,3 +279,16 @@ def test_an_overload_of_a_suspect_is_a_neighbour_of_its_own(tmp_path: Path) -> N
     search.screen = object()  # type: ignore[assignment]
     lines = {p.mutant.line for p in search.neighbour_plans(failure)}
     assert lines and all(5 <= line <= 7 for line in lines)
+
+
+def test_fixes_of_some_failing_tests_only_do_not_end_the_search() -> None:
+    """With one fault the edit that fixes every failing test is the fault's: partial fixes (7 of 8) are
+    kept, a few more than wanted, while the search looks on; complete ones end it."""
+    from pytest_whetstone.candidates.native_search import PARTIAL_KEPT, enough
+    from pytest_whetstone.records import FixCandidate
+
+    partial = [FixCandidate(description=f"p{i}", mutation={"complete": False}) for i in range(3)]
+    complete = [FixCandidate(description=f"c{i}", mutation={"complete": True}) for i in range(3)]
+    assert not enough(partial, 3)
+    assert enough(complete, 3) and not enough(complete[:2] + partial[:1], 3)
+    assert enough(partial * 3, 3) and len(partial * 3) >= 3 + PARTIAL_KEPT

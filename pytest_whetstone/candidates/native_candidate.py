@@ -30,8 +30,9 @@ def validated_candidate(mutant: Mutant, base: dict[str, str], outcome: TrialOutc
             description=f"{mutant.description} (validated: makes {share} pass, breaks no other test of {covered})",
             confidence=round(confidence, 3),
             mutation_type="replaceNode",
-            mutation={"kind": mutant.kind, "fixes": fixes, "complete": complete, "checked": wider.covered,
-                      "unchecked": []},
+            # every: all the failing tests pass (complete also allows some to fail as before: another fault's)
+            mutation={"kind": mutant.kind, "fixes": fixes, "complete": complete, "every": len(fixes) >= failing,
+                      "checked": wider.covered, "unchecked": []},
             edits=[mutant.edit],
             source="search",
             validated=True,

@@ -370,7 +370,7 @@ def _compared(node: Any) -> bool:
 def _negate(src: _Source, node: Any, what: str, add: Any) -> None:
     """``!x`` for a value used as a truth value (an operand of ``&&``/``||``, a condition, a returned
     bool): the slip of a dropped ``!``, ranked below the flips that restore code more often, as likely as
-    the whole condition negated (and so a sibling of a fix there: :func:`.native_search.sibling_plans`)."""
+    the whole condition negated (and so a sibling of a fix there: :func:`.native_plan.sibling_plans`)."""
     if node is None or node.type in _NEGATE_NOT or _in_error(node):
         return
     op = _operator(node) if node.type == "binary_expression" else None

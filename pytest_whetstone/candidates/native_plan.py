@@ -28,6 +28,8 @@ NEIGHBOURS = 40  # with schemata, other functions of the suspects' files (those 
 SURE_AFTER = 6  # mutants of a suspect before "none changed the failure" counts in full
 CONCENTRATE = 1.0  # how far mutant evidence moves a suspect's remaining mutants
 W_LINE = 0.6  # how far a mutated line's spectrum score moves its mutant (see line_bonus)
+SIBLINGS = 6  # other edits of a complete fix's line tried before the search stops
+SIBLING_MIN_PRIOR = 0.5  # ... those at least this likely (or as likely as the fix found)
 EARLY_ALONE_SHARE = 0.05  # of the time left, at most, for one early mutant that needs a compile of its own
 
 
@@ -235,3 +237,14 @@ class Planner:
         covered = [p for p in plans if screen.covers(p.mutant)]
         alone = [p for p in plans if id(p) not in taken and not screen.covers(p.mutant)]
         return covered[:first] + early, covered[first:] + alone
+
+
+def sibling_plans(winner: _Plan, pending: list[_Plan], seen: set[tuple[str, int, int, int, int, str]]) -> list[_Plan]:
+    """The other edits of the winner's line (or of the whole expression it edits, when that spans
+    several lines) worth trying (:meth:`.native_search._Search.siblings`), in plan order: the broad families' long
+    tail (`<` -> `!=`) is no likelier an original than the fix found, and each one the tests cannot
+    tell apart costs a compile and a whole suite's run."""
+    first, last = winner.mutant.lines or (winner.mutant.edit.start.line,) * 2
+    floor = min(winner.mutant.prior, SIBLING_MIN_PRIOR)
+    return [p for p in pending if p.rel == winner.rel and first <= p.mutant.edit.start.line <= last
+            and p.mutant.key not in seen and p.mutant.prior >= floor][:SIBLINGS]

@@ -35,7 +35,7 @@ from ..locate.native_tests import family_of
 from ..locate.v8coverage import counts_itself
 from ..records import FixCandidate, Suspect, TestFailureRecord, rank_candidates
 from .native_candidate import validated_candidate
-from .native_plan import SURE_AFTER, Planner, _Plan
+from .native_plan import SURE_AFTER, Planner, _Plan, sibling_plans
 from .native_probe import probe_tests
 from .native_screen import Screen, is_header
 from .native_search_stats import NativeSearchStats
@@ -47,14 +47,13 @@ MAX_SCREENED = 3000  # mutants screened through schemata per search (a few ms ea
 TRIAL_TIMEOUT_S = 20.0
 WORKERS = max(1, min(2, os.cpu_count() or 1))  # trials at once: compiles and test runs use a core each
 PARTIAL_GRACE = 8  # trials spent looking for a fix of every failing test after one that fixes some
+PARTIAL_KEPT = 4  # fixes of some failing tests kept beyond those wanted before the search stops (see enough)
 SPECTRUM_SHARE = 0.35  # of the search's time, at most, for the execution spectrum before the mutants
 SPECTRUM_MAX_S = 8.0
 JS_TIMEOUT_MIN_S = 3.0  # a JS mutant's run is stopped at five times the baseline's, and no sooner than this
 # JS runners that load the user's files as they are, so V8's offsets are the file's own (Jest and vitest
 # run them transformed): a line their coverage says the failing tests never ran is skipped (see unreached)
 AS_WRITTEN_RUNNERS = {"node-test", "tape", "mocha"}
-SIBLINGS = 6  # other edits of a complete fix's line tried before the search stops
-SIBLING_MIN_PRIOR = 0.5  # ... those at least this likely (or as likely as the fix found)
 DOUBT_TRIALS = 40  # trials spent looking for a natural complete fix after only doubtful ones (budget allowing)
 ALONE_FACTOR = 2.0  # a mutant compiled alone (real flags) against its file's fast schema compile
 HEADER_ALONE_UNITS = 8  # units a header's mutant recompiles when it is compiled alone, at most
@@ -133,15 +132,21 @@ def native_search_candidates(
     return ranked
 
 
-def sibling_plans(winner: _Plan, pending: list[_Plan], seen: set[tuple[str, int, int, int, int, str]]) -> list[_Plan]:
-    """The other edits of the winner's line (or of the whole expression it edits, when that spans
-    several lines) worth trying (:meth:`_Search.siblings`), in plan order: the broad families' long
-    tail (`<` -> `!=`) is no likelier an original than the fix found, and each one the tests cannot
-    tell apart costs a compile and a whole suite's run."""
-    first, last = winner.mutant.lines or (winner.mutant.edit.start.line,) * 2
-    floor = min(winner.mutant.prior, SIBLING_MIN_PRIOR)
-    return [p for p in pending if p.rel == winner.rel and first <= p.mutant.edit.start.line <= last
-            and p.mutant.key not in seen and p.mutant.prior >= floor][:SIBLINGS]
+def enough(found: list[FixCandidate], wanted: int) -> bool:
+    """Whether the search has found enough: ``wanted`` fixes that make every failing test pass, or
+    ``PARTIAL_KEPT`` more than that of any kind.  Fixes of some failing tests only do not end it while
+    time is left: with one fault, the edit that fixes them all is the fault's (one of jsonnet's lexer
+    faults let three edits of its caller fix 7, 4 and 4 of 8 failing tests before the callee's turn)."""
+    return _complete(found) >= wanted or len(found) >= wanted + PARTIAL_KEPT
+
+
+def _complete(found: list[FixCandidate]) -> int:
+    """The fixes that make every failing test pass."""
+    return sum(map(_every, found))
+
+
+def _every(candidate: FixCandidate) -> bool:
+    return bool(candidate.mutation.get("complete") and candidate.mutation.get("every", True))
 
 
 def _spectrum_cap() -> float:
@@ -321,7 +326,7 @@ class _Search(Planner):
                     if cand is None:
                         continue
                     found.append(cand)
-                    if len(found) >= wanted:
+                    if enough(found, wanted):
                         self.stats.stopped = "enough"
                         return self.finish(found)
                     if cand.mutation.get("complete"):
@@ -335,16 +340,19 @@ class _Search(Planner):
                 if complete:
                     if winner is not None and doubt_left < 0:
                         pending = queue + ([] if ordered else rest) + self.later
-                        found += self.siblings(winner, pending, seen, wanted - len(found),
+                        found += self.siblings(winner, pending, seen, wanted - _complete(found),
                                                len(live) + len(self.failures) - len(self.probe))
-                    if len(found) < wanted and self.only_doubtful(found, failure):
-                        # every fix found reads worse than the code it replaces: look on a while for
-                        # one that does not (it outranks them: naturalness.DOUBT)
+                    doubtful = self.only_doubtful(found, failure)
+                    if _complete(found) < wanted and (doubtful or not any(map(_every, found))):
+                        # every fix found reads worse than the code it replaces, or leaves some failing
+                        # tests failing as before (another fault's, or a caller's edit that dodges this
+                        # one): look on a while for a better one (it outranks them)
                         if doubt_left < 0:
                             self.stats.doubted += 1
                             doubt_left = DOUBT_TRIALS
-                            queue = self.natural_first(queue + ([] if ordered else rest) + self.later, seen)
-                            ordered, self.later = True, []
+                            if doubtful:
+                                queue = self.natural_first(queue + ([] if ordered else rest) + self.later, seen)
+                                ordered, self.later = True, []
                         continue
                     break
                 standing = self.standing()

@@ -23,7 +23,7 @@ class NativeSearchStats:
     validated: int = 0
     wider_rejected: int = 0  # made the failing test pass but broke another
     siblings: int = 0  # other edits of a complete fix's line tried after it (see native_search.siblings)
-    doubted: int = 0  # failures whose first complete fixes all read less naturally: the search looked on
+    doubted: int = 0  # failures whose first complete fixes all read less naturally (or left failing tests failing): it looked on
     baseline_s: float = 0.0
     trial_s: list[float] = field(default_factory=list)  # seconds per mutant trial
     elapsed_s: float = 0.0
