@@ -2,7 +2,7 @@
 
     python bench/bench_native_fix.py [--project exprcalc|textkit|jsonnet|hiredis|fasttext|kiwi|leveldb|traverse|
         object-inspect|deep-equal|function-bind|all] [--faults N] [--seed S]
-        [--fault-list FILE] [--max-minutes M] [--out FILE]
+        [--fault-list FILE] [--seeder ours|heldout] [--max-minutes M] [--out FILE]
 
 The projects (bench/native_fix_projects.py), each laid out in a scratch directory:
 
@@ -30,7 +30,10 @@ The projects (bench/native_fix_projects.py), each laid out in a scratch director
 
 Faults are one-token slips seeded inside the library functions: a sample drawn with ``--seed`` from the
 seeding kinds' mutants sorted by position (so the list does not move when the search's priors change);
-``--fault-list FILE`` writes the sample there, or replays it when the file exists.  Those the suite does
+``--fault-list FILE`` writes the sample there, or replays it when the file exists.  ``--seeder heldout``
+draws them instead with the held-out benches' seeders (their kinds, written apart from the search's
+operators: a dropped `!`, a doubled constant, `return undefined`...), so the development set has the
+held-out faults' shapes without a held-out case being read (``native_fix_<project>_hkinds_faults.json``).  Those the suite does
 not detect (or that do not compile, or hang) are dropped.  For each fault:
 
 * ``whetstone run -- TEST``: the faulty function's rank among the first failure's suspects;
