@@ -245,7 +245,8 @@ EXPRESSION_LINES = 6  # a longer expression (a lambda, a table) gives its mutant
 
 def _expression_lines(node: Any) -> tuple[int, int] | None:
     """The first and last line of the whole expression ``node`` is part of, when it spans several lines
-    (``if (a != x ||\n !ok)``): a fix's siblings are the other edits there, not only on its line."""
+    (a condition ``a != x ||`` continued by ``!ok`` on the next line): a fix's siblings are the other
+    edits there, not only on its line."""
     if node.type.endswith("_statement"):  # a statement's mutants edit its condition
         node = node.child_by_field_name("condition")
         if node is None:

@@ -141,7 +141,7 @@ def enough(found: list[FixCandidate], wanted: int) -> bool:
 
 
 def _complete(found: list[FixCandidate]) -> int:
-    """The fixes that make every failing test pass."""
+    """How many of the fixes found make every failing test pass."""
     return sum(map(_every, found))
 
 
