@@ -70,7 +70,7 @@ sys.path.insert(0, str(HERE))
 from native_fix_projects import PROJECTS, Project, materialize  # noqa: E402
 from search_misses import functions_of, miss_kind  # noqa: E402
 
-from pytest_whetstone.candidates.native_mutants import mutants_in  # noqa: E402
+from pytest_whetstone.candidates.native_mutants import _Source, mutants_in  # noqa: E402
 from pytest_whetstone.edits import apply_edits_text  # noqa: E402
 from pytest_whetstone.process import run_bounded  # noqa: E402
 from pytest_whetstone.records import Position, TextEdit  # noqa: E402
@@ -185,24 +185,19 @@ def sample_heldout_kinds(proj: Path, project: Project, n: int, seed: int) -> lis
 def _js_heldout_kinds(proj: Path, project: Project, rng: random.Random) -> list[tuple[str, str, int, int, bytes]]:
     """The held-out JS bench's sites in the project's files, shuffled by kind, the kinds interleaved."""
     from bench_native_heldout_js import KINDS, sites
+    from native_heldout_support import interleaved
 
     by_kind: dict[str, list[tuple[str, str, int, int, bytes]]] = {k: [] for k in KINDS}
     for rel in project.lib:
         for kind, start, end, _old, new, _node in sites((proj / rel).read_bytes()):
             by_kind[kind].append((rel, kind, start, end, new.encode()))
-    for pool in by_kind.values():
-        rng.shuffle(pool)
-    out: list[tuple[str, str, int, int, bytes]] = []
-    while any(by_kind.values()):
-        for pool in by_kind.values():
-            if pool:
-                out.append(pool.pop())
-    return out
+    return interleaved(by_kind, rng)
 
 
 def _position(data: bytes, offset: int) -> Position:
+    """The search's own position for a byte offset (a 1-based line, a column in characters)."""
     line_start = data.rfind(b"\n", 0, offset) + 1
-    return Position(data.count(b"\n", 0, offset) + 1, len(data[line_start:offset].decode("utf-8", "replace")) + 1)
+    return _Source("", data).pos((data.count(b"\n", 0, offset), offset - line_start))
 
 
 def faults(proj: Path, project: Project, n: int, seed: int, fault_list: str, seeder: str = "ours") -> list[Fault]:

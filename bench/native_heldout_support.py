@@ -25,6 +25,7 @@ import sys
 import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import tree_sitter_cpp
 from tree_sitter import Language, Node, Parser
@@ -324,11 +325,16 @@ def seed(cb: CodeBase, rng: random.Random) -> list[Fault]:
                     op = n.child_by_field_name("operator")
                     if op is not None and op.text == b"!":
                         add("dropped negation", op, b"")
-    for kind in KINDS:
-        rng.shuffle(by_kind[kind])
-    out: list[Fault] = []
+    return interleaved(by_kind, rng)
+
+
+def interleaved(by_kind: dict[str, list[Any]], rng: random.Random) -> list[Any]:
+    """Each kind's pool shuffled with ``rng`` (in the dict's order), then one of each kind in turn."""
+    for pool in by_kind.values():
+        rng.shuffle(pool)
+    out: list[Any] = []
     while any(by_kind.values()):
-        for kind in KINDS:
-            if by_kind[kind]:
-                out.append(by_kind[kind].pop())
+        for pool in by_kind.values():
+            if pool:
+                out.append(pool.pop())
     return out

@@ -207,9 +207,9 @@ def mutants_in(
                 inner = _text(cond)
                 if inner.startswith("(") and inner.endswith(")") and not inner[1:].lstrip().startswith("!"):
                     # `if (x)` -> `if (!x)`, as the `!` is written; `if (a < b)` -> `if (!(a < b))`
-                    bare = cond.named_child_count == 1 and cond.named_children[0].type in _NEGATE_BARE
+                    kind = cond.named_children[0].type if cond.named_child_count == 1 else ""
                     add("negate", f"negate the condition `{_short(inner)}`",
-                        src.edit(cond, f"(!{inner[1:-1]})" if bare else f"(!{inner})"))
+                        src.edit(cond, f"({_negated(inner[1:-1], kind)})"))
         elif t in ("for_statement", "conditional_expression", "ternary_expression"):
             _negate(src, node.child_by_field_name("condition"), "the condition", add)
         elif t == "subscript_expression":
@@ -380,8 +380,13 @@ def _negate(src: _Source, node: Any, what: str, add: Any) -> None:
     text = _text(node)
     if "\n" in text:
         return
-    new = f"!{text}" if node.type in _NEGATE_BARE else f"!({text})"
-    add("negate", f"negate {what} `{_short(text)}`", src.edit(node, new))
+    add("negate", f"negate {what} `{_short(text)}`", src.edit(node, _negated(text, node.type)))
+
+
+def _negated(text: str, kind: str) -> str:
+    """``text`` (an expression of node type ``kind``) with a `!` as people write it: `!x`, `!f(x)`, `!*p`,
+    and `!(a < b)` only where the parentheses are needed."""
+    return f"!{text}" if kind in _NEGATE_BARE else f"!({text})"
 
 
 RETURN_NAMES = 6  # other names in scope a returned name may become, the nearest declared first

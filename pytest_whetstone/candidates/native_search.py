@@ -343,7 +343,7 @@ class _Search(Planner):
                         found += self.siblings(winner, pending, seen, wanted - _complete(found),
                                                len(live) + len(self.failures) - len(self.probe))
                     doubtful = self.only_doubtful(found, failure)
-                    if _complete(found) < wanted and (doubtful or not any(map(_every, found))):
+                    if _complete(found) < wanted and (doubtful or not _complete(found)):
                         # every fix found reads worse than the code it replaces, or leaves some failing
                         # tests failing as before (another fault's, or a caller's edit that dodges this
                         # one): look on a while for a better one (it outranks them)
