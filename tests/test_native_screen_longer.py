@@ -139,13 +139,14 @@ def test_a_mutant_that_lets_the_failing_test_run_longer_raises_the_file_s_limit(
     screen.outcome(other, Trial())  # type: ignore[arg-type]
     screen.outcome(first, Trial())  # type: ignore[arg-type]
     screen.outcome(other, Trial())  # type: ignore[arg-type]
-    assert limits[0] == limits[1] == RUN_FLOOR_S and limits[2] == pytest.approx(ENDED_FACTOR * 0.3)
+    assert limits[0] == limits[1] == pytest.approx(RUN_FLOOR_S) and limits[2] == pytest.approx(ENDED_FACTOR * 0.3)
 
 
 def test_an_in_process_screen_s_limit_follows_the_schema_s_run_not_the_baseline_s_process() -> None:
     """JS: the baseline is a whole node process (0.5 s), a screened run a few milliseconds of tests in a
     warm one: a looping mutant costs the floor, not five process starts."""
     from pytest_whetstone.candidates.native_mutants import mutants_in
+    from pytest_whetstone.candidates.native_screen import IN_PROCESS_FLOOR_S, RUN_MARGIN_S
     from pytest_whetstone.candidates.native_trial import TrialOutcome
 
     source = "int f(int a, int b) {\n  if (a < b) return a + b;\n  return a - b;\n}\n"
@@ -162,7 +163,7 @@ def test_an_in_process_screen_s_limit_follows_the_schema_s_run_not_the_baseline_
             return TrialOutcome(failing={"F1": "expected 3, got 4"}, seconds=0.01)
 
     base = TrialOutcome(failing={"F1": "expected 3, got 4"}, seconds=0.5)
-    for in_process, expected in ((True, RUN_FLOOR_S), (False, 5 * 0.5 + 0.25)):  # the latter: a process a run
+    for in_process, expected in ((True, IN_PROCESS_FLOOR_S), (False, 5 * 0.5 + RUN_MARGIN_S)):  # the latter: a process a run
         Trial.screens_in_process = in_process
         limits.clear()
         screen = Screen(base, lambda rel: source, deadline=1e12, timeout_s=10.0)

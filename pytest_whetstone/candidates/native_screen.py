@@ -32,9 +32,12 @@ HEADER_UNITS = 4  # a header's schema is taken to cost this many source compiles
 # from the baseline alone would time every one of its runs out), or ENDED_FACTOR times the longest run of
 # the file's mutants that ended (a mutant that lets the failing test go further shows how long it takes).
 # A mutant that loops costs the whole limit, and loops are what mutated conditions make: with tests that
-# fail in milliseconds, a one-second floor spent most of the screening on the few mutants that looped.
-RUN_FLOOR_S = 0.4
-RUN_MARGIN_S = 0.25
+# fail in milliseconds, a one-second floor spent most of the screening on the few mutants that looped, and
+# at 0.4 s a third of the screened runs' time still went to them.  The floor and margin cover a process's
+# start on a busy machine; a fix stopped after its failing tests passed gets the longer limit anyway.
+RUN_FLOOR_S = 0.15
+RUN_MARGIN_S = 0.1
+IN_PROCESS_FLOOR_S = 0.4  # a screened run in a warm JS process: a collection pause, no process start
 SCHEMA_RUN_FACTOR = 5.0
 ENDED_FACTOR = 3.0
 # an unmutated schema run this slow, and this many times the real build's, is worth a compile with the
@@ -299,7 +302,7 @@ class Screen:
                                           "tests per screened mutant, the cheap ones there")
                     # a trial whose screened runs share one warm process (JS) pays no process start per run:
                     # the baseline's time, a process's, says nothing of a run's there
-                    floor = RUN_FLOOR_S if getattr(trial, "screens_in_process", False) else self.timeout_s
+                    floor = IN_PROCESS_FLOOR_S if getattr(trial, "screens_in_process", False) else self.timeout_s
                     state.timeout_s = min(self.long_timeout_s, max(floor, SCHEMA_RUN_FACTOR * plain_s + RUN_MARGIN_S))
                     state.dropped = len(state.mutants) - len(schema.ids) - len(state.rejected)
                 return

@@ -307,6 +307,7 @@ class _Search(Planner):
                     elif skip == "priced-out":
                         self.stats.priced_out += 1  # a header's mutant alone: cheaper ones may still fit
                     if skip:
+                        self.stats.trace(plan.rel, plan.qualname, plan.mutant, skip=skip)
                         continue
                     batch.append(plan)
                 if not batch:
@@ -320,6 +321,7 @@ class _Search(Planner):
                 complete = False
                 winner: _Plan | None = None
                 for plan, text, outcome, trial in self.run_batch(batch):
+                    self.stats.trace(plan.rel, plan.qualname, plan.mutant, outcome)
                     after_partial -= after_partial > 0
                     doubt_left -= doubt_left > 0
                     cand = self.judge(plan, text, outcome, trial, len(live) + len(self.failures) - len(self.probe))
@@ -359,7 +361,8 @@ class _Search(Planner):
                 if ordered and queue and standing != last_standing:
                     # what this batch's mutants did moves the suspects' remaining mutants at once: a function
                     # whose mutants keep changing nothing gives its turns to one whose mutants change the failure
-                    queue = self.ordered_rest(failure, queue)
+                    with self.stats.timed("order"):
+                        queue = self.ordered_rest(failure, queue)
                 last_standing = standing
         self.stats.stopped = self.stats.stopped or (
             "found" if found else "budget" if self.stats.priced_out else "exhausted")

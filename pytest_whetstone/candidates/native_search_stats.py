@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import statistics
 import time
 from collections.abc import Iterator
@@ -36,7 +38,7 @@ class NativeSearchStats:
     schema: dict[str, Any] = field(default_factory=dict)  # schemata: files, mutants, dropped, compile_s
     # where the search's wall time went (seconds, the search's own thread): "setup" (trials made),
     # "baseline", "spectrum", "schemata" (waiting for the early ones), "plans", "mutants" (batches run),
-    # "wider" (a fix's whole binaries or suite)
+    # "order" (the queue re-ordered as the evidence moves), "wider" (a fix's whole binaries or suite)
     phases: dict[str, float] = field(default_factory=dict)
     # mutants compiled alone, by why (TrialOutcome.alone) and whether in a header: "<why>[ header]" ->
     # [count, seconds]
@@ -46,6 +48,26 @@ class NativeSearchStats:
         entry = self.alone.setdefault(f"{why or 'other'}{' header' if header else ''}", [0, 0.0])
         entry[0] += 1
         entry[1] += seconds
+
+    def trace(self, rel: str, qualname: str, mutant: Any, outcome: Any = None, skip: str = "") -> None:
+        """One mutant tried (or skipped, and why) as a JSON line in $WHETSTONE_SEARCH_TRACE, when set: the
+        order the search took its mutants and what each cost, for benchmarks and debugging."""
+        path = os.environ.get("WHETSTONE_SEARCH_TRACE")
+        if not path:
+            return
+        row = {"file": rel, "qualname": qualname, "line": mutant.edit.start.line, "col": mutant.edit.start.col,
+               "kind": mutant.kind, "prior": round(mutant.prior, 3), "new": mutant.edit.new_text[:40],
+               "at": round(time.monotonic(), 3)}
+        if skip:
+            row["skip"] = skip
+        if outcome is not None:
+            row.update(screened=outcome.screened, alone=outcome.alone, s=round(outcome.seconds, 4),
+                       timed_out=outcome.timed_out, error=outcome.error[:80], passed=len(outcome.passed))
+        try:
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(row) + "\n")
+        except OSError:
+            pass
 
     @contextmanager
     def timed(self, phase: str) -> Iterator[None]:
