@@ -23,6 +23,7 @@ from typing import Any, NamedTuple, Protocol
 from ..build.gate import HEADER_EXT
 from .mutant import Mutant
 from .native_schema import Key, Schema, read_reached, schema_text
+from .native_search_stats import trace_row
 from .native_trial import TrialOutcome
 
 MAX_COMPILES = 5  # per file: the first schema, then without the lines the compiler named
@@ -93,6 +94,7 @@ class _FileState:
     timeout_s: float = 0.0  # a screened run's limit on this schema (see SCHEMA_RUN_FACTOR)
     longest_ended_s: float = 0.0  # the longest screened run of this schema that was not stopped
     probe: set[str] | None = None  # the failing tests a screened run covers (None: all; see PROBE_FLOOR_S)
+    compile_s: list[float] = field(default_factory=list)  # this file's schema compiles
 
 
 class Screen:
@@ -267,7 +269,10 @@ class Screen:
                 "unrecorded": sum(s.reached is None for s in built),
                 "dropped": sum(s.dropped for s in self.files.values()),
                 "rejected": sum(len(s.rejected) for s in self.files.values()),
-                "longer": self.longer, "compile_s": [round(s, 3) for s in self.compile_s]}
+                "longer": self.longer, "compile_s": [round(s, 3) for s in self.compile_s],
+                # per file: its schema compiles (seconds), the mutants it was asked to hold, whether one was built
+                "per_file": {rel: [[round(t, 3) for t in s.compile_s], len(s.mutants), s.schema is not None]
+                             for rel, s in self.files.items() if s.ready}}
 
     def _prepare(self, rel: str, state: _FileState, trial: SchemaTrial) -> None:
         state.ready = True
@@ -289,6 +294,9 @@ class Screen:
             why = trial.prepare_schema(rel, schema.text)
             last = time.monotonic() - started
             self.compile_s.append(last)
+            state.compile_s.append(last)
+            trace_row({"schema": rel, "s": round(last, 3), "mutants": len(schema.ids), "error": why[:300],
+                       "error_lines": len(trial.error_lines), "error_points": len(trial.error_points)})
             if not why:
                 sound = self._sound(rel, schema, trial)
                 if sound is not None:

@@ -50,24 +50,15 @@ class NativeSearchStats:
         entry[1] += seconds
 
     def trace(self, rel: str, qualname: str, mutant: Any, outcome: Any = None, skip: str = "") -> None:
-        """One mutant tried (or skipped, and why) as a JSON line in $WHETSTONE_SEARCH_TRACE, when set: the
-        order the search took its mutants and what each cost, for benchmarks and debugging."""
-        path = os.environ.get("WHETSTONE_SEARCH_TRACE")
-        if not path:
-            return
+        """One mutant tried (or skipped, and why) in the search's trace (:func:`trace_row`)."""
         row = {"file": rel, "qualname": qualname, "line": mutant.edit.start.line, "col": mutant.edit.start.col,
-               "kind": mutant.kind, "prior": round(mutant.prior, 3), "new": mutant.edit.new_text[:40],
-               "at": round(time.monotonic(), 3)}
+               "kind": mutant.kind, "prior": round(mutant.prior, 3), "new": mutant.edit.new_text[:40]}
         if skip:
             row["skip"] = skip
         if outcome is not None:
             row.update(screened=outcome.screened, alone=outcome.alone, s=round(outcome.seconds, 4),
                        timed_out=outcome.timed_out, error=outcome.error[:80], passed=len(outcome.passed))
-        try:
-            with open(path, "a", encoding="utf-8") as fh:
-                fh.write(json.dumps(row) + "\n")
-        except OSError:
-            pass
+        trace_row(row)
 
     @contextmanager
     def timed(self, phase: str) -> Iterator[None]:
@@ -84,3 +75,16 @@ class NativeSearchStats:
         data["phases"] = {name: round(s, 3) for name, s in self.phases.items()}
         data["alone"] = {why: [int(n), round(s, 3)] for why, (n, s) in self.alone.items()}
         return data
+
+
+def trace_row(row: dict[str, Any]) -> None:
+    """``row`` as a JSON line in $WHETSTONE_SEARCH_TRACE, when set: the order the search took its mutants,
+    what each cost, each schema compile, for benchmarks and debugging."""
+    path = os.environ.get("WHETSTONE_SEARCH_TRACE")
+    if not path:
+        return
+    try:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({**row, "at": round(time.monotonic(), 3)}) + "\n")
+    except OSError:
+        pass
