@@ -13,11 +13,14 @@ from pathlib import Path
 from test_native_tape import COMMAND, _failures, _seed, installed, shapes  # noqa: F401 - fixtures
 from test_native_trial_js import _hashes
 
+from pytest_whetstone.candidates.mutant import Mutant
 from pytest_whetstone.candidates.native_mutants import mutants_in
-from pytest_whetstone.candidates.native_schema import read_reached, schema_text
+from pytest_whetstone.candidates.native_schema import Schema, read_reached, schema_text
+from pytest_whetstone.candidates.native_screen import Screen, _FileState
 from pytest_whetstone.candidates.native_search import NativeSearchStats, native_search_candidates
 from pytest_whetstone.candidates.native_trial_js import JsTrial, js_trial
 from pytest_whetstone.edits import apply_edits_text
+from pytest_whetstone.records import Position, TextEdit
 
 
 def _trial(proj: Path) -> tuple[JsTrial, list]:
@@ -165,5 +168,34 @@ def test_mutants_of_two_files_take_turns_in_one_process(shapes: Path) -> None:  
             assert other.failing.keys() == base.failing.keys()  # area.js as written: still the fault's failures
             assert trial.run_schema("lib/polygon.js", polygon_broken, 0, 5.0).failing == base.failing
         assert trial.screen is not None and trial.screen.starts == 1
+    finally:
+        trial.close()
+
+
+def test_a_screened_fix_that_breaks_another_test_is_known_in_the_harness(shapes: Path) -> None:  # noqa: F811
+    """The whole suite in the warm process, one mutant switched on: the exact fix breaks nothing, a fix of
+    the square that breaks the rectangle is told apart there, and no tape process runs for either."""
+    trial, text = _area_trial(shapes)
+    schema = text.replace("return side + side;", "return whetstone_now_ >= 1 ? side * side : side + side;")
+    schema = schema.replace("return shape.w * shape.h;", "return whetstone_now_ === 2 ? shape.w + shape.h : shape.w * shape.h;")
+    try:
+        base = trial.baseline()
+        runs_before = trial.runs
+        plain = trial.run_schema_wider("lib/area.js", schema, 0, 5.0)
+        assert sorted(plain.covered) == ["test/area.js", "test/pad.js", "test/polygon.js"]
+        assert plain.ok and not plain.error  # the failing tests' own failures are run_failing's to judge
+        exact = trial.run_schema_wider("lib/area.js", schema, 1, 5.0)
+        assert exact.ok, exact
+        trade = trial.run_schema_wider("lib/area.js", schema, 2, 5.0)
+        # tape keys an assertion by its words ("should be strictly equal", as the failing ones): by its line
+        assert not trade.ok and trade.failed == ["test/area.js should be strictly equal"], trade
+        assert trial.runs == runs_before  # the harness alone: no tape process
+
+        # the screen asks the same of a screened fix before it is run alone
+        mutant = Mutant("test", "w * h -> w + h", TextEdit("lib/area.js", Position(12, 12), Position(12, 29),
+                                                           "shape.w + shape.h"), 12, 0.5)
+        screen = Screen(base, lambda rel: text, float("inf"), 10.0)
+        screen.files["lib/area.js"] = _FileState(ready=True, schema=Schema("lib/area.js", schema, {mutant.key: 2}))
+        assert screen.breaks_others(mutant, trial)  # type: ignore[arg-type]
     finally:
         trial.close()

@@ -175,7 +175,8 @@ class Screen:
                 state.wider_failed = None if plain.error else set(plain.failed)
         if state.wider_failed is None:
             return False  # too slow to be worth it, or it could not run: the compile alone decides
-        outcome = run(rel, schema.text, schema.ids[mutant.key], max(RUN_FLOOR_S, 3 * state.wider_s))
+        floor = IN_PROCESS_FLOOR_S if getattr(trial, "screens_in_process", False) else RUN_FLOOR_S
+        outcome = run(rel, schema.text, schema.ids[mutant.key], max(floor, 3 * state.wider_s))
         return not outcome.error and bool(set(outcome.failed) - state.wider_failed)
 
     def prepare(self, trials: SchemaTrial | list[SchemaTrial], stop: threading.Event | None = None) -> None:

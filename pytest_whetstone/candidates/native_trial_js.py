@@ -134,18 +134,37 @@ class JsTrial:
             result, error = self._run(None, [])
         if error:
             return SuiteOutcome(ok=False, covered=result.files, error=error)
-        known = {t.key for t in self.targets}  # failing before the change: run_failing judges them
-        titles = {title for _file, title in known}
-        # a runner fed a glob (tape 'test/**/*.js') keys its failures by that glob, not by the file
-        new = [key for key in result.failed if key not in known and not ("*" in key[0] and key[1] in titles)]
-        # tape's descriptions repeat ("should be equal"): a known one failing at another line is another test
-        new += [key for key in result.failed if key in self.base_sites and result.sites.get(key, set()) - self.base_sites[key]]
-        failed = [f"{file} {' › '.join(title.split(chr(31)))}" for file, title in new]
+        failed = [f"{file} {' › '.join(title.split(chr(31)))}" for file, title in self._new_failures(result)]
         failed += [f"{file} (did not load)" for file in result.file_errors]
         only_known = not result.ok and not failed and bool(result.failed)
         ok = (result.ok or only_known) and not failed and bool(result.files or self.kind == "tape")
         return SuiteOutcome(ok=ok, covered=result.files or self.command.paths, failed=failed[:5],
                             error="" if ok or failed else (result.note or "the suite did not pass"))
+
+    def _new_failures(self, result: runs.RunResult) -> list[tuple[str, str]]:
+        """The failures of a whole-suite run that are not the failing tests' (run_failing judges those)."""
+        known = {t.key for t in self.targets}
+        titles = {title for _file, title in known}
+        # a runner fed a glob (tape 'test/**/*.js') keys its failures by that glob, not by the file
+        new = [key for key in result.failed if key not in known and not ("*" in key[0] and key[1] in titles)]
+        # tape's descriptions repeat ("should be equal"): a known one failing at another line is another test
+        return new + [key for key in result.failed
+                      if key in self.base_sites and result.sites.get(key, set()) - self.base_sites[key]]
+
+    def run_schema_wider(self, rel: str, text: str, mutant_id: int, timeout_s: float) -> SuiteOutcome:
+        """Every test file of the suite in the harness, with one mutant of the schema switched on (0: none):
+        a screened fix that breaks another test there costs no tape process of its own (the failing
+        files, then the suite), as a C/C++ schema's whole binaries spare a compile.  The globs of the
+        command's paths are expanded here (tape expands them itself); none: it cannot tell."""
+        files = self.command.files_under(self.root)
+        if not files:
+            return SuiteOutcome(False, error="no test files to screen the suite with")
+        run = self._harness().run(rel, text, mutant_id, timeout_s, files=files)
+        result, error = self._read_tape(run.tap, run.rc, files)
+        if run.error or error:
+            return SuiteOutcome(False, files, error=run.error or error)
+        failed = [f"{file} {' › '.join(title.split(chr(31)))}" for file, title in self._new_failures(result)]
+        return SuiteOutcome(not failed, files, failed)
 
     def close(self) -> None:
         if self.screen is not None:
@@ -334,9 +353,7 @@ class JsTrial:
     def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
                    only: set[str] | None = None) -> TrialOutcome:
         """The failing test files in the harness with mutant ``mutant_id`` of the schema ``text`` switched on."""
-        if self.screen is None:
-            self.screen = native_js_screen.TapeScreen(self.root, self.work, sorted({t.file for t in self.targets}),
-                                                      self.command.requires, self.command.node_flags, self.env)
+        self._harness()
         if not self.only_tried:  # a process's limit: the first run of a mutant's may be far shorter
             self._choose_tests(rel, text, max(timeout_s, self.failing_timeout_s))
         outcome, _tops = self._screened(rel, text, mutant_id, timeout_s, reached, self.screen_only)
@@ -344,6 +361,12 @@ class JsTrial:
             self.screen_only = None  # this file's unmutated schema disagrees: every test from now on
             outcome, _tops = self._screened(rel, text, mutant_id, timeout_s, reached, None)
         return outcome
+
+    def _harness(self) -> native_js_screen.TapeScreen:
+        if self.screen is None:
+            self.screen = native_js_screen.TapeScreen(self.root, self.work, sorted({t.file for t in self.targets}),
+                                                      self.command.requires, self.command.node_flags, self.env)
+        return self.screen
 
     def _choose_tests(self, rel: str, text: str, timeout_s: float) -> None:
         """Once per trial: the unmutated schema with every test, then with only the tests that failed there
