@@ -177,7 +177,10 @@ def test_a_screened_fix_that_breaks_another_test_is_known_in_the_harness(shapes:
     the square that breaks the rectangle is told apart there, and no tape process runs for either."""
     trial, text = _area_trial(shapes)
     schema = text.replace("return side + side;", "return whetstone_now_ >= 1 ? side * side : side + side;")
-    schema = schema.replace("return shape.w * shape.h;", "return whetstone_now_ === 2 ? shape.w + shape.h : shape.w * shape.h;")
+    schema = schema.replace("return shape.w * shape.h;",
+                            "if (whetstone_now_ === 4) { for (;;) {} }\n"
+                            "    return whetstone_now_ === 2 ? shape.w + shape.h : whetstone_now_ === 3 ? shape.w.nope.deeper "
+                            ": shape.w * shape.h;")
     try:
         base = trial.baseline()
         runs_before = trial.runs
@@ -189,6 +192,11 @@ def test_a_screened_fix_that_breaks_another_test_is_known_in_the_harness(shapes:
         trade = trial.run_schema_wider("lib/area.js", schema, 2, 5.0)
         # tape keys an assertion by its words ("should be strictly equal", as the failing ones): by its line
         assert not trade.ok and trade.failed == ["test/area.js should be strictly equal"], trade
+        # a test that throws out of the suite ends a tape process as it ends the harness's run: a break
+        thrown = trial.run_schema_wider("lib/area.js", schema, 3, 5.0)
+        assert not thrown.ok and not thrown.error and any("(crashed)" in name for name in thrown.failed), thrown
+        looped = trial.run_schema_wider("lib/area.js", schema, 4, 0.5)  # the screen's limit: 3 x the unmutated run
+        assert not looped.ok and not looped.error and any("(timed out)" in name for name in looped.failed), looped
         assert trial.runs == runs_before  # the harness alone: no tape process
 
         # the screen asks the same of a screened fix before it is run alone

@@ -160,6 +160,11 @@ class JsTrial:
         if not files:
             return SuiteOutcome(False, error="no test files to screen the suite with")
         run = self._harness().run(rel, text, mutant_id, timeout_s, files=files)
+        if run.error in ("crashed", "timed out") and mutant_id:
+            # a test threw out of the suite (a tape process ends so too), or the suite ran three times as long
+            # as unmutated while the failing tests ended (a recursion without end: the real check's ~2 s)
+            return SuiteOutcome(False, files, [f"{' › '.join(top.split(chr(31)))} ({run.error})" for top in run.tops]
+                                or [f"({run.error})"])
         result, error = self._read_tape(run.tap, run.rc, files)
         if run.error or error:
             return SuiteOutcome(False, files, error=run.error or error)
