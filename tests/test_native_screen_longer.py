@@ -13,6 +13,7 @@ still left to the limit of a run compiled alone.)
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -187,3 +188,32 @@ def test_a_schema_that_raises_is_one_note_not_a_crashed_search() -> None:
     screen.add(mutants_in("a.cc", source.encode(), 1, 3) + mutants_in("b.cc", source.encode(), 1, 3))
     screen.prepare([Broken(), Broken()])  # type: ignore[list-item]  # two files, two trials: threads
     assert sorted(screen.notes) == ["schema of a.cc: OSError: disk full", "schema of b.cc: OSError: disk full"]
+
+
+def test_a_mutant_that_loops_after_the_tests_it_fixed_costs_a_bounded_run_again() -> None:
+    """The failing test passed, then the run never ended: it runs once more for LONGER_S at most, not for
+    all the time the search has left."""
+    from pytest_whetstone.candidates.native_mutants import mutants_in
+    from pytest_whetstone.candidates.native_screen import LONGER_S
+    from pytest_whetstone.candidates.native_trial import TrialOutcome
+
+    source = "int f(int a, int b) {\n  if (a < b) return a + b;\n  return a - b;\n}\n"
+    mutants = mutants_in("f.cc", source.encode(), 1, 4)
+    limits: list[float] = []
+
+    class Trial(CompilingTrial):
+        def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
+                       only: set[str] | None = None) -> TrialOutcome:
+            if not mutant_id:
+                return TrialOutcome(failing={"F1": "expected 3, got 4"}, seconds=0.01)
+            limits.append(timeout_s)
+            return TrialOutcome(passed={"F1"}, error=f"timed out after {timeout_s:g} s", timed_out=True,
+                                seconds=timeout_s)
+
+    screen = Screen(TrialOutcome(failing={"F1": "expected 3, got 4"}, seconds=0.01), lambda rel: source,
+                    deadline=time.monotonic() + 60.0, timeout_s=30.0)
+    screen.add(mutants)
+    screen.prepare(Trial())  # type: ignore[arg-type]
+    outcome = screen.outcome(mutants[0], Trial())  # type: ignore[arg-type]
+    assert outcome is not None and outcome.timed_out and screen.longer == 1
+    assert limits == [pytest.approx(RUN_FLOOR_S), LONGER_S]

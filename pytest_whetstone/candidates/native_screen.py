@@ -41,6 +41,11 @@ RUN_MARGIN_S = 0.1
 IN_PROCESS_FLOOR_S = 0.4  # a screened run in a warm JS process: a collection pause, no process start
 SCHEMA_RUN_FACTOR = 5.0
 ENDED_FACTOR = 3.0
+# A screened run stopped after a failing test had passed runs again for at most this long: a test the
+# fault cut short runs its course in that time, and a mutant that loops after the tests it fixed (a
+# jsonnet lexer mutant: the failing tests passed, then one never ended) costs this, not the search's
+# whole remaining time
+LONGER_S = 3.0
 # an unmutated schema run this slow, and this many times the real build's, is worth a compile with the
 # optimizer (-O1): dense numeric code with a choice in every operation runs several times faster then,
 # while most files' tests run in milliseconds either way and keep the cheaper -O0 compile
@@ -144,7 +149,7 @@ class Screen:
         if outcome.timed_out and set(outcome.passed) & set(self.base.failing):
             # the failing tests failed fast and now pass, until the limit stopped them: the fault may have
             # cut them short, and its fix lets them run their whole course (a loop stops at no test's end)
-            longer = min(self.long_timeout_s, self.deadline - time.monotonic())
+            longer = min(self.long_timeout_s, self.deadline - time.monotonic(), max(LONGER_S, limit))
             if longer > limit:
                 self.longer += 1
                 outcome = trial.run_schema(rel, schema.text, schema.ids[mutant.key], longer, only=state.probe)

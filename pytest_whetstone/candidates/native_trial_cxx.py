@@ -455,7 +455,7 @@ class CxxTrial:
                                               extra_env, timeout_s, times)
         out.test_s.update((fid, times[name]) for fid, name in wanted.items() if name in times)
         if code is None:
-            out.error = out.error or f"{Path(binary.path).name} timed out after {timeout_s:.1f} s"
+            out.error = out.error or f"{Path(binary.path).name} timed out after {timeout_s:g} s"
             out.timed_out = True
             if binary.gtest:  # what gtest said of each test as it ended, before the time ran out
                 done = passed_so_far(output)
