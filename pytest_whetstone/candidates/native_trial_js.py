@@ -134,41 +134,37 @@ class JsTrial:
             result, error = self._run(None, [])
         if error:
             return SuiteOutcome(ok=False, covered=result.files, error=error)
-        failed = [f"{file} {' › '.join(title.split(chr(31)))}" for file, title in self._new_failures(result)]
-        failed += [f"{file} (did not load)" for file in result.file_errors]
+        failed = self._new_failures(result) + [f"{file} (did not load)" for file in result.file_errors]
         only_known = not result.ok and not failed and bool(result.failed)
         ok = (result.ok or only_known) and not failed and bool(result.files or self.kind == "tape")
         return SuiteOutcome(ok=ok, covered=result.files or self.command.paths, failed=failed[:5],
                             error="" if ok or failed else (result.note or "the suite did not pass"))
 
-    def _new_failures(self, result: runs.RunResult) -> list[tuple[str, str]]:
-        """The failures of a whole-suite run that are not the failing tests' (run_failing judges those)."""
+    def _new_failures(self, result: runs.RunResult) -> list[str]:
+        """The failures of a whole-suite run that are not the failing tests' (run_failing judges those), as
+        "file a › b"."""
         known = {t.key for t in self.targets}
         titles = {title for _file, title in known}
         # a runner fed a glob (tape 'test/**/*.js') keys its failures by that glob, not by the file
         new = [key for key in result.failed if key not in known and not ("*" in key[0] and key[1] in titles)]
         # tape's descriptions repeat ("should be equal"): a known one failing at another line is another test
-        return new + [key for key in result.failed
-                      if key in self.base_sites and result.sites.get(key, set()) - self.base_sites[key]]
+        new += [key for key in result.failed if key in self.base_sites and result.sites.get(key, set()) - self.base_sites[key]]
+        return [f"{file} {_shown(title)}" for file, title in new]
 
     def run_schema_wider(self, rel: str, text: str, mutant_id: int, timeout_s: float) -> SuiteOutcome:
-        """Every test file of the suite in the harness, with one mutant of the schema switched on (0: none):
-        a screened fix that breaks another test there costs no tape process of its own (the failing
-        files, then the suite), as a C/C++ schema's whole binaries spare a compile.  The globs of the
-        command's paths are expanded here (tape expands them itself); none: it cannot tell."""
+        """Every test file of the suite in the harness with one mutant switched on (0: none): a screened fix
+        that breaks another test there costs no tape process (as a C/C++ schema's whole binaries)."""
         files = self.command.files_under(self.root)
         if not files:
             return SuiteOutcome(False, error="no test files to screen the suite with")
         run = self._harness().run(rel, text, mutant_id, timeout_s, files=files)
-        if run.error in ("crashed", "timed out") and mutant_id:
-            # a test threw out of the suite (a tape process ends so too), or the suite ran three times as long
-            # as unmutated while the failing tests ended (a recursion without end: the real check's ~2 s)
-            return SuiteOutcome(False, files, [f"{' › '.join(top.split(chr(31)))} ({run.error})" for top in run.tops]
-                                or [f"({run.error})"])
+        if run.error in ("crashed", "timed out") and mutant_id:  # a test threw out of the suite (a tape
+            # process ends so too), or it ran past 3x its unmutated run while the failing tests ended
+            return SuiteOutcome(False, files, [f"{_shown(top)} ({run.error})" for top in run.tops] or [f"({run.error})"])
         result, error = self._read_tape(run.tap, run.rc, files)
         if run.error or error:
             return SuiteOutcome(False, files, error=run.error or error)
-        failed = [f"{file} {' › '.join(title.split(chr(31)))}" for file, title in self._new_failures(result)]
+        failed = self._new_failures(result)
         return SuiteOutcome(not failed, files, failed)
 
     def close(self) -> None:
@@ -463,6 +459,10 @@ def _title_regex(targets: list[_Target], sep: str, start: str = "^") -> str:
     vitest 1 puts the file's nameless suite first, so its full names start with a space)."""
     titles = sorted({sep.join(t.parts) for t in targets})
     return start + "(?:" + "|".join(re.escape(t) for t in titles) + ")$"
+
+
+def _shown(path: str) -> str:  # a test's path of names, joined by \x1f (runs.title_key), as a reader sees it
+    return " › ".join(path.split(chr(31)))
 
 
 def _link_packages(src: Path, dest: Path) -> None:
