@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,8 +22,17 @@ from test_native_schema import CompilingTrial
 from test_native_search import build_make_geo
 
 from pytest_whetstone.candidates.mutant import Mutant
-from pytest_whetstone.candidates.native_screen import RUN_FLOOR_S, Screen
+from pytest_whetstone.candidates.native_mutants import mutants_in
+from pytest_whetstone.candidates.native_screen import (
+    ENDED_FACTOR,
+    IN_PROCESS_FLOOR_S,
+    LONGER_S,
+    RUN_FLOOR_S,
+    RUN_MARGIN_S,
+    Screen,
+)
 from pytest_whetstone.candidates.native_search import NativeSearchStats, native_search_candidates
+from pytest_whetstone.candidates.native_trial import TrialOutcome
 from pytest_whetstone.candidates.native_trial_cxx import cxx_trial
 from pytest_whetstone.records import Position, Suspect, TestFailureRecord, TextEdit
 
@@ -111,73 +121,72 @@ def test_the_search_validates_the_fix_of_a_test_the_fault_cut_short(proj: Path) 
     assert (proj / "src/geo.cc").read_text() == SLOW_GEO_CC
 
 
+SOURCE = "int f(int a, int b) {\n  if (a < b) return a + b;\n  return a - b;\n}\n"
+FAILING = {"F1": "expected 3, got 4"}
+
+
+def _scripted(run: Callable[[int, float], TrialOutcome], in_process: bool = False) -> CompilingTrial:
+    """A trial whose schemata compile and whose screened runs say what ``run(mutant_id, limit)`` says."""
+
+    class Trial(CompilingTrial):
+        screens_in_process = in_process
+
+        def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
+                       only: set[str] | None = None) -> TrialOutcome:
+            return run(mutant_id, timeout_s)
+
+    return Trial()
+
+
+def _screen(trial: CompilingTrial, base_s: float = 0.01, deadline: float = 1e12) -> tuple[Screen, list[Mutant]]:
+    """A screen of SOURCE's mutants, its schema built on ``trial``; the baseline failed in ``base_s``."""
+    screen = Screen(TrialOutcome(failing=dict(FAILING), seconds=base_s), lambda rel: SOURCE, deadline=deadline,
+                    timeout_s=30.0)
+    mutants = mutants_in("f.cc", SOURCE.encode(), 1, 4)
+    screen.add(mutants)
+    screen.prepare(trial)  # type: ignore[arg-type]
+    return screen, mutants
+
+
 def test_a_mutant_that_lets_the_failing_test_run_longer_raises_the_file_s_limit() -> None:
     """Runs that end set the limit of the next: a looping mutant costs the floor while every mutant
     fails fast, and a few times the longest run once one went further."""
-    from pytest_whetstone.candidates.native_mutants import mutants_in
-    from pytest_whetstone.candidates.native_screen import ENDED_FACTOR
-    from pytest_whetstone.candidates.native_trial import TrialOutcome
-
-    source = "int f(int a, int b) {\n  if (a < b) return a + b;\n  return a - b;\n}\n"
-    mutants = mutants_in("f.cc", source.encode(), 1, 4)
     limits: list[float] = []
 
-    class Trial(CompilingTrial):
-        def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
-                       only: set[str] | None = None) -> TrialOutcome:
-            if mutant_id:
-                limits.append(timeout_s)
-            seconds = 0.3 if mutant_id == 1 else 0.01
-            return TrialOutcome(failing={"F1": "expected 3, got 4"}, seconds=seconds)
+    def run(mutant_id: int, limit: float) -> TrialOutcome:
+        if mutant_id:
+            limits.append(limit)
+        return TrialOutcome(failing=dict(FAILING), seconds=0.3 if mutant_id == 1 else 0.01)
 
-    screen = Screen(TrialOutcome(failing={"F1": "expected 3, got 4"}, seconds=0.01), lambda rel: source,
-                    deadline=1e12, timeout_s=10.0)
-    screen.add(mutants)
-    screen.prepare(Trial())  # type: ignore[arg-type]
+    trial = _scripted(run)
+    screen, mutants = _screen(trial)
     ids = screen.files["f.cc"].schema.ids  # type: ignore[union-attr]
     first = next(m for m in mutants if ids[m.key] == 1)
     other = next(m for m in mutants if ids[m.key] == 2)
-    screen.outcome(other, Trial())  # type: ignore[arg-type]
-    screen.outcome(first, Trial())  # type: ignore[arg-type]
-    screen.outcome(other, Trial())  # type: ignore[arg-type]
+    for mutant in (other, first, other):
+        screen.outcome(mutant, trial)  # type: ignore[arg-type]
     assert limits[0] == limits[1] == pytest.approx(RUN_FLOOR_S) and limits[2] == pytest.approx(ENDED_FACTOR * 0.3)
 
 
 def test_an_in_process_screen_s_limit_follows_the_schema_s_run_not_the_baseline_s_process() -> None:
     """JS: the baseline is a whole node process (0.5 s), a screened run a few milliseconds of tests in a
     warm one: a looping mutant costs the floor, not five process starts."""
-    from pytest_whetstone.candidates.native_mutants import mutants_in
-    from pytest_whetstone.candidates.native_screen import IN_PROCESS_FLOOR_S, RUN_MARGIN_S
-    from pytest_whetstone.candidates.native_trial import TrialOutcome
-
-    source = "int f(int a, int b) {\n  if (a < b) return a + b;\n  return a - b;\n}\n"
-    mutants = mutants_in("f.cc", source.encode(), 1, 4)
     limits: list[float] = []
 
-    class Trial(CompilingTrial):
-        screens_in_process = True
+    def run(mutant_id: int, limit: float) -> TrialOutcome:
+        if mutant_id:
+            limits.append(limit)
+        return TrialOutcome(failing=dict(FAILING), seconds=0.01)
 
-        def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
-                       only: set[str] | None = None) -> TrialOutcome:
-            if mutant_id:
-                limits.append(timeout_s)
-            return TrialOutcome(failing={"F1": "expected 3, got 4"}, seconds=0.01)
-
-    base = TrialOutcome(failing={"F1": "expected 3, got 4"}, seconds=0.5)
     for in_process, expected in ((True, IN_PROCESS_FLOOR_S), (False, 5 * 0.5 + RUN_MARGIN_S)):  # the latter: a process a run
-        Trial.screens_in_process = in_process
         limits.clear()
-        screen = Screen(base, lambda rel: source, deadline=1e12, timeout_s=10.0)
-        screen.add(mutants)
-        screen.prepare(Trial())  # type: ignore[arg-type]
-        screen.outcome(mutants[0], Trial())  # type: ignore[arg-type]
+        trial = _scripted(run, in_process)
+        screen, mutants = _screen(trial, base_s=0.5)
+        screen.outcome(mutants[0], trial)  # type: ignore[arg-type]
         assert limits == [pytest.approx(expected)]
 
 
 def test_a_schema_that_raises_is_one_note_not_a_crashed_search() -> None:
-    from pytest_whetstone.candidates.native_mutants import mutants_in
-    from pytest_whetstone.candidates.native_trial import TrialOutcome
-
     source = "int f(int a, int b) {\n  return a - b;\n}\n"
 
     class Broken(CompilingTrial):
@@ -193,27 +202,16 @@ def test_a_schema_that_raises_is_one_note_not_a_crashed_search() -> None:
 def test_a_mutant_that_loops_after_the_tests_it_fixed_costs_a_bounded_run_again() -> None:
     """The failing test passed, then the run never ended: it runs once more for LONGER_S at most, not for
     all the time the search has left."""
-    from pytest_whetstone.candidates.native_mutants import mutants_in
-    from pytest_whetstone.candidates.native_screen import LONGER_S
-    from pytest_whetstone.candidates.native_trial import TrialOutcome
-
-    source = "int f(int a, int b) {\n  if (a < b) return a + b;\n  return a - b;\n}\n"
-    mutants = mutants_in("f.cc", source.encode(), 1, 4)
     limits: list[float] = []
 
-    class Trial(CompilingTrial):
-        def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
-                       only: set[str] | None = None) -> TrialOutcome:
-            if not mutant_id:
-                return TrialOutcome(failing={"F1": "expected 3, got 4"}, seconds=0.01)
-            limits.append(timeout_s)
-            return TrialOutcome(passed={"F1"}, error=f"timed out after {timeout_s:g} s", timed_out=True,
-                                seconds=timeout_s)
+    def run(mutant_id: int, limit: float) -> TrialOutcome:
+        if not mutant_id:
+            return TrialOutcome(failing=dict(FAILING), seconds=0.01)
+        limits.append(limit)
+        return TrialOutcome(passed={"F1"}, error=f"timed out after {limit:g} s", timed_out=True, seconds=limit)
 
-    screen = Screen(TrialOutcome(failing={"F1": "expected 3, got 4"}, seconds=0.01), lambda rel: source,
-                    deadline=time.monotonic() + 60.0, timeout_s=30.0)
-    screen.add(mutants)
-    screen.prepare(Trial())  # type: ignore[arg-type]
-    outcome = screen.outcome(mutants[0], Trial())  # type: ignore[arg-type]
+    trial = _scripted(run)
+    screen, mutants = _screen(trial, deadline=time.monotonic() + 60.0)
+    outcome = screen.outcome(mutants[0], trial)  # type: ignore[arg-type]
     assert outcome is not None and outcome.timed_out and screen.longer == 1
     assert limits == [pytest.approx(RUN_FLOOR_S), LONGER_S]
