@@ -106,17 +106,6 @@ class Command:
         """The modules the runner loads before the test files (tape's ``-r x``)."""
         return [value for flag, value in zip(self.flags, self.flags[1:], strict=False) if flag in ("-r", "--require")]
 
-    def files_under(self, root: Path) -> list[str]:
-        """The test files the paths name under ``root``, their globs expanded as tape expands them (an
-        absolute or odd pattern names none)."""
-        found: set[str] = set()
-        for pattern in self.paths:
-            try:
-                found |= {str(p.relative_to(root)) for p in root.glob(pattern) if p.is_file()}
-            except (ValueError, NotImplementedError, OSError):
-                continue
-        return sorted(found)
-
 
 _RUNNER_NAMES = {"jest": "jest", "vitest": "vitest", "mocha": "mocha", "_mocha": "mocha", "tape": "tape",
                  "tap": "tape", "node": "node"}

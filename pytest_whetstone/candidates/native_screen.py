@@ -112,8 +112,12 @@ class Screen:
         self.longer = 0  # runs given that longer limit
         self.files: dict[str, _FileState] = {}
         self.lock = threading.Lock()
-        self.compile_s: list[float] = []
         self.notes: list[str] = []
+
+    @property
+    def compile_s(self) -> list[float]:
+        """Every schema compile so far, file by file (a file's schema stays in ``files`` once tried)."""
+        return [t for state in list(self.files.values()) for t in state.compile_s]
 
     def add(self, mutants: list[Mutant]) -> None:
         """Mutants the search may ask for; a file's schema holds those known when it is first asked for."""
@@ -180,8 +184,7 @@ class Screen:
                 state.wider_failed = None if plain.error else set(plain.failed)
         if state.wider_failed is None:
             return False  # too slow to be worth it, or it could not run: the compile alone decides
-        floor = IN_PROCESS_FLOOR_S if getattr(trial, "screens_in_process", False) else RUN_FLOOR_S
-        outcome = run(rel, schema.text, schema.ids[mutant.key], max(floor, 3 * state.wider_s))
+        outcome = run(rel, schema.text, schema.ids[mutant.key], max(_floor(trial, RUN_FLOOR_S), 3 * state.wider_s))
         return not outcome.error and bool(set(outcome.failed) - state.wider_failed)
 
     def prepare(self, trials: SchemaTrial | list[SchemaTrial], stop: threading.Event | None = None) -> None:
@@ -299,7 +302,6 @@ class Screen:
             started = time.monotonic()
             why = trial.prepare_schema(rel, schema.text)
             last = time.monotonic() - started
-            self.compile_s.append(last)
             state.compile_s.append(last)
             trace_row({"schema": rel, "s": round(last, 3), "mutants": len(schema.ids), "error": why[:300],
                        "error_lines": len(trial.error_lines), "error_points": len(trial.error_points)})
@@ -316,8 +318,8 @@ class Screen:
                                           "tests per screened mutant, the cheap ones there")
                     # a trial whose screened runs share one warm process (JS) pays no process start per run:
                     # the baseline's time, a process's, says nothing of a run's there
-                    floor = IN_PROCESS_FLOOR_S if getattr(trial, "screens_in_process", False) else self.timeout_s
-                    state.timeout_s = min(self.long_timeout_s, max(floor, SCHEMA_RUN_FACTOR * plain_s + RUN_MARGIN_S))
+                    state.timeout_s = min(self.long_timeout_s,
+                                          max(_floor(trial, self.timeout_s), SCHEMA_RUN_FACTOR * plain_s + RUN_MARGIN_S))
                     state.dropped = len(state.mutants) - len(schema.ids) - len(state.rejected)
                 return
             if risky and schema.risky and (trial.error_lines - set(schema.lines) or not trial.error_lines):
@@ -384,6 +386,12 @@ def cheap_tests(test_s: dict[str, float]) -> set[str] | None:
     cheap = {fid for fid, seconds in test_s.items() if seconds <= limit}
     saved = sum(seconds for fid, seconds in test_s.items() if fid not in cheap)
     return cheap if cheap and saved >= PROBE_SAVES_S else None
+
+
+def _floor(trial: SchemaTrial, per_process: float) -> float:
+    """A screened run's least limit: ``per_process`` where each run starts a process, IN_PROCESS_FLOOR_S in a
+    warm one (JS), where a process's start says nothing of a run's."""
+    return IN_PROCESS_FLOOR_S if getattr(trial, "screens_in_process", False) else per_process
 
 
 def is_header(rel: str) -> bool:

@@ -38,7 +38,7 @@ from .native_candidate import validated_candidate
 from .native_plan import SURE_AFTER, Planner, _Plan, sibling_plans
 from .native_probe import probe_tests
 from .native_screen import Screen, is_header
-from .native_search_stats import NativeSearchStats
+from .native_search_stats import NativeSearchStats, trace_mutant
 from .native_trial import Trial, TrialOutcome, start_warm_up, trial_family, trial_for
 from .naturalness import Naturalness, rank_by_naturalness
 
@@ -307,7 +307,7 @@ class _Search(Planner):
                     elif skip == "priced-out":
                         self.stats.priced_out += 1  # a header's mutant alone: cheaper ones may still fit
                     if skip:
-                        self.stats.trace(plan.rel, plan.qualname, plan.mutant, skip=skip)
+                        trace_mutant(plan.rel, plan.qualname, plan.mutant, skip=skip)
                         continue
                     batch.append(plan)
                 if not batch:
@@ -321,7 +321,7 @@ class _Search(Planner):
                 complete = False
                 winner: _Plan | None = None
                 for plan, text, outcome, trial in self.run_batch(batch):
-                    self.stats.trace(plan.rel, plan.qualname, plan.mutant, outcome)
+                    trace_mutant(plan.rel, plan.qualname, plan.mutant, outcome)
                     after_partial -= after_partial > 0
                     doubt_left -= doubt_left > 0
                     cand = self.judge(plan, text, outcome, trial, len(live) + len(self.failures) - len(self.probe))

@@ -49,17 +49,6 @@ class NativeSearchStats:
         entry[0] += 1
         entry[1] += seconds
 
-    def trace(self, rel: str, qualname: str, mutant: Any, outcome: Any = None, skip: str = "") -> None:
-        """One mutant tried (or skipped, and why) in the search's trace (:func:`trace_row`)."""
-        row = {"file": rel, "qualname": qualname, "line": mutant.edit.start.line, "col": mutant.edit.start.col,
-               "kind": mutant.kind, "prior": round(mutant.prior, 3), "new": mutant.edit.new_text[:40]}
-        if skip:
-            row["skip"] = skip
-        if outcome is not None:
-            row.update(screened=outcome.screened, alone=outcome.alone, s=round(outcome.seconds, 4),
-                       timed_out=outcome.timed_out, error=outcome.error[:80], passed=len(outcome.passed))
-        trace_row(row)
-
     @contextmanager
     def timed(self, phase: str) -> Iterator[None]:
         started = time.monotonic()
@@ -88,3 +77,15 @@ def trace_row(row: dict[str, Any]) -> None:
             fh.write(json.dumps({**row, "at": round(time.monotonic(), 3)}) + "\n")
     except OSError:
         pass
+
+
+def trace_mutant(rel: str, qualname: str, mutant: Any, outcome: Any = None, skip: str = "") -> None:
+    """One mutant tried (or skipped, and why) in the search's trace (:func:`trace_row`)."""
+    row = {"file": rel, "qualname": qualname, "line": mutant.edit.start.line, "col": mutant.edit.start.col,
+           "kind": mutant.kind, "prior": round(mutant.prior, 3), "new": mutant.edit.new_text[:40]}
+    if skip:
+        row["skip"] = skip
+    if outcome is not None:
+        row.update(screened=outcome.screened, alone=outcome.alone, s=round(outcome.seconds, 4),
+                   timed_out=outcome.timed_out, error=outcome.error[:80], passed=len(outcome.passed))
+    trace_row(row)

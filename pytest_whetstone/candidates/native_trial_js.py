@@ -152,10 +152,10 @@ class JsTrial:
         return [f"{file} {_shown(title)}" for file, title in new]
 
     def run_schema_wider(self, rel: str, text: str, mutant_id: int, timeout_s: float) -> SuiteOutcome:
-        """Every test file of the suite in the harness with one mutant switched on (0: none): a screened fix
-        that breaks another test there costs no tape process (as a C/C++ schema's whole binaries)."""
-        files = self.command.files_under(self.root)
-        if not files:
+        """The whole suite in the harness, one mutant on (0: none): a fix that breaks a test costs no tape run."""
+        from .native_spectra_js import suite_files  # the spectrum's reading of the paths
+
+        if not (files := suite_files(self.root, self.command.paths)):
             return SuiteOutcome(False, error="no test files to screen the suite with")
         run = self._harness().run(rel, text, mutant_id, timeout_s, files=files)
         if run.error in ("crashed", "timed out") and mutant_id:  # a test threw out of the suite (a tape
