@@ -207,3 +207,28 @@ def test_a_screened_fix_that_breaks_another_test_is_known_in_the_harness(shapes:
         assert screen.breaks_others(mutant, trial)  # type: ignore[arg-type]
     finally:
         trial.close()
+
+
+def test_a_screened_mutant_runs_as_its_own_text_in_or_out_of_the_schema(shapes: Path) -> None:  # noqa: F811
+    """The harness reads the file's text on every run, so the screen runs each mutant's own text there
+    (a schema's choices slow every run they stand in): a mutant the schema holds and one it was never
+    asked to hold are screened alike, each failing the tests as it does alone, with no tape process."""
+    trial, text = _area_trial(shapes)
+    data = text.encode()
+    mutants = mutants_in("lib/area.js", data, 1, text.count("\n") + 1)
+    held, outside = mutants[: len(mutants) // 2], mutants[len(mutants) // 2 :]
+    try:
+        base = trial.baseline()
+        screen = Screen(base, lambda rel: text, float("inf"), 10.0)
+        screen.add(held)
+        runs_before = trial.runs
+        for mutant in [*held[:6], *outside[:6]]:
+            screened = screen.outcome(mutant, trial)  # type: ignore[arg-type]
+            assert screened is not None, mutant.description
+            alone = trial.run_failing("lib/area.js", apply_edits_text(text, [mutant.edit]))
+            assert _said(screened) == _said(alone), (mutant.edit.start.line, mutant.edit.new_text)
+        state = screen.files["lib/area.js"]
+        assert state.schema is not None and not any(m.key in state.schema.ids for m in outside)
+        assert trial.runs == runs_before + 12  # the alone runs above, and none for the screened ones
+    finally:
+        trial.close()

@@ -3,8 +3,9 @@
 // argv[2]: a JSON file {root, files, requires, tape, fd}.  Requests arrive on stdin, one JSON line each
 // ({id, target, schema, timeout_ms, reached, files?, only?}); each answer is one JSON line on file
 // descriptor `fd` ({id, tap, rc, error, ms, exit, tops}: tops, the paths of the tests that failed).
-// For each run the file `target` is loaded as the text of the file `schema` (its mutants behind the
-// global `whetstone_now_`), every other file as written: one process serves every file's schema.
+// For each run the file `target` is loaded as the text of the file `schema`, read afresh (a schema, its
+// mutants behind the global `whetstone_now_`, or one mutant's own text), every other file as written: one
+// process serves every file.
 // Between runs every module of the project (and tape's own files) is dropped from the require cache,
 // so each run loads the test files afresh, as `tape a.js b.js` would; the packages tape and the
 // project use stay loaded.  A run that crashes or times out is answered with `exit: true` and the
@@ -16,7 +17,6 @@ const readline = require('readline');
 
 const config = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const real = (p) => { try { return fs.realpathSync(p); } catch (e) { return p; } };
-const schemas = new Map();  // schema file -> its text
 let target = '';  // the running mutant's file, and its schema's text
 let schemaText = '';
 const tapeIndex = real(config.tape);
@@ -101,8 +101,7 @@ function start(request) {
     running: null, failed: new Set() };
   globalThis.whetstone_now_ = request.id;
   target = real(request.target);
-  if (!schemas.has(request.schema)) schemas.set(request.schema, fs.readFileSync(request.schema, 'utf8'));
-  schemaText = schemas.get(request.schema);
+  schemaText = fs.readFileSync(request.schema, 'utf8');
   reached = request.reached ? [] : null;
   seen = new Set();
   captured = [];

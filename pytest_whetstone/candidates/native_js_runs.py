@@ -13,6 +13,7 @@ import hashlib
 import json
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -444,3 +445,22 @@ def check_error_point(output: str, path: str) -> tuple[int, int] | None:
                 return number, 0
             return number, len(echo[:at].encode("utf-8")) + 1
     return None
+
+
+def each_file(files: list[str], run_one: Callable[[str], tuple[RunResult, str]]) -> tuple[RunResult, str]:
+    """Each test file run alone (after a process that ended early), the results merged: (result, error).
+    A run that timed out ends it with its error (what it said before it was stopped is kept)."""
+    total = RunResult(ok=True)
+    for file in files:
+        one, error = run_one(file)
+        total.passed |= one.passed
+        total.failed.update(one.failed)
+        total.sites.update(one.sites)
+        total.file_errors.update(one.file_errors)
+        if "timed out" in error:
+            return total, error
+        total.files.append(file)
+        total.ok = total.ok and one.ok
+    if any(f in total.file_errors for f in files) and not total.failed and not total.passed:
+        return total, f"test file did not load: {next(iter(total.file_errors.values()))}"
+    return total, ""

@@ -64,7 +64,6 @@ class TapeScreen:
         self.requires, self.node_flags, self.env = requires, node_flags, env
         self.proc: subprocess.Popen[bytes] | None = None
         self.answers: Any = None  # the read end of the answer pipe
-        self.schemas: dict[str, Path] = {}  # a schema's text -> the file the harness reads it from
         self.starts = 0  # processes started: the first, plus one per run that ended its process
         self.start_s: list[float] = []
 
@@ -105,13 +104,11 @@ class TapeScreen:
                          seconds=seconds, timed_out=error == "timed out", tops=[str(t) for t in answer.get("tops") or []])
 
     def _schema(self, text: str) -> Path:
-        """The file holding a schema's text, written once (the harness reads each once)."""
-        path = self.schemas.get(text)
-        if path is None:
-            path = self.work / "schema" / f"{len(self.schemas)}.js"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8", errors="surrogateescape")
-            self.schemas[text] = path
+        """The file the harness reads the target's text from, for this run (one per run: most runs are a
+        mutant's own text, each run once)."""
+        path = self.work / "schema" / "target.js"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", errors="surrogateescape")
         return path
 
     def _start(self) -> str:

@@ -18,7 +18,6 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -299,7 +298,7 @@ class JsTrial:
             seen = total.passed | set(total.failed)
             if "timed out" in error or rc == 0 or all(t.key in seen for t in self.targets if t.file in files):
                 return total, error
-        return _each_file(files, lambda file: self._tape_process([file], tape)[:2])
+        return runs.each_file(files, lambda file: self._tape_process([file], tape)[:2])
 
     def _tape_process(self, files: list[str], tape: Path) -> tuple[runs.RunResult, str, int]:
         """One process running ``files`` (tape, else node on a script that prints TAP): (result, error, rc)."""
@@ -326,6 +325,7 @@ class JsTrial:
     # ----------------------------------------------------------------- the schema screen (tape)
 
     screens_in_process = True  # the harness keeps one node process for many mutants (native_screen's limits)
+    loads_text = True  # the harness reads the file's text on every run: a mutant runs as its own text
 
     @property
     def can_screen(self) -> bool:
@@ -353,10 +353,12 @@ class JsTrial:
 
     def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
                    only: set[str] | None = None) -> TrialOutcome:
-        """The failing test files in the harness with mutant ``mutant_id`` of the schema ``text`` switched on."""
+        """The failing test files in the harness, ``rel`` read as ``text``: a schema with its mutant
+        ``mutant_id`` switched on, or (id 0) a mutant's own text."""
         self._harness()
-        if not self.only_tried:  # a process's limit: the first run of a mutant's may be far shorter
-            self._choose_tests(rel, text, max(timeout_s, self.failing_timeout_s))
+        if not self.only_tried:  # on the copy's own text (``text`` may be a mutant's); a process's limit
+            self._choose_tests(rel, (self.root / rel).read_text(encoding="utf-8", errors="surrogateescape"),
+                               max(timeout_s, self.failing_timeout_s))
         outcome, _tops = self._screened(rel, text, mutant_id, timeout_s, reached, self.screen_only)
         if self.screen_only is not None and mutant_id == 0 and self._unlike_whole(outcome):
             self.screen_only = None  # this file's unmutated schema disagrees: every test from now on
@@ -403,7 +405,7 @@ class JsTrial:
                 run.seconds += one.seconds
                 return self._read_tape(one.tap, one.rc, [file])[0], "timed out" if one.timed_out else ""
 
-            result, error = _each_file(files, alone)
+            result, error = runs.each_file(files, alone)
             run.timed_out = run.timed_out or "timed out" in error
         if not run.timed_out:
             return self._outcome(result, error, run.seconds), run.tops
@@ -433,25 +435,6 @@ class _Swap:
     def __exit__(self, *exc: object) -> None:
         if self.path is not None and self.original is not None:
             self.path.write_bytes(self.original)
-
-
-def _each_file(files: list[str], run_one: Callable[[str], tuple[runs.RunResult, str]]) -> tuple[runs.RunResult, str]:
-    """Each test file run alone (after a process that ended early), the results merged: (result, error).
-    A run that timed out ends it with its error (what it said before it was stopped is kept)."""
-    total = runs.RunResult(ok=True)
-    for file in files:
-        one, error = run_one(file)
-        total.passed |= one.passed
-        total.failed.update(one.failed)
-        total.sites.update(one.sites)
-        total.file_errors.update(one.file_errors)
-        if "timed out" in error:
-            return total, error
-        total.files.append(file)
-        total.ok = total.ok and one.ok
-    if any(f in total.file_errors for f in files) and not total.failed and not total.passed:
-        return total, f"test file did not load: {next(iter(total.file_errors.values()))}"
-    return total, ""
 
 
 def _title_regex(targets: list[_Target], sep: str, start: str = "^") -> str:
