@@ -109,7 +109,8 @@ def score_log(log: Path, label: dict, tool: str = "auto") -> Score:
 
 def score_all(corpus: Path = FIXTURES) -> dict[str, Score]:
     scores = {}
-    formats = FORMATS if corpus == FIXTURES else tuple(sorted(p.name for p in corpus.iterdir() if p.is_dir()))
+    formats = FORMATS if corpus == FIXTURES else tuple(sorted(p.name for p in corpus.iterdir()
+                                                              if p.is_dir() and any(p.glob("*.labels.json"))))
     for fmt in formats:
         total = Score()
         for log, label in labelled_logs(fmt, corpus):
@@ -139,7 +140,7 @@ def main() -> int:
         corpus = Path(sys.argv[sys.argv.index("--corpus") + 1]).resolve()
         text = ("# Test-runner parser quality, held-out corpus\n\n"
                 f"`python bench/parse_tests_quality.py --corpus {corpus.relative_to(ROOT)}`: real runs of code bases\n"
-                "the parsers were not developed against (see bench/heldout/capture.sh, labels_tests.py).\n\n"
+                f"the parsers were not developed against (see {corpus.relative_to(ROOT)}'s README and truth scripts).\n\n"
                 + table(score_all(corpus)) + "\n")
         print(text)
         if "--out" in sys.argv:
