@@ -230,12 +230,12 @@ def fpct(total: float, n: int) -> str:
 
 def heldout_report(res: dict[str, Any], corpus: Path) -> str:
     t = res["totals"]
-    heldout = "heldout" in corpus.parts
+    heldout = any(part.startswith("heldout") for part in corpus.parts)
     lines = [
         f"# Build parser quality, {'held-out' if heldout else 'development'} corpus",
         "",
         f"Corpus: `{corpus.relative_to(ROOT)}` (real tools on code bases "
-        + ("the parsers were not developed against; see its capture.sh and draft_truth.py). Regenerate with"
+        + ("the parsers were not developed against; see its capture script and truth script). Regenerate with"
            if heldout else "no other corpus uses; see its capture.py and draft_labels.py). Regenerate with"),
         f"`python bench/parse_quality.py --corpus {corpus.relative_to(ROOT)} --out ...`.",
         "",
