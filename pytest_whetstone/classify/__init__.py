@@ -180,6 +180,7 @@ _EXCEPTION = FoldedPattern(
     r"|abort(?:ed)?\b|std::\w+_error|C\+\+ exception|threw an exception|\bthrown\b|\*\*\*Exception"
     r"|never finished|crash|exited with \d+|\bdied\b|\bdie\b",
 )
+_OUTPUT_TYPES = ("wrong_output", "missing_output")
 _ASSERTION_EXCEPTIONS = ("AssertionError", "Failed", "AssertionError [ERR_ASSERTION]", "ERR_ASSERTION")
 
 
@@ -441,6 +442,8 @@ def _test_type(record: TestFailureRecord, head: str, text: str) -> str:
         return "assertion"  # the test broke its own expectation of failing
     head_lowered, text_lowered = lowered_for_search(head), lowered_for_search(text)
     for failure_type, pattern in _TEST_PATTERNS:
+        if record.outcome == "error" and failure_type in _OUTPUT_TYPES:
+            continue  # the test's own body never ran (a fixture's FileNotFoundError): no output of its own
         if pattern.found_in(head, head_lowered):
             return failure_type
     if record.outcome == "error":

@@ -54,6 +54,10 @@ _EXC_LINE = lazy_pattern(
     r"^E\s+([A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt|Failed|Iteration)|Failed)(?::\s*(.*))?$"
 )
 _ASSERT = lazy_pattern(r"^E\s+(?:AssertionError: )?assert (.+)$")
+# Progress without -v: "tests/test_x.py FF.E.sx  [ 40%]" (a file's outcomes in run order; a long run of
+# them goes on over lines of outcomes alone).  -q prints no file names.
+_PROGRESS = lazy_pattern(r"^(\S+\.py) ([.FEsxXR]+)\s*(?:\[\s*\d+%\])?$")
+_PROGRESS_MORE = lazy_pattern(r"^([.FEsxXR]+)\s*\[\s*\d+%\]$")
 _COUNT = lazy_pattern(r"(\d+) (failed|passed|skipped|xfailed|xpassed|errors?|deselected)")
 MAX_SECTION = 300
 
@@ -121,6 +125,7 @@ class PytestTextParser(LineParser):
         self.e_lines: list[str] = []
         self.counts: dict[str, int] | None = None
         self.verbose_counts: dict[str, int] = {}
+        self.progress: list[tuple[str, str]] = []  # (test file, its outcome letters), in run order
 
     # ----------------------------------------------------------------- feed
     def feed(self, line: str) -> bool:
@@ -195,6 +200,12 @@ class PytestTextParser(LineParser):
         if m:
             self._verbose(m.group(2), m.group(1))
             return True
+        if not self.block and len(self.progress) < 100_000:
+            m = _PROGRESS.match(line)
+            if m:
+                self.progress.append((m.group(1), m.group(2)))
+            elif self.progress and (m := _PROGRESS_MORE.match(line)):
+                self.progress.append((self.progress[-1][0], m.group(1)))
         return True  # inside a session every line is pytest's (headers, progress, captured output)
 
     def _verbose(self, node_id: str, status: str) -> None:
@@ -236,8 +247,11 @@ class PytestTextParser(LineParser):
                 found.section = section
         records = [self._record(e.node_id, e.status, e.message, e.section) for e in self.entries.values()]
         self._attach_tb_lines(records)
+        files = self._section_files()
         for section in orphans:
             node_id, status = self._orphan_id(section)
+            if section.title in files:
+                node_id = f"{files[section.title]}::{node_id}"
             records.append(self._record(node_id, status, "", section))
         for record in records:
             self.result.test_failures.append(record)
@@ -283,6 +297,18 @@ class PytestTextParser(LineParser):
                     unused.remove(item)
                     break
 
+    def _section_files(self) -> dict[str, str]:
+        """Each failure section's test file, read off the progress lines when no summary line names the
+        test (``-rs``, ``-rxX`` leave out ``FAILED``/``ERROR`` lines): the n-th FAILURES section is the
+        n-th ``F``, the n-th ERRORS section the n-th ``E`` (setup or teardown), when the numbers agree."""
+        out: dict[str, str] = {}
+        for kind, letter in (("FAILURES", "F"), ("ERRORS", "E")):
+            sections = [s for s in self.sections if s.kind == kind and not s.title.startswith("ERROR collecting")]
+            files = [file for file, letters in self.progress for c in letters if c == letter]
+            if sections and len(files) == len(sections):
+                out.update((s.title, file) for s, file in zip(sections, files, strict=True))
+        return out
+
     @staticmethod
     def _match(section: _Section, by_title: dict[str, _Entry]) -> _Entry | None:
         title = section.title
@@ -300,12 +326,12 @@ class PytestTextParser(LineParser):
     @staticmethod
     def _orphan_id(section: _Section) -> tuple[str, str]:
         title = section.title
-        m = re.match(r"^ERROR (?:at (?:setup|teardown) of|collecting) (.+)$", title)
-        if m:
-            return m.group(1), "ERROR"
-        return title.replace(".", "::") if "[" not in title else title, (
-            "ERROR" if section.kind == "ERRORS" else "FAILED"
-        )
+        if title.startswith("ERROR collecting "):
+            return title[len("ERROR collecting "):], "ERROR"  # a module's path
+        m = re.match(r"^ERROR at (?:setup|teardown) of (.+)$", title)
+        status = "ERROR" if m or section.kind == "ERRORS" else "FAILED"
+        name, bracket, params = (m.group(1) if m else title).partition("[")  # "TestC.test_x[1.5]": the name's dots
+        return name.replace(".", "::") + bracket + params, status
 
     def _record(self, node_id: str, status: str, summary: str, section: _Section | None) -> TestFailureRecord:
         path, sep, rest = node_id.partition("::")

@@ -217,8 +217,8 @@ class NodeSpecParser(LineParser):
             self.told_counts = True
         if what in counts:
             setattr(self.result, counts[what], getattr(self.result, counts[what]) + int(float(value)))
-        elif what == "fail":
-            self.told_fail = int(value)
+        elif what in ("fail", "cancelled"):  # a test cut off by its timeout is ✖ too, counted "cancelled"
+            self.told_fail = (self.told_fail or 0) + int(value)
 
     def _finish(self) -> None:
         """Hand over the failures once their files are known (or the log ended)."""

@@ -459,6 +459,9 @@ class TapParser(LineParser):
         where = _DIED_AT.search(plain)
         if where:
             record.file_path, record.line = where.group(1), int(where.group(2))
+            if where.group(1).endswith(".t"):  # it died in a script's own line: that script (its stderr
+                record.test_suite = where.group(1)  # comes before prove names it; Test::More's last
+                record.node_id = f"{where.group(1)}::{EXITED_EARLY}"  # "at t/x.t" may be the one before)
         self.last_plain = ""
         if self.bailed:
             return
@@ -487,6 +490,10 @@ class TapParser(LineParser):
             record = TestFailureRecord(runner=RUNNER, test_suite=self.suite, test_name=EXITED_EARLY,
                                        node_id=f"{self.suite}::{EXITED_EARLY}", file_path=self.suite,
                                        message=line, exception_type="exit", raw=line)
+            where = _DIED_AT.search(self.last_plain)
+            if where and where.group(1) == self.suite:  # "BEGIN failed--compilation aborted at t/x.t line 2."
+                record.line, record.message = int(where.group(2)), f"{line}: {self.last_plain}"
+                record.raw = f"{self.last_plain}\n{line}"
             self.pending.append(_Pending(record, 0, claimed=True))
         self.died = None
 
