@@ -221,10 +221,14 @@ class CtestParser(LineParser):
                 continue
         parser.flush()
         crashed = "Exception" in test.status or "aborted" in test.status
+        timed_out = "Timeout" in test.status
         for record in sub.test_failures:
             record.node_id = f"{test.name}::{record.node_id}"
             if crashed and record.exception_type == "crash":
                 record.message = f"{test.status.strip('*')}: {record.message}"
+            elif timed_out and record.exception_type == "crash":  # the test ctest's TIMEOUT cut off
+                record.message = f"Timeout: {record.message}"
+                record.outcome, record.exception_type = "timeout", ""
         return sub.test_failures
 
     def _own_record(self, test: _Test) -> TestFailureRecord:

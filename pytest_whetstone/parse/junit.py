@@ -133,7 +133,9 @@ class JunitParser(DocumentParser):
         if producer == "ctest":
             out = strip_ansi(case.findtext("system-out") or "")
             status = case.get("status", "")
-            test = _Test(0, name, status="***Not Run" if status == "notrun" else "***Failed", output=out.split("\n"))
+            said = (message or "").strip().split("\n", 1)[0]  # "Required regular expression not found. ..."
+            test = _Test(0, name, status="***Not Run" if status == "notrun" else f"***Failed  {said}".rstrip(),
+                         output=out.split("\n"))
             sub = ParseResult()
             parser = CtestParser(sub, ParseContext())
             parser._record(test)
