@@ -33,14 +33,16 @@ _FINAL = lazy_pattern(
 )
 _INTERRUPTED = lazy_pattern(r"^!+ .*(?:Interrupted|stopping after|KeyboardInterrupt).* !+$")
 _SECTION = lazy_pattern(r"^_{3,} (.+?) _{3,}$")
-_SUMMARY = lazy_pattern(r"^(FAILED|ERROR) (\S+?)(?: - (.*))?$")
+# A parametrized id may hold spaces and brackets ("t.py::test[a b]", "t.py::test[[x]]"): it runs to the
+# "]" that " - " or the line's end follows.
+_SUMMARY = lazy_pattern(r"^(FAILED|ERROR) (\S+?(?:\[.*?\])?)(?: - (.*))?$")
 # pytest 9's subtests: "SUBFAILED(i=1) test_x.py::T::test_sub - AssertionError: 1 != 0", whose
 # section is titled "T.test_sub (i=1)".
 _SUBFAILED = lazy_pattern(r"^SUBFAILED\(([^)]*)\) (\S+?)(?: - (.*))?$")
 _VERBOSE = lazy_pattern(
     r"^(\S+?(?:::\S.*?)?) (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)(?: \(.*\))?\s+\[\s*\d+%\]$"
 )
-_XDIST_VERBOSE = lazy_pattern(r"^\[gw\d+\] \[\s*\d+%\] (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S+)")
+_XDIST_VERBOSE = lazy_pattern(r"^\[gw\d+\] \[\s*\d+%\] (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S+?(?:\[.*\])?)\s*$")
 _LOCATION = lazy_pattern(r"^(\S[^:]*?\.py):(\d+)(?::(?: (in \S.*|[A-Za-z_][\w.]*(?::.*)?)?)?\s*)?$")
 # --tb=line: one "/abs/path.py:12: message" line per failure, no section headers.
 _TB_LINE = lazy_pattern(r"^(/\S*?\.py):(\d+): (.+)$")
@@ -103,7 +105,8 @@ def split_assert(expr: str) -> tuple[str, str] | None:
 def title_of(node_id: str) -> str:
     """The section title pytest prints for a node id: ``Class.test`` without the file."""
     _, sep, rest = node_id.partition("::")
-    return rest.replace("::", ".") if sep else node_id
+    name, bracket, params = rest.partition("[")  # a parameter's own "::" stays ("test[a::b]")
+    return name.replace("::", ".") + bracket + params if sep else node_id
 
 
 class PytestTextParser(LineParser):
@@ -250,9 +253,10 @@ class PytestTextParser(LineParser):
         files = self._section_files()
         for section in orphans:
             node_id, status = self._orphan_id(section)
-            if section.title in files:
+            titled = section.title not in files
+            if not titled:
                 node_id = f"{files[section.title]}::{node_id}"
-            records.append(self._record(node_id, status, "", section))
+            records.append(self._record(node_id, status, "", section, titled=titled))
         for record in records:
             self.result.test_failures.append(record)
         errored = sum(1 for r in records if r.outcome == "error")
@@ -333,9 +337,11 @@ class PytestTextParser(LineParser):
         name, bracket, params = (m.group(1) if m else title).partition("[")  # "TestC.test_x[1.5]": the name's dots
         return name.replace(".", "::") + bracket + params, status
 
-    def _record(self, node_id: str, status: str, summary: str, section: _Section | None) -> TestFailureRecord:
-        path, sep, rest = node_id.partition("::")
-        suite, name = (path, rest) if sep else ("", node_id)
+    def _record(self, node_id: str, status: str, summary: str, section: _Section | None,
+                titled: bool = False) -> TestFailureRecord:
+        head, bracket, params = node_id.partition("[")  # "::" inside a parameter splits nothing
+        path, sep, rest = ("", "", "") if titled else head.partition("::")  # a title has no file to split off
+        suite, name = (path, rest + bracket + params) if sep else ("", node_id)
         body = section.body if section else []
         # pytest's own "file.py:12: ..." lines; only without any, --tb=native's Python frames
         # (elsewhere such frames are a thread dump, e.g. pytest-timeout's, not the failure).
