@@ -170,7 +170,7 @@ _TEST_PATTERNS: list[tuple[str, FoldedPattern]] = [
 # Assertion failures and uncaught errors, judged on the record's own message.
 _ASSERTION = FoldedPattern(
     r"AssertionError|\bassert\b|Expected(?: equality)?\b|Value of:|Which is:|toBe|toEqual|toStrictEqual"
-    r"|toHaveBeenCalled|toThrow|toMatch|expect\(|\bnot ok\b|Failure$|EXPECT_|ASSERT_|assert\w+"
+    r"|toHaveBeenCalled|toThrow|toMatch|expect\(|\bnot ok\b|Failure!?$|EXPECT_|ASSERT_|assert\w+"
     r"|\bgot:|\bwanted:|\bfound:|actual:|DID NOT RAISE|Failed test|evaluates to|Death test:",
     re.M,
 )

@@ -9,7 +9,9 @@ next test, the next run or the end of input shows it will never close.  The
 not seen before (a log whose head was cut), never a second one.  ``--gtest_brief``
 prints failure blocks without ``[ RUN ]``; they attach to the next ``[  FAILED  ]``.
 ``SetUpTestSuite`` failures print outside any test and are reported by gtest as
-``[  FAILED  ] Suite: SetUpTestSuite or TearDownTestSuite``.
+``[  FAILED  ] Suite: SetUpTestSuite or TearDownTestSuite``.  cmocka prints the same shape
+(``test(s)``, and its failure lines as ``[  ERROR   ] --- words`` / ``[   LINE   ] --- t.c:11: error:
+Failure!``): read alike, its tests named without a suite.
 
 gtest XML is JUnit XML and is read by :mod:`.junit` (runner ``gtest``).
 """
@@ -26,23 +28,26 @@ from .base import DocumentParser, LineParser, ParseContext, ParseResult
 
 RUNNER = "gtest"
 
+_TESTS = r"test(?:s|\(s\))?"  # cmocka, which prints gtest's shape, says "test(s)"
 _RUN = lazy_pattern(r"^\[ RUN      \] (\S+)\s*$")
 _OK = lazy_pattern(r"^\[       OK \] (\S+)(?: \((\d+) ms\))?\s*$")
 # "[  FAILED  ] Suite.Test, where GetParam() = 2 (0 ms)": the param part is optional.
 _FAILED = lazy_pattern(r"^\[  FAILED  \] (\S+?)(,\s+where (.*?))?(?: \((\d+) ms\))?\s*$")
 _SKIPPED = lazy_pattern(r"^\[  SKIPPED \] (\S+?)(?: \((\d+) ms\))?\s*$")
 _SUITE_FAILED = lazy_pattern(r"^\[  FAILED  \] ([^\s:]+): (SetUpTestSuite or TearDownTestSuite|.*Environment.*)$")
-_LISTED = lazy_pattern(r"^\[  (?:FAILED  |SKIPPED )\] \d+ tests?, listed below:\s*$")
-_COUNT_LINE = lazy_pattern(r"^\[  (?:PASSED  |FAILED  |SKIPPED )\] \d+ tests?\.?\s*$")
+_LISTED = lazy_pattern(rf"^\[  (?:FAILED  |SKIPPED )\] \d+ {_TESTS}, listed below:\s*$")
+_COUNT_LINE = lazy_pattern(rf"^\[  (?:PASSED  |FAILED  |SKIPPED )\] \d+ {_TESTS}\.?\s*$")
 _FAILURE_AT = lazy_pattern(r"^(.+?):(\d+): (Failure|error:.*)$|^(unknown file): (Failure|error:.*)$")
 _BANNER = lazy_pattern(
     r"^\[(?:==========|----------|  PASSED  | DISABLED |  DEATH   )\]"
     r"|^Running main\(\) from |^Note: Google Test filter = |^Repeating all tests \(iteration \d+\)"
-    r"|^ *YOU HAVE \d+ DISABLED TESTS?$|^ *\d+ FAILED TESTS?$|^ *\d+ FAILED TEST SUITES?$"
+    r"|^ *YOU HAVE \d+ DISABLED TESTS?$|^ *\d+ (?:FAILED|SKIPPED) TESTS?(?:\(S\))?$|^ *\d+ FAILED TEST SUITES?$"
 )
-_PASSED_COUNT = lazy_pattern(r"^\[  PASSED  \] (\d+) tests?\.?\s*$")
+_PASSED_COUNT = lazy_pattern(rf"^\[  PASSED  \] (\d+) {_TESTS}\.?\s*$")
 # the run's skip tally: "[  SKIPPED ] 2 tests, listed below:" (--gtest_brief: "[  SKIPPED ] 2 tests.")
-_SKIPPED_COUNT = lazy_pattern(r"^\[  SKIPPED \] (\d+) tests?(?:\.|, listed below:)\s*$")
+_SKIPPED_COUNT = lazy_pattern(rf"^\[  SKIPPED \] (\d+) {_TESTS}(?:\.|, listed below:)\s*$")
+# cmocka's failure lines inside a test: "[  ERROR   ] --- 0xb != 0xa", "[   LINE   ] --- t.c:11: error: Failure!"
+_CMOCKA_LINE = lazy_pattern(r"^\[ {2,3}(?:ERROR|LINE) {3}\] --- (.*)$")
 _REPEAT = lazy_pattern(r"^Repeating all tests \(iteration (\d+)\)")
 _NEW_RUN = lazy_pattern(r"^Running main\(\) from |^\[==========\] Running \d+ tests?|^Repeating all tests")
 def is_structure(line: str) -> bool:
@@ -268,6 +273,9 @@ class GtestParser(LineParser):
             return True
         if not line.startswith("[") or line.startswith("[  DEATH   ]"):
             return self._body(line)
+        m = _CMOCKA_LINE.match(line)
+        if m:  # what gtest prints bare: the failure's words, then its location
+            return self._body(m.group(1))
         m = _OK.match(line)
         if m:
             # a log cut mid-line may end "[       OK ] Suite." : a prefix still closes the test

@@ -32,6 +32,8 @@ from .jest import analyse as jest_analyse
 from .pytest_text import PytestTextParser, _Section
 
 _DTD = lazy_pattern(r"<!(?:DOCTYPE|ENTITY)", re.I)
+# a compiler-style location line in a failure's text ("t.c:11: error: Failure!", cmocka's XML)
+_LOCATION = lazy_pattern(r"^([^\s:]+\.\w+):(\d+):", re.M)
 CHUNK = 64 * 1024
 
 
@@ -152,6 +154,9 @@ class JunitParser(DocumentParser):
             outcome="error" if problem is not None and problem.tag == "error" else "failed",
             raw=body_text[:4000],
         )
+        where = None if record.file_path else _LOCATION.search(body_text or message or "")
+        if where:
+            record.file_path, record.line = where.group(1), int(where.group(2))
         return [record]
 
     @staticmethod

@@ -42,6 +42,8 @@ _SUBTEST = lazy_pattern(r"^(\s*)# Subtest: (.*)$")
 _BAIL = lazy_pattern(r"^\s*Bail out!\s*(.*)$|^Bailout called\.\s+Further testing stopped:\s*(.*)$")
 _DIAG_FAILED = lazy_pattern(r"^(\s*)#\s+Failed (?:\(TODO\) )?test (?:'(.*)'|in (.*))\s*$")
 _DIAG_AT = lazy_pattern(r"^\s*#\s+at (.+?) line (\d+)\.\s*$")
+# a C producer's location under its failing test ("# t.c:11: error: Failure!", cmocka)
+_DIAG_LOCATION = lazy_pattern(r"^\s*#\s+([^\s:]+\.\w+):(\d+):(?:\d+:)? (.*)$")
 _DIAG_EXITED = lazy_pattern(r"^\s*# Looks like your test exited with (\d+) (?:just after (\d+)|before it could output anything)\.")
 _PROVE_FILE = lazy_pattern(r"^(\S+\.t) \.+ ?(?:ok|skipped.*|\d+/\d+ ?)?\s*$")
 _PROVE_NOISE = lazy_pattern(
@@ -315,6 +317,12 @@ class TapParser(LineParser):
             self.last_file = m.group(1)
         if self.diag is not None:
             self._diag_line(self.diag.record, line)
+            return True
+        m = _DIAG_LOCATION.match(line)
+        last = self.last
+        if m and last is not None and not last.from_diag and not last.record.file_path:
+            last.record.file_path, last.record.line = m.group(1), int(m.group(2))
+            last.record.raw = (last.record.raw + "\n" + line.strip())[:4000]
             return True
         if line.startswith("# ") and not _SUMMARY.match(line[2:]) and not _SUBTEST.match(line):
             self.header = line[2:].strip()
