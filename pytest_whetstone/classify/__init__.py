@@ -145,7 +145,8 @@ _TEST_PATTERNS: list[tuple[str, FoldedPattern]] = [
             r"|\bTearDown(?:TestSuite|TestCase)?\b|ERROR collecting|ImportError while importing"
             r"|Could not find executable|Unable to find executable|\bNot Run\b|Failed test dependencies"
             r"|command not found|cannot execute binary|Test suite failed to run|Cannot find module"
-            r"|\b(?:beforeAll|afterAll|beforeEach|afterEach)\b|Bail out!|Bailout called|setup failed"
+            r"|\b(?:beforeAll|afterAll|beforeEach|afterEach)\b"
+            r"|Bail out!|Bailout called|setup failed"
             r"|teardown failed|Required fixture",
             ignore_case=False,
         ),
@@ -181,6 +182,7 @@ _EXCEPTION = FoldedPattern(
     r"|never finished|crash|exited with \d+|\bdied\b|\bdie\b",
 )
 _OUTPUT_TYPES = ("wrong_output", "missing_output")
+_HOOK_NAME = re.compile(r'"(?:before|after) (?:all|each)" hook')
 _ASSERTION_EXCEPTIONS = ("AssertionError", "Failed", "AssertionError [ERR_ASSERTION]", "ERR_ASSERTION")
 
 
@@ -440,6 +442,8 @@ def _test_type(record: TestFailureRecord, head: str, text: str) -> str:
         return "timeout"
     if record.outcome == "xpass-strict":
         return "assertion"  # the test broke its own expectation of failing
+    if _HOOK_NAME.search(record.test_name):
+        return "infra"  # mocha's '"before all" hook for "t"' failed: the tests under it never ran
     head_lowered, text_lowered = lowered_for_search(head), lowered_for_search(text)
     for failure_type, pattern in _TEST_PATTERNS:
         if record.outcome == "error" and failure_type in _OUTPUT_TYPES:
