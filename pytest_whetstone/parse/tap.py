@@ -415,6 +415,8 @@ class TapParser(LineParser):
             own = test_frame(data.get("stack", ""))
             if own and file_path and own[0] != file_path:  # the assertion was made in a helper the test called
                 file_path, line = own[0], str(own[1])
+            if "/node_modules/" in file_path:
+                file_path = ""  # the framework's own line (tape's "plan != count"): no place in the user's code
             if file_path:
                 record.file_path, record.line = file_path, int(line) if str(line).isdigit() else 0
                 if not record.test_suite:  # tape: the file tells apart the same description in two files
