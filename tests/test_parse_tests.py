@@ -277,3 +277,23 @@ def test_a_test_printing_hundreds_of_failures_keeps_its_end() -> None:
     assert (record.test_suite, record.test_name, record.failure_type) == ("Codes", "ReproduceDistinctPoints",
                                                                           "assertion")
     assert record.exception_type != "crash" and "never finished" not in record.message
+
+
+@pytest.mark.parametrize(("line", "want"), [
+    ("FAILED t.py::test[a - b] - msg", ("FAILED", "t.py::test[a - b]", "msg")),
+    ("FAILED t.py::test[[x]] - AssertionError", ("FAILED", "t.py::test[[x]]", "AssertionError")),
+    ("FAILED t.py::test[a b]", ("FAILED", "t.py::test[a b]", "")),
+    ("FAILED t.py::x - m [y] - z", ("FAILED", "t.py::x", "m [y] - z")),
+    ("ERROR t.py - ImportError", ("ERROR", "t.py", "ImportError")),
+])
+def test_pytest_summary_line_keeps_a_parameter_id_whole(line: str, want: tuple[str, str, str]) -> None:
+    from pytest_whetstone.parse.pytest_text import summary_entry
+
+    assert summary_entry(line) == want
+
+
+def test_pytest_summary_lines_of_brackets_alone_read_in_one_pass() -> None:
+    """A line of 8 KB of "[" (the cut every line gets) is read by a linear scan: 500 of them are no record."""
+    text = "=== test session starts ===\n" + ("FAILED " + "[" * 8000 + "\n") * 500
+    result = parse_text(text.encode(), "pytest")
+    assert all(".py" not in r.node_id for r in result.test_failures)

@@ -33,16 +33,14 @@ _FINAL = lazy_pattern(
 )
 _INTERRUPTED = lazy_pattern(r"^!+ .*(?:Interrupted|stopping after|KeyboardInterrupt).* !+$")
 _SECTION = lazy_pattern(r"^_{3,} (.+?) _{3,}$")
-# A parametrized id may hold spaces and brackets ("t.py::test[a b]", "t.py::test[[x]]"): it runs to the
-# "]" that " - " or the line's end follows.
-_SUMMARY = lazy_pattern(r"^(FAILED|ERROR) (\S+?(?:\[.*?\])?)(?: - (.*))?$")
+_SUMMARY_LINE = lazy_pattern(r"^(FAILED|ERROR) (\S.*)$")  # node id and message: see summary_entry
 # pytest 9's subtests: "SUBFAILED(i=1) test_x.py::T::test_sub - AssertionError: 1 != 0", whose
 # section is titled "T.test_sub (i=1)".
 _SUBFAILED = lazy_pattern(r"^SUBFAILED\(([^)]*)\) (\S+?)(?: - (.*))?$")
 _VERBOSE = lazy_pattern(
     r"^(\S+?(?:::\S.*?)?) (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)(?: \(.*\))?\s+\[\s*\d+%\]$"
 )
-_XDIST_VERBOSE = lazy_pattern(r"^\[gw\d+\] \[\s*\d+%\] (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S+?(?:\[.*\])?)\s*$")
+_XDIST_VERBOSE = lazy_pattern(r"^\[gw\d+\] \[\s*\d+%\] (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S.*?)\s*$")
 _LOCATION = lazy_pattern(r"^(\S[^:]*?\.py):(\d+)(?::(?: (in \S.*|[A-Za-z_][\w.]*(?::.*)?)?)?\s*)?$")
 # --tb=line: one "/abs/path.py:12: message" line per failure, no section headers.
 _TB_LINE = lazy_pattern(r"^(/\S*?\.py):(\d+): (.+)$")
@@ -102,6 +100,26 @@ def split_assert(expr: str) -> tuple[str, str] | None:
     return None
 
 
+def summary_entry(line: str) -> tuple[str, str, str] | None:
+    """``FAILED t.py::test[a b] - msg`` -> (status, node id, message).  A parametrized id may hold spaces,
+    brackets and " - " ("t.py::test[a b]", "t.py::test[[x]]"): once its "[" opens, it runs to the "]"
+    that " - " or the line's end follows (a linear scan: the line may be 8 KB of brackets)."""
+    m = _SUMMARY_LINE.match(line)
+    if m is None:
+        return None
+    rest = m.group(2)
+    node, sep, message = rest.partition(" - ")
+    if "[" in node or not sep:
+        bracket = rest.find("[")
+        if bracket >= 0:
+            close = rest.find("] - ", bracket)
+            if close >= 0:
+                node, message = rest[: close + 1], rest[close + 4 :]
+            elif rest.endswith("]"):
+                node, message = rest, ""
+    return m.group(1), node, message
+
+
 def title_of(node_id: str) -> str:
     """The section title pytest prints for a node id: ``Class.test`` without the file."""
     _, sep, rest = node_id.partition("::")
@@ -148,8 +166,8 @@ class PytestTextParser(LineParser):
             return False  # every pattern below needs one of these (tested in C first)
         if _BLOCK.match(line):
             return True
-        m = _SUMMARY.match(line)
-        if m and (".py" in m.group(2)):
+        entry = summary_entry(line)
+        if entry and ".py" in entry[1]:
             return True
         m = _VERBOSE.match(line)
         return bool(m and "::" in m.group(1) and ".py" in m.group(1)) or bool(_XDIST_VERBOSE.match(line))
@@ -183,11 +201,11 @@ class PytestTextParser(LineParser):
                 elif line.startswith("E ") and len(self.e_lines) < 50:
                     self.e_lines.append(line)
             return True
-        m = _SUMMARY.match(line)
-        if m and (self.block == "short test summary info" or ".py" in m.group(2)):
-            entry = self._entry(m.group(2))
-            entry.status = m.group(1)
-            entry.message = entry.message or (m.group(3) or "")
+        said = summary_entry(line) if line.startswith(("FAILED ", "ERROR ")) else None
+        if said and (self.block == "short test summary info" or ".py" in said[1]):
+            entry = self._entry(said[1])
+            entry.status = said[0]
+            entry.message = entry.message or said[2]
             return True
         m = _SUBFAILED.match(line) if line.startswith("SUBFAILED(") else None
         if m:
