@@ -209,10 +209,10 @@ def test_a_screened_fix_that_breaks_another_test_is_known_in_the_harness(shapes:
         trial.close()
 
 
-def test_a_screened_mutant_runs_as_its_own_text_in_or_out_of_the_schema(shapes: Path) -> None:  # noqa: F811
-    """The harness reads the file's text on every run, so the screen runs each mutant's own text there
-    (a schema's choices slow every run they stand in): a mutant the schema holds and one it was never
-    asked to hold are screened alike, each failing the tests as it does alone, with no tape process."""
+def test_a_mutant_in_the_schema_or_out_of_it_is_screened_in_the_harness(shapes: Path) -> None:  # noqa: F811
+    """The harness reads the file's text on every run: a mutant the schema holds runs as its choice or as
+    its own text (whichever the screen measured faster), one the schema was never asked to hold as its own
+    text; each fails the tests as it does alone, with no tape process."""
     trial, text = _area_trial(shapes)
     data = text.encode()
     mutants = mutants_in("lib/area.js", data, 1, text.count("\n") + 1)

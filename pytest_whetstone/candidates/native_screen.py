@@ -58,6 +58,7 @@ SLOW_RUN_FACTOR = 3.0
 PROBE_FLOOR_S = 0.02
 PROBE_SAVES_S = 0.05
 WIDER_MAX_S = 5.0  # whole binaries slower than this on the unmutated schema are not screened whole
+OWN_TEXT_SHARE = 0.85  # a mutant runs as its own text when that is this much faster than the schema
 
 
 class SchemaTrial(Protocol):
@@ -100,6 +101,7 @@ class _FileState:
     timeout_s: float = 0.0  # a screened run's limit on this schema (see SCHEMA_RUN_FACTOR)
     longest_ended_s: float = 0.0  # the longest screened run of this schema that was not stopped
     probe: set[str] | None = None  # the failing tests a screened run covers (None: all; see PROBE_FLOOR_S)
+    own_text: bool = False  # mutants run as their own texts, not as the schema's choices (see _own_text)
     compile_s: list[float] = field(default_factory=list)  # this file's schema compiles
 
 
@@ -144,8 +146,7 @@ class Screen:
                 self._prepare(rel, state, trial)
         if mutant.key in state.rejected:  # it would not compile alone either: a trial spent on nothing
             return TrialOutcome(error="does not compile (its text, in the schema)", screened=True)
-        schema = state.schema
-        on = None if schema is None else self._switched_on(rel, schema, mutant, trial)
+        on = self._switched_on(rel, state, mutant, trial)
         if on is None:
             return None
         text, mid = on
@@ -175,10 +176,10 @@ class Screen:
         rel = mutant.edit.file_path
         state = self.files.get(rel)
         run = getattr(trial, "run_schema_wider", None)
-        schema = None if state is None else state.schema
-        on = None if schema is None or run is None else self._switched_on(rel, schema, mutant, trial)
-        if state is None or schema is None or run is None or on is None:
+        on = None if state is None or run is None else self._switched_on(rel, state, mutant, trial)
+        if state is None or state.schema is None or run is None or on is None:
             return False
+        schema = state.schema
         with self.lock:
             if not state.wider_tried:  # the unmutated schema, once: what fails there is no mutant's doing
                 state.wider_tried = True
@@ -191,13 +192,38 @@ class Screen:
         outcome = run(rel, *on, max(_floor(trial, RUN_FLOOR_S), 3 * state.wider_s))
         return not outcome.error and bool(set(outcome.failed) - state.wider_failed)
 
-    def _switched_on(self, rel: str, schema: Schema, mutant: Mutant, trial: SchemaTrial) -> tuple[str, int] | None:
+    def _own_text(self, rel: str, state: _FileState, trial: SchemaTrial) -> bool:
+        """Whether this file's mutants run faster as their own texts than as the schema's choices, for a
+        trial that reads the file's text afresh on every run (JS).  A schema's choices slow every run they
+        stand in (deep-equal's failing file: 76 ms as written, 165 ms as a schema of 800 choices), but node
+        keeps the compiled code of a text it has seen, and a mutant's text is new each run (traverse: the
+        same time either way).  Two runs of each, unmutated, decide: the schema's, and a text node has
+        not seen (the file as written, one newline added, as a mutant's would be)."""
+        text = self.original(rel)
+        if not getattr(trial, "loads_text", False) or text is None or state.schema is None:
+            return False
+        runs: dict[str, list[float]] = {"schema": [], "own": []}
+        for k in range(2):
+            for kind, run_text in (("schema", state.schema.text), ("own", text + "\n" * (k + 1))):
+                outcome = trial.run_schema(rel, run_text, 0, state.timeout_s, only=state.probe)
+                if outcome.error:
+                    return False
+                runs[kind].append(outcome.seconds)
+        own, schema = min(runs["own"]), min(runs["schema"])
+        if own >= OWN_TEXT_SHARE * schema:
+            return False
+        self.notes.append(f"schema of {rel}: mutants run as their own texts ({own:.3f} s, the schema {schema:.3f} s)")
+        return True
+
+    def _switched_on(self, rel: str, state: _FileState, mutant: Mutant, trial: SchemaTrial) -> tuple[str, int] | None:
         """What a screened run of ``mutant`` loads, and the choice it switches on (None: it cannot be
-        screened).  A trial that reads the file's text afresh on every run (JS) runs the mutant's own text,
-        in the schema or not: a schema's choices slow every run they stand in (deep-equal's failing file
-        runs in 76 ms as written, in 165 ms as a schema of 800 choices).  A compiled trial switches the
-        mutant on in the schema it built."""
-        if getattr(trial, "loads_text", False):
+        screened).  A compiled trial switches the mutant on in the schema it built; a trial that reads the
+        file's text afresh on every run (JS) runs the mutant's own text when that is faster
+        (:meth:`_own_text`), or when the schema could not hold it (else it would be run alone)."""
+        schema = state.schema
+        if schema is None:
+            return None
+        if getattr(trial, "loads_text", False) and (state.own_text or mutant.key not in schema.ids):
             text = self.original(rel)
             try:
                 return None if text is None else (apply_edits_text(text, [mutant.edit], rel), 0)
@@ -340,6 +366,7 @@ class Screen:
                     state.timeout_s = min(self.long_timeout_s,
                                           max(_floor(trial, self.timeout_s), SCHEMA_RUN_FACTOR * plain_s + RUN_MARGIN_S))
                     state.dropped = len(state.mutants) - len(schema.ids) - len(state.rejected)
+                    state.own_text = self._own_text(rel, state, trial)
                 return
             if risky and schema.risky and (trial.error_lines - set(schema.lines) or not trial.error_lines):
                 # an error on a line with no choice: a C++ constant whose initializer is a choice, used where a
