@@ -16,7 +16,7 @@ from test_native_trial_js import _hashes
 from pytest_whetstone.candidates.mutant import Mutant
 from pytest_whetstone.candidates.native_mutants import mutants_in
 from pytest_whetstone.candidates.native_schema import Schema, read_reached, schema_text
-from pytest_whetstone.candidates.native_screen import Screen, _FileState
+from pytest_whetstone.candidates.native_screen import OWN_TEXT_ID, Screen, _FileState
 from pytest_whetstone.candidates.native_search import NativeSearchStats, native_search_candidates
 from pytest_whetstone.candidates.native_trial_js import JsTrial, js_trial
 from pytest_whetstone.edits import apply_edits_text
@@ -230,5 +230,13 @@ def test_a_mutant_in_the_schema_or_out_of_it_is_screened_in_the_harness(shapes: 
         state = screen.files["lib/area.js"]
         assert state.schema is not None and not any(m.key in state.schema.ids for m in outside)
         assert trial.runs == runs_before + 12  # the alone runs above, and none for the screened ones
+        # a mutant's own text is a mutant, not the code as written: its run keeps the tests the trial chose,
+        # and one that loops through the whole suite is a break there
+        chosen = trial.screen_only
+        loops = text.replace("return side + side;", "for (;;) {}")
+        trial.run_schema("lib/area.js", loops, OWN_TEXT_ID, 0.5)
+        assert trial.screen_only == chosen
+        looped = trial.run_schema_wider("lib/area.js", loops, OWN_TEXT_ID, 0.5)
+        assert not looped.ok and any("(timed out)" in name for name in looped.failed), looped
     finally:
         trial.close()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from test_native_schema import CompilingTrial
 
 from pytest_whetstone.candidates.native_mutants import mutants_in
-from pytest_whetstone.candidates.native_screen import OWN_TEXT_SHARE, Screen
+from pytest_whetstone.candidates.native_screen import OWN_TEXT_ID, OWN_TEXT_SHARE, Screen
 from pytest_whetstone.candidates.native_trial import TrialOutcome
 from pytest_whetstone.records import Position, TextEdit
 
@@ -51,7 +51,7 @@ def test_a_faster_own_text_is_what_each_screened_mutant_runs() -> None:
     trial.runs.clear()
     held = next(m for m in mutants if m.key in screen.files["f.js"].schema.ids)  # type: ignore[union-attr]
     assert screen.outcome(held, trial) is not None  # type: ignore[arg-type]
-    assert trial.runs == [(False, 0)]
+    assert trial.runs == [(False, OWN_TEXT_ID)]  # a mutant, though no choice: not the unmutated code
     assert any("own texts" in note for note in screen.notes)
 
 
@@ -69,7 +69,7 @@ def test_a_schema_that_runs_as_fast_keeps_its_choices() -> None:
     assert outside.key not in state.schema.ids  # type: ignore[union-attr]
     trial.runs.clear()
     assert screen.outcome(outside, trial) is not None  # type: ignore[arg-type]
-    assert trial.runs == [(False, 0)]
+    assert trial.runs == [(False, OWN_TEXT_ID)]
 
 
 def test_a_compiled_trial_always_switches_the_choice_on() -> None:

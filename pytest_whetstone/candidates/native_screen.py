@@ -59,6 +59,9 @@ PROBE_FLOOR_S = 0.02
 PROBE_SAVES_S = 0.05
 WIDER_MAX_S = 5.0  # whole binaries slower than this on the unmutated schema are not screened whole
 OWN_TEXT_SHARE = 0.85  # a mutant runs as its own text when that is this much faster than the schema
+# the choice a mutant's own text runs with: no choice to switch on, yet no unmutated run (0 is that: the
+# trial reads it as the code as written, e.g. to choose which tests a run covers)
+OWN_TEXT_ID = -1
 
 
 class SchemaTrial(Protocol):
@@ -226,7 +229,7 @@ class Screen:
         if getattr(trial, "loads_text", False) and (state.own_text or mutant.key not in schema.ids):
             text = self.original(rel)
             try:
-                return None if text is None else (apply_edits_text(text, [mutant.edit], rel), 0)
+                return None if text is None else (apply_edits_text(text, [mutant.edit], rel), OWN_TEXT_ID)
             except EditError:
                 return None
         mid = schema.ids.get(mutant.key)

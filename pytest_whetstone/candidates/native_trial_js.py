@@ -354,7 +354,7 @@ class JsTrial:
     def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
                    only: set[str] | None = None) -> TrialOutcome:
         """The failing test files in the harness, ``rel`` read as ``text``: a schema with its mutant
-        ``mutant_id`` switched on, or (id 0) a mutant's own text."""
+        ``mutant_id`` switched on (0: none, the code as written), or (a negative id) a mutant's own text."""
         self._harness()
         if not self.only_tried:  # on the copy's own text (``text`` may be a mutant's); a process's limit
             self._choose_tests(rel, (self.root / rel).read_text(encoding="utf-8", errors="surrogateescape"),
