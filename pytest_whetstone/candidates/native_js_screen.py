@@ -104,8 +104,8 @@ class TapeScreen:
                          seconds=seconds, timed_out=error == "timed out", tops=[str(t) for t in answer.get("tops") or []])
 
     def _schema(self, text: str) -> Path:
-        """The file the harness reads the target's text from, for this run (one per run: most runs are a
-        mutant's own text, each run once)."""
+        """The file the harness reads the target's text from, written for each run (the harness reads it
+        afresh: a schema, or one mutant's own text)."""
         path = self.work / "schema" / "target.js"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8", errors="surrogateescape")

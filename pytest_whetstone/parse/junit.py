@@ -30,10 +30,9 @@ from .ctest import CtestParser, _Test
 from .gtest import build_record as gtest_record
 from .jest import analyse as jest_analyse
 from .pytest_text import PytestTextParser, _Section
+from .tap import producer_location
 
 _DTD = lazy_pattern(r"<!(?:DOCTYPE|ENTITY)", re.I)
-# a location line in a failure's text: "t.c:11: error: Failure!" (cmocka), "(in test file x.bats, line 10)" (bats)
-_LOCATION = lazy_pattern(r"^(?:([^\s:]+\.\w+):(\d+):|\(in test file (.+), line (\d+)\)$)", re.M)
 # an exception's class ("ValueError", "java.lang.NullPointerException"); a <failure type> that is none is
 # the check's kind ("failure", Catch2's "REQUIRE"), not an exception
 _EXCEPTION_CLASS = lazy_pattern(r"(?:Error|Exception|Throwable|\.[A-Z]\w*)$")
@@ -157,9 +156,9 @@ class JunitParser(DocumentParser):
             outcome="error" if problem is not None and problem.tag == "error" else "failed",
             raw=body_text[:4000],
         )
-        where = None if record.file_path else _LOCATION.search(body_text or message or "")
+        where = None if record.file_path else producer_location(body_text or message or "")
         if where:
-            record.file_path, record.line = where.group(1) or where.group(3), int(where.group(2) or where.group(4))
+            record.file_path, record.line, _test_file = where
         if problem is not None and problem.tag == "failure" and not _EXCEPTION_CLASS.search(record.exception_type):
             record.exception_type = ""
         return [record]

@@ -42,9 +42,18 @@ _SUBTEST = lazy_pattern(r"^(\s*)# Subtest: (.*)$")
 _BAIL = lazy_pattern(r"^\s*Bail out!\s*(.*)$|^Bailout called\.\s+Further testing stopped:\s*(.*)$")
 _DIAG_FAILED = lazy_pattern(r"^(\s*)#\s+Failed (?:\(TODO\) )?test (?:'(.*)'|in (.*))\s*$")
 _DIAG_AT = lazy_pattern(r"^\s*#\s+at (.+?) line (\d+)\.\s*$")
-# a producer's location under its failing test: "# t.c:11: error: Failure!" (cmocka), "# (in test file
-# t/x.bats, line 10)" (bats)
-_DIAG_LOCATION = lazy_pattern(r"^\s*#\s+(?:([^\s:]+\.\w+):(\d+):(?:\d+:)? .*|\(in test file (.+), line (\d+)\))$")
+# a C or shell producer's location line under its failing test (a TAP comment, or a JUnit failure's text):
+# "t.c:11: error: Failure!" (cmocka), "(in test file t/x.bats, line 10)" (bats)
+_PRODUCER_AT = lazy_pattern(r"^\s*(?:#\s+)?(?:([^\s:]+\.\w+):(\d+):(?:\d+:)? |\(in test file (.+), line (\d+)\)$)",
+                            re.M)
+
+
+def producer_location(text: str) -> tuple[str, int, bool] | None:
+    """The first location line of ``text``: (file, line, whether it names the test file itself)."""
+    m = _PRODUCER_AT.search(text)
+    if m is None:
+        return None
+    return (m.group(1), int(m.group(2)), False) if m.group(1) else (m.group(3), int(m.group(4)), True)
 _DIAG_EXITED = lazy_pattern(r"^\s*# Looks like your test exited with (\d+) (?:just after (\d+)|before it could output anything)\.")
 _PROVE_FILE = lazy_pattern(r"^(\S+\.t) \.+ ?(?:ok|skipped.*|\d+/\d+ ?)?\s*$")
 _PROVE_NOISE = lazy_pattern(
@@ -319,13 +328,14 @@ class TapParser(LineParser):
         if self.diag is not None:
             self._diag_line(self.diag.record, line)
             return True
-        m = _DIAG_LOCATION.match(line)
         last = self.last
-        if m and last is not None and not last.from_diag and not last.record.file_path:
-            last.record.file_path, last.record.line = m.group(1) or m.group(3), int(m.group(2) or m.group(4))
-            if m.group(3) and not last.record.test_suite:  # bats names the test file: the script, as prove's
-                last.record.test_suite = m.group(3)
-                last.record.node_id = f"{m.group(3)}::{last.record.test_name}"
+        where = producer_location(line) if line.lstrip().startswith("#") else None
+        if where and last is not None and not last.from_diag and not last.record.file_path:
+            file_path, last.record.line, test_file = where
+            last.record.file_path = file_path
+            if test_file and not last.record.test_suite:  # bats names the test file: the script, as prove's
+                last.record.test_suite = file_path
+                last.record.node_id = f"{file_path}::{last.record.test_name}"
             last.record.raw = (last.record.raw + "\n" + line.strip())[:4000]
             return True
         if line.startswith("# ") and not _SUMMARY.match(line[2:]) and not _SUBTEST.match(line):
