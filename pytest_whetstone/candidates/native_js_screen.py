@@ -66,6 +66,7 @@ class TapeScreen:
         self.answers: Any = None  # the read end of the answer pipe
         self.starts = 0  # processes started: the first, plus one per run that ended its process
         self.start_s: list[float] = []
+        self.written = ""  # the text the target's file holds now (a schema's runs share one write)
 
     def run(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
             files: list[str] | None = None, only: set[str] | None = None) -> ScreenRun:
@@ -104,11 +105,13 @@ class TapeScreen:
                          seconds=seconds, timed_out=error == "timed out", tops=[str(t) for t in answer.get("tops") or []])
 
     def _schema(self, text: str) -> Path:
-        """The file the harness reads the target's text from, written for each run (the harness reads it
-        afresh: a schema, or one mutant's own text)."""
+        """The file the harness reads the target's text from (afresh, each run: a schema, or one mutant's
+        own text), written when the text changes."""
         path = self.work / "schema" / "target.js"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8", errors="surrogateescape")
+        if text != self.written or not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8", errors="surrogateescape")
+            self.written = text
         return path
 
     def _start(self) -> str:
