@@ -119,7 +119,7 @@ class Outcome:
 
 
 def _env(proj: Path, project: Project) -> dict[str, str]:
-    keep = {"WHETSTONE_SPECTRUM_S", "WHETSTONE_SPECTRUM_TOOL"}  # the spectrum: its cap (0: none), its profiler
+    keep = {"WHETSTONE_SPECTRUM_S", "WHETSTONE_SPECTRUM_TOOL", "WHETSTONE_REACH_S"}  # the spectrum: its caps (0: none), its profiler
     env = {k: v for k, v in os.environ.items() if not k.startswith("WHETSTONE_") or k in keep}
     env["WHETSTONE_DIR"] = str(proj / ".whetstone")
     scripts = Path(sys.executable).parent

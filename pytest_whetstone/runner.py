@@ -37,6 +37,7 @@ from .records import (
     stable_id,
 )
 from .report.agent import write_agent_report
+from .report.common import failure_title
 from .store import events
 from .store.events import RunWriter
 from .store.sessions import Session, now_iso, warn_line
@@ -492,7 +493,7 @@ def _print_summary(result: ParseResult, candidates: list[FixCandidate], stream: 
         lines.append(f"  {where}: {error.error_type}: {error.message[:160]}")
     for test in tests[:5]:
         detail = f" expected {test.expected_value!r} got {test.actual_value!r}" if test.expected_value else ""
-        lines.append(f"  {test.failure_type}: {test.test_suite}.{test.test_name}{detail}"[:200])
+        lines.append(f"  {test.failure_type}: {failure_title(test, '.')}{detail}"[:200])
     best = [c for c in candidates if c.mutation_type != "manual"][:3]
     for cand in best:
         lines.append(f"  fix {cand.candidate_id} ({cand.confidence:.2f}): {cand.description[:140]}")

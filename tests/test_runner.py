@@ -128,3 +128,15 @@ def test_ccwrap_under_run_reports_each_diagnostic_once(project: Path) -> None:
     assert sorted((e.file_path, e.line) for e in failing) == [("src/a.c", 1), ("src/b.c", 1)]
     verdict = parse_last(proc.stdout)
     assert verdict is not None and verdict.counts["errors"] == 2
+
+
+def test_the_summary_names_a_test_without_a_stray_separator(project: Path) -> None:
+    """A ctest list names each test whole, with no suite of its own; gtest's own lines give both."""
+    log = Path(__file__).parent / "fixtures" / "tests" / "ctest" / "not_run.log"
+    proc = run(["run", "--", "sh", "-c", f"cat {log}; exit 8"], project)
+    summary = proc.stderr[proc.stderr.index("whetstone: "):]
+    assert ": ." not in summary, summary
+    log = Path(__file__).parent / "fixtures" / "tests" / "ctest" / "discovered.log"
+    proc = run(["run", "--", "sh", "-c", f"cat {log}; exit 8"], project)
+    summary = proc.stderr[proc.stderr.index("whetstone: "):]
+    assert "  assertion: TypedAdd/0.Sum expected '20' got '21'" in summary, summary

@@ -21,6 +21,7 @@ line the compiler names is a line of the user's file.
 from __future__ import annotations
 
 import bisect
+import os
 import re
 from array import array
 from collections.abc import Callable
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..locate.cfamily import holds_cxx
+from ..records import BuildErrorRecord
 from . import native_schema_js
 from .mutant import Mutant
 from .native_mutants import _parse
@@ -427,3 +429,25 @@ def _offset(data: bytes, starts: list[int], line: int, col: int) -> int | None:
     if col - 1 > len(text):
         return None
     return begin + len(text[: col - 1].encode("utf-8"))
+
+
+def error_lines_in(diagnostics: list[BuildErrorRecord], path: Path) -> tuple[set[int], set[tuple[int, int]]]:
+    """Lines of ``path`` the compiler named in its errors and their notes; (line, column) of the errors."""
+    real = os.path.realpath(path)
+
+    def here(file_path: str) -> bool:
+        return bool(file_path) and (os.path.realpath(file_path) == real or real.endswith(os.sep + file_path.lstrip("./")))
+
+    lines: set[int] = set()
+    points: set[tuple[int, int]] = set()
+    for d in diagnostics:
+        if d.line and here(d.file_path):
+            lines.add(d.line)
+            if d.severity == "error":
+                points.add((d.line, d.col))
+        for n in d.notes:
+            if n.line and here(n.file_path) and not n.message.startswith("included from"):
+                lines.add(n.line)
+                if d.severity == "error" and not here(d.file_path):
+                    points.add((n.line, n.col))  # "required from here": a template the edit broke
+    return lines, points

@@ -38,6 +38,7 @@ from .native_candidate import validated_candidate
 from .native_plan import SURE_AFTER, Planner, _Plan, sibling_plans
 from .native_probe import probe_tests
 from .native_screen import Screen, is_header
+from .native_search_spectrum import lines_from_schemata, locate_by_spectrum, spectrum_cap
 from .native_search_stats import NativeSearchStats, trace_mutant
 from .native_trial import Trial, TrialOutcome, start_warm_up, trial_family, trial_for
 from .naturalness import Naturalness, rank_by_naturalness
@@ -48,12 +49,7 @@ TRIAL_TIMEOUT_S = 20.0
 WORKERS = max(1, min(2, os.cpu_count() or 1))  # trials at once: compiles and test runs use a core each
 PARTIAL_GRACE = 8  # trials spent looking for a fix of every failing test after one that fixes some
 PARTIAL_KEPT = 4  # fixes of some failing tests kept beyond those wanted before the search stops (see enough)
-SPECTRUM_SHARE = 0.35  # of the search's time, at most, for the execution spectrum before the mutants
-SPECTRUM_MAX_S = 8.0
 JS_TIMEOUT_MIN_S = 3.0  # a JS mutant's run is stopped at five times the baseline's, and no sooner than this
-# JS runners that load the user's files as they are, so V8's offsets are the file's own (Jest and vitest
-# run them transformed): a line their coverage says the failing tests never ran is skipped (see unreached)
-AS_WRITTEN_RUNNERS = {"node-test", "tape", "mocha"}
 DOUBT_TRIALS = 40  # trials spent looking for a natural complete fix after only doubtful ones (budget allowing)
 ALONE_FACTOR = 2.0  # a mutant compiled alone (real flags) against its file's fast schema compile
 HEADER_ALONE_UNITS = 8  # units a header's mutant recompiles when it is compiled alone, at most
@@ -149,14 +145,6 @@ def _every(candidate: FixCandidate) -> bool:
     return bool(candidate.mutation.get("complete") and candidate.mutation.get("every", True))
 
 
-def _spectrum_cap() -> float:
-    """At most this many seconds for the execution spectrum: ``$WHETSTONE_SPECTRUM_S`` (0: none)."""
-    try:
-        return max(0.0, float(os.environ.get("WHETSTONE_SPECTRUM_S", SPECTRUM_MAX_S)))
-    except ValueError:
-        return SPECTRUM_MAX_S
-
-
 class _Search(Planner):
     def __init__(self, trials: list[Trial], failures: list[TestFailureRecord], workspace: Path, deadline: float,
                  stats: NativeSearchStats, *, probe: list[TestFailureRecord] | None = None,
@@ -175,6 +163,7 @@ class _Search(Planner):
         self.screen: Screen | None = None
         self.spectrum: Any = None  # locate.native_spectrum.Spectrum, when one was taken
         self.spectrum_names: dict[str, str] = {}  # failure id -> its test's name in the spectrum
+        self.static_suspects: dict[str, list[Suspect]] = {}  # failure id -> its suspects before the spectrum
         self.lines_complete = False  # the spectrum's lines hold every searched failing test's run (see unreached)
         # (file, qualname) -> its Suspect or Func, for every function mutated: one whose mutant fixes a
         # failing test joins the suspects of every failure it is not among yet (see finish)
@@ -197,44 +186,6 @@ class _Search(Planner):
             except (OSError, UnicodeDecodeError):
                 self.texts[rel] = None
         return self.texts[rel]
-
-    def locate_by_spectrum(self, live: list[TestFailureRecord]) -> None:
-        """Re-rank the suspects by what the failing tests and their neighbours executed (C/C++ under
-        callgrind, JS under V8's coverage), so the first pass mutates what really ran; one note when
-        it cannot."""
-        profile = getattr(self.trial, "profile", None)
-        if profile is None:
-            return
-        budget = min(_spectrum_cap(), self.remaining() * SPECTRUM_SHARE)
-        if budget <= 0:
-            return
-        tool = "v8" if family_of(self.failures[0].suspects[0].file_path) == "js" else "callgrind"
-        started = time.monotonic()
-        runs, names, why = profile(budget)
-        tool = getattr(self.trial, "spectrum_tool", "") or tool
-        seconds = round(time.monotonic() - started, 3)
-        if not runs:
-            self.stats.notes.append(f"spectrum: {why}")
-            self.stats.spectrum = {"tool": tool, "tests": 0, "seconds": seconds}
-            return
-        from ..locate.native_spectrum import Spectrum
-        from ..locate.native_spectrum import rerank as spectrum_rerank
-        from ..locate.native_tests import Workspace
-
-        spectrum = Spectrum(runs, Workspace(self.workspace))
-        self.stats.spectrum = {"tool": tool, "tests": len(runs), "failing": len(spectrum.failed),
-                               "debug_info": spectrum.debug_info, "seconds": seconds}
-        if not spectrum.failed:
-            self.stats.notes.append("spectrum: no failing test was profiled in time")
-            return
-        self.spectrum, self.spectrum_names = spectrum, names
-        self.lines_complete = (tool == "v8" and getattr(self.trial, "kind", "") in AS_WRITTEN_RUNNERS
-                               and all(names.get(f.failure_id) in spectrum.failed for f in live))
-        for failure in live:
-            test = names.get(failure.failure_id)
-            if test is None:
-                continue
-            failure.place_suspects(spectrum_rerank(failure.suspects, spectrum, test))
 
     # ----------------------------------------------------------------- run
 
@@ -264,13 +215,15 @@ class _Search(Planner):
         early = self.early_schemata(live[0], stop)
         try:
             with self.stats.timed("spectrum"):
-                self.locate_by_spectrum(live)
+                locate_by_spectrum(self, live)
         finally:  # the early build never outlives the spectrum, nor uses a trial the search has closed
             stop.set()  # files not started yet wait for the plan made after the spectrum
             if early is not None and self.screen is not None:
                 with self.stats.timed("schemata"):
                     early.join()
                 self.screen.forget_pending()
+        with self.stats.timed("spectrum"):
+            lines_from_schemata(self, live)  # a build without a line table: each test's lines, from the schemata
         found: list[FixCandidate] = []
         fixed_ids: set[str] = set()  # failures a complete candidate already makes pass
         seen: set[tuple[str, int, int, int, int, str]] = set()
@@ -435,7 +388,7 @@ class _Search(Planner):
         mostly mutates the same files, and a file built keeps its schema (every function's mutants:
         no spectrum filters the neighbours yet).  Nothing without a spectrum or a second trial."""
         screen, others = self.screen, self.trials[1:]
-        if screen is None or not others or getattr(self.trial, "profile", None) is None or _spectrum_cap() <= 0:
+        if screen is None or not others or getattr(self.trial, "profile", None) is None or spectrum_cap() <= 0:
             return None
         self.plans(failure)  # adds the static plan's mutants to the screen; made again after the spectrum
         thread = threading.Thread(target=screen.prepare, args=(list(others), stop), daemon=True,

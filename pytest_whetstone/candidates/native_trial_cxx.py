@@ -27,11 +27,11 @@ from ..build.gate import HEADER_EXT, Gate, _relink_args, syntax_only_args
 from ..build.linkinfo import is_shared, shared_links_for_object
 from ..locate.native_tests import Workspace
 from ..process import run_bounded
-from ..records import BuildErrorRecord, TestFailureRecord
+from ..records import TestFailureRecord
 from .gtest_report import gtest_results, last_line, passed_so_far
 from .native_cxx_binaries import Binary, binary_of, filter_name, links_gtest, other_test_binaries
 from .native_schema import ENV as SCHEMA_ENV
-from .native_schema import REACHED_ENV
+from .native_schema import REACHED_ENV, error_lines_in, read_reached
 from .native_spectra_cxx import binary_env
 from .native_trial import SuiteOutcome, TrialOutcome
 
@@ -220,6 +220,37 @@ class CxxTrial:
         out.seconds = time.monotonic() - started
         return out
 
+    def reach_each(self, rel: str, text: str, tests: dict[str, bool], timeout_s: float, deadline: float,
+                   limit: int, part: tuple[int, int] = (0, 1)) -> dict[str, set[int]]:
+        """The ids of the schema's mutants each test reaches with none switched on, one process a test
+        (:mod:`.native_search_spectrum`): ``tests`` (name -> whether it fails) first, then the failing
+        binaries' other tests, ``limit`` in all, of which this trial runs every ``part[1]``-th from
+        ``part[0]``.  A test that ends otherwise than it should here (the others: pass) and what the
+        deadline leaves no time for are left out."""
+        from .native_spectra_bp import gtest_tests
+
+        built = self._build(rel, text, [b for b in self.binaries if b.tests and b.gtest], schema=True)
+        if isinstance(built, str):
+            return {}
+        env = binary_env(self.scratch)
+        where = {name: (binary, path) for binary, path in built
+                 for name in gtest_tests(binary.path, Path(binary.path).parent, env)}
+        order = sorted(where, key=lambda name: name not in tests)[:limit]  # stable: each binary's own order
+        out: dict[str, set[int]] = {}
+        for name in order[part[0]::part[1]]:
+            if time.monotonic() + timeout_s > deadline:
+                break
+            record = self.scratch / f"reach{self._count}"
+            binary, path = where[name]
+            code, _output, results = self._execute(binary, path, [name], {SCHEMA_ENV: "0", REACHED_ENV: str(record)},
+                                                   timeout_s)
+            ids = read_reached(record)
+            record.unlink(missing_ok=True)
+            if code is not None and ids is not None and name in results \
+                    and (results[name] is not None) == tests.get(name, False):
+                out[name] = ids
+        return out
+
     def profile(self, budget_s: float) -> tuple[list[TestRun], dict[str, str], str]:
         """What the failing tests and their neighbours executed (the user's binaries, unchanged), for
         the execution spectrum (:func:`.native_spectra_bp.profile_with_best`)."""
@@ -317,7 +348,7 @@ class CxxTrial:
             extra = (*flags, *FAMILY_SCHEMA_FLAGS.get(command.family, ())) if schema else ()
             unit = self.gate.compile_object(command.sources[0], command, {path: text}, obj, extra)
             if unit.exit_code != 0:
-                self.error_lines, self.error_points = _lines_in(unit.diagnostics, path)
+                self.error_lines, self.error_points = error_lines_in(unit.diagnostics, path)
                 first = next((e for e in unit.errors), None)
                 why = f"{first.file_path}:{first.line}: {first.message}" if first else unit.output.strip()[:200]
                 return f"does not compile: {why}"
@@ -528,28 +559,6 @@ def _quiet(args: list[str], cwd: str, timeout: float) -> tuple[int | None, str]:
     if code is None:
         return None, f"{Path(args[0]).name} took over {timeout:.0f} s"
     return code, out.decode("utf-8", "replace")
-
-
-def _lines_in(diagnostics: list[BuildErrorRecord], path: Path) -> tuple[set[int], set[tuple[int, int]]]:
-    """Lines of ``path`` the compiler named in its errors and their notes; (line, column) of the errors."""
-    real = os.path.realpath(path)
-
-    def here(file_path: str) -> bool:
-        return bool(file_path) and (os.path.realpath(file_path) == real or real.endswith(os.sep + file_path.lstrip("./")))
-
-    lines: set[int] = set()
-    points: set[tuple[int, int]] = set()
-    for d in diagnostics:
-        if d.line and here(d.file_path):
-            lines.add(d.line)
-            if d.severity == "error":
-                points.add((d.line, d.col))
-        for n in d.notes:
-            if n.line and here(n.file_path) and not n.message.startswith("included from"):
-                lines.add(n.line)
-                if d.severity == "error" and not here(d.file_path):
-                    points.add((n.line, n.col))  # "required from here": a template the edit broke
-    return lines, points
 
 
 # --------------------------------------------------------------------------- building the trial

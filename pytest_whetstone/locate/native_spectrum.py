@@ -168,6 +168,37 @@ class Spectrum:
                 counts.setdefault(element, [0, 0])[slot] += 1
         return counts
 
+    def add_lines(self, rel: str, lines_by_test: dict[str, set[int]]) -> None:
+        """Lines of ``rel`` each test ran, measured another way than the profile (a schema's reach:
+        :mod:`..candidates.native_search_spectrum`), for a file whose lines the profile has not.  A
+        test measured there that the profile did not run passes.  One the profile ran but that was not
+        measured (another binary's) is taken to have run every measured line of each function it
+        entered: a line never scores above its function's entries, and lines tell apart only what the
+        tests measured saw.  Each function a test ran a line of is one it ran."""
+        if rel in self.profiled_files or not self.failed & lines_by_test.keys():
+            return
+        counts: dict[int, list[int]] = {}
+        lines_of_fn: dict[tuple[str, str, int], set[int]] = {}
+        funcs = self._functions(rel)
+        for test, lines in lines_by_test.items():
+            seen = self.seen.setdefault(test, _Seen())
+            for line in lines:
+                counts.setdefault(line, [0, 0])[0 if test in self.failed else 1] += 1
+                for fn in funcs:
+                    if fn.line_start <= line <= fn.line_end:
+                        key = (fn.file_path, fn.qualname, fn.line_start)
+                        self.funcs_by_key[key] = fn
+                        seen.functions.add(key)
+                        lines_of_fn.setdefault(key, set()).add(line)
+        for test, seen in self.seen.items():
+            if test not in lines_by_test:
+                for line in set().union(*(lines_of_fn.get(key, set()) for key in seen.functions)):
+                    counts[line][0 if test in self.failed else 1] += 1
+        for line, pair in counts.items():
+            self._line_counts[(rel, line)] = pair
+        self._lines_of[rel] = sorted(counts.items())
+        self.profiled_files.add(rel)
+
     # ----------------------------------------------------------------- scores
 
     def _ochiai(self, counts: list[int] | None) -> float:
@@ -191,6 +222,11 @@ class Spectrum:
         if not self.debug_info and Path(rel).suffix.lower() in {".h", ".hh", ".hpp", ".hxx", ".inl"}:
             return None  # a header function may have been inlined away: no symbol says it ran
         return 0.0 if self._func_counts else None
+
+    def best_line(self) -> tuple[str, int] | None:
+        """The line scored highest (the first of a tie, by file and line); None without lines."""
+        scored = [(-self._ochiai(counts), rel, line) for (rel, line), counts in self._line_counts.items()]
+        return min(scored)[1:] if scored else None
 
     def line_score(self, rel: str, line: int) -> float | None:
         """One line's Ochiai score; None when its file's lines were not profiled."""

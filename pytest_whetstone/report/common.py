@@ -34,9 +34,11 @@ def location(path: str, line: int, col: int = 0) -> str:
     return out
 
 
-def failure_title(f: TestFailureRecord) -> str:
+def failure_title(f: TestFailureRecord, sep: str = "::") -> str:
+    """The test's name as a reader looks for it: ``suite::name`` (``sep`` between them), the name alone
+    when the runner gave no suite or the suite already holds it (ctest's list)."""
     if f.test_suite and f.test_name and f.test_name not in f.test_suite:
-        return f"{f.test_suite}::{f.test_name}"
+        return f"{f.test_suite}{sep}{f.test_name}"
     return f.node_id or f.test_name or f.test_suite or f.failure_id
 
 
