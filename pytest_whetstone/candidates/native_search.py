@@ -222,8 +222,6 @@ class _Search(Planner):
                 with self.stats.timed("schemata"):
                     early.join()
                 self.screen.forget_pending()
-        with self.stats.timed("spectrum"):
-            lines_from_schemata(self, live)  # a build without a line table: each test's lines, from the schemata
         found: list[FixCandidate] = []
         fixed_ids: set[str] = set()  # failures a complete candidate already makes pass
         seen: set[tuple[str, int, int, int, int, str]] = set()
@@ -233,6 +231,10 @@ class _Search(Planner):
             with self.stats.timed("plans"):
                 plans = self.plans(failure)
                 queue, rest = self.first_pass(plans)
+            if lines_from_schemata(self, live):  # no line table: each test's lines, from the schemata just built
+                with self.stats.timed("plans"):
+                    plans = self.plans(failure)
+                    queue, rest = self.first_pass(plans)
             ordered = False
             if not queue:  # nothing screened up front (no schema could be built): the rest, in order
                 queue, ordered = self.ordered_rest(failure, rest), True

@@ -16,12 +16,13 @@ from __future__ import annotations
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..locate.native_tests import family_of
 from ..records import Suspect, TestFailureRecord
 
 if TYPE_CHECKING:
+    from .native_schema import Schema
     from .native_search import _Search
 
 SPECTRUM_SHARE = 0.35  # of the search's time, at most, for the execution spectrum before the mutants
@@ -87,19 +88,26 @@ def locate_by_spectrum(search: _Search, live: list[TestFailureRecord]) -> None:
     _rerank(search, live)
 
 
-def lines_from_schemata(search: _Search, live: list[TestFailureRecord]) -> None:
-    """For each file with a sound schema whose lines the profile has not, the lines each profiled test
-    of the failing binaries ran there, from the schema's reach record; the suspects ranked again with
-    them.  Bounded by REACH_SHARE of the time left; the ``search`` event's spectrum says how many
-    files and tests (``reach``)."""
+def lines_from_schemata(search: _Search, live: list[TestFailureRecord]) -> bool:
+    """Once, when the first plan's schemata are built: for each file with a sound schema whose lines
+    the profile has not, the lines each test of the failing binaries ran there, from the schema's reach
+    record; the suspects ranked again with them (True: the plan is to be made again).  Bounded by
+    REACH_SHARE of the time left; the ``search`` event's spectrum says how many files and tests
+    (``reach``)."""
     spectrum, screen = search.spectrum, search.screen
-    if spectrum is None or screen is None or not search.static_suspects:
-        return
+    if spectrum is None or screen is None or not search.static_suspects or "reach" in search.stats.spectrum:
+        return False
     files = [(rel, state.schema) for rel, state in screen.files.items()
              if state.schema is not None and state.reached is not None and rel not in spectrum.profiled_files]
     each = [t for t in search.trials if hasattr(t, "reach_each")]
     if not files or not each or _reach_cap() <= 0:
-        return
+        return False
+    with search.stats.timed("spectrum"):
+        return _measure(search, live, files, each)
+
+
+def _measure(search: _Search, live: list[TestFailureRecord], files: list[tuple[str, Schema]], each: list[Any]) -> bool:
+    spectrum = search.spectrum
     started = time.monotonic()
     deadline = started + min(_reach_cap(), search.remaining() * REACH_SHARE)
     tests = {name: name in spectrum.failed for name in spectrum.seen if name}
@@ -121,6 +129,7 @@ def lines_from_schemata(search: _Search, live: list[TestFailureRecord]) -> None:
                                       "line": f"{best[0]}:{best[1]}" if best else ""}
     if measured:
         _rerank(search, live)
+    return bool(measured)
 
 
 def _rerank(search: _Search, live: list[TestFailureRecord]) -> None:
