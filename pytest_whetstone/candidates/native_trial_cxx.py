@@ -222,11 +222,9 @@ class CxxTrial:
 
     def reach_each(self, rel: str, text: str, tests: dict[str, bool], timeout_s: float, deadline: float,
                    limit: int, part: tuple[int, int] = (0, 1)) -> dict[str, set[int]]:
-        """The ids of the schema's mutants each test reaches with none switched on, one process a test
-        (:mod:`.native_search_spectrum`): ``tests`` (name -> whether it fails) first, then the failing
-        binaries' other tests, ``limit`` in all, of which this trial runs every ``part[1]``-th from
-        ``part[0]``.  A test that ends otherwise than it should here (the others: pass) and what the
-        deadline leaves no time for are left out."""
+        """The ids of the schema's mutants each test reaches unmutated, one process a test (:mod:`.native_search_spectrum`):
+        ``tests`` (name -> it fails) first, then the failing binaries' others, ``limit`` in all, this trial every
+        ``part[1]``-th from ``part[0]``; one that ends otherwise (the others: pass) or is cut short is left out."""
         from .native_spectra_bp import gtest_tests
 
         built = self._build(rel, text, [b for b in self.binaries if b.tests and b.gtest], schema=True)
@@ -238,12 +236,13 @@ class CxxTrial:
         order = sorted(where, key=lambda name: name not in tests)[:limit]  # stable: each binary's own order
         out: dict[str, set[int]] = {}
         for name in order[part[0]::part[1]]:
-            if time.monotonic() + timeout_s > deadline:
+            left = deadline - time.monotonic()
+            if left <= 0:
                 break
             record = self.scratch / f"reach{self._count}"
             binary, path = where[name]
             code, _output, results = self._execute(binary, path, [name], {SCHEMA_ENV: "0", REACHED_ENV: str(record)},
-                                                   timeout_s)
+                                                   min(timeout_s, left))
             ids = read_reached(record)
             record.unlink(missing_ok=True)
             if code is not None and ids is not None and name in results \
