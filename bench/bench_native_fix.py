@@ -116,6 +116,7 @@ class Outcome:
     stopped: str
     miss: str = ""  # search_misses.miss_kind
     phases: str = ""  # where the search's time went (the event's phases, seconds)
+    rank_spectrum: int | None = None  # the faulty function's place as the spectrum left it, before the first mutant
 
 
 def _env(proj: Path, project: Project) -> dict[str, str]:
@@ -245,6 +246,12 @@ def _rank(report: dict, fault: Fault) -> int | None:
     return None
 
 
+def _place(ranked: list[str], fault: Fault) -> int | None:
+    """The fault's place among the search event's ``file::qualname`` suspects, from 1 (None: not there)."""
+    name = f"{fault.rel}::{fault.qualname}"
+    return ranked.index(name) + 1 if name in ranked else None
+
+
 def _print_suspects(report: dict, fault: Fault) -> None:
     """The first failure's suspects, for reading a development project's ranking (never a held-out one)."""
     failures = report.get("test_failures") or []
@@ -319,7 +326,8 @@ def measure(project: Project, proj: Path, fault: Fault, env: dict[str, str]) -> 
                        search_s, stats.get("trial_median_s"), len(stats.get("trial_s") or []),
                        str(stats.get("stopped") or ""), miss,
                        " ".join(f"{k} {v:.1f}" for k, v in (stats.get("phases") or {}).items() if v >= 0.05)
-                       + f"; runs {sum(stats.get('trial_s') or []):.1f} s, {stats.get('timeouts', 0)} timed out")
+                       + f"; runs {sum(stats.get('trial_s') or []):.1f} s, {stats.get('timeouts', 0)} timed out",
+                       _place((stats.get("spectrum") or {}).get("ranked") or [], fault))
     finally:
         _restore(proj, saved)
 
@@ -386,7 +394,7 @@ def run_project(project: Project, n: int, seed: int, fault_list: str, deadline: 
             _builds(project, proj, env)
             if out is not None:
                 outcomes.append(out)
-                print(f"{project.name:9} {fault.qualname:28} {fault.kind:13} rank {out.rank} -> {out.rank_after} "
+                print(f"{project.name:9} {fault.qualname:28} {fault.kind:13} rank {out.rank} -> {out.rank_spectrum} -> {out.rank_after} "
                       f"validated={out.top_validated} passes={out.passes} exact={out.exact} "
                       f"search {out.search_s:.1f}s {out.stopped} [{out.miss}] ({out.phases})", flush=True)
     finally:
@@ -421,6 +429,9 @@ def write(outcomes: list[Outcome], args: argparse.Namespace, projects: list[Proj
     def top(k: int, after: bool) -> int:
         return sum(1 for o in outcomes if (r := o.rank_after if after else o.rank) and r <= k)
 
+    def spectrum_top(k: int) -> int:
+        return sum(1 for o in outcomes if o.rank_spectrum and o.rank_spectrum <= k)
+
     med = statistics.median
     trials = [o.trial_median_s for o in outcomes if o.trial_median_s]
     command = (f"python bench/bench_native_fix.py --project {args.project} --faults {args.faults} --seed {args.seed}"
@@ -439,6 +450,8 @@ def write(outcomes: list[Outcome], args: argparse.Namespace, projects: list[Proj
         f"| localization top-1 | {_pct(top(1, False), n)} | {_pct(top(1, True), n)} |",
         f"| localization top-3 | {_pct(top(3, False), n)} | {_pct(top(3, True), n)} |",
         f"| localization top-5 | {_pct(top(5, False), n)} | {_pct(top(5, True), n)} |",
+        f"| after the spectrum, before the first mutant: top-1 / top-3 | | {_pct(spectrum_top(1), n)} / "
+        f"{_pct(spectrum_top(3), n)} |",
         f"| top candidate validated | | {_pct(sum(o.top_validated for o in outcomes), n)} |",
         f"| top candidate: all tests pass | | {_pct(sum(o.passes for o in outcomes), n)} |",
         f"| top candidate: original restored exactly | | {_pct(sum(o.exact for o in outcomes), n)} |",
@@ -459,7 +472,7 @@ def write(outcomes: list[Outcome], args: argparse.Namespace, projects: list[Proj
                      f"{o.rank_after} | {o.top_validated} | {o.passes} | {o.exact} | {o.search_s:.1f} | {o.trials} "
                      f"| {per} | {o.stopped} | {o.miss} |")
     Path(args.out).write_text("\n".join(lines) + "\n")
-    print("\n".join(lines[:18]))
+    print("\n".join(lines[:19]))
 
 
 if __name__ == "__main__":

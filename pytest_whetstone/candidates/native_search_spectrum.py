@@ -30,10 +30,13 @@ SPECTRUM_MAX_S = 8.0
 # JS runners that load the user's files as they are, so V8's offsets are the file's own (Jest and vitest
 # run them transformed): a line their coverage says the failing tests never ran is skipped (see unreached)
 AS_WRITTEN_RUNNERS = {"node-test", "tape", "mocha"}
-REACH_SHARE = 0.15  # of the search's remaining time, at most, for the schemata's per-test lines
-REACH_MAX_S = 4.0
+REACH_SHARE = 0.1  # of the search's remaining time, at most, for the schemata's per-test lines
+REACH_MAX_S = 3.0
 REACH_TESTS = 200  # tests measured per file: the failing ones and the spectrum's first, then the failing binaries' others
-REACH_RUN_S = 2.0  # one test's run on the unmutated schema is stopped after this long (it is left out)
+# one test's run on the unmutated schema is stopped (and left out) after a screened mutant's limit there
+# (a few times the failing tests' run), or this long: a slow passing test costs what many mutants would
+REACH_RUN_S = 1.0
+RANKED = 10  # suspects the search event lists as the spectrum left them
 
 
 def spectrum_cap() -> float:
@@ -97,7 +100,7 @@ def lines_from_schemata(search: _Search, live: list[TestFailureRecord]) -> bool:
     spectrum, screen = search.spectrum, search.screen
     if spectrum is None or screen is None or not search.static_suspects or "reach" in search.stats.spectrum:
         return False
-    files = [(rel, state.schema) for rel, state in screen.files.items()
+    files = [(rel, state.schema, min(REACH_RUN_S, state.timeout_s)) for rel, state in screen.files.items()
              if state.schema is not None and state.reached is not None and rel not in spectrum.profiled_files]
     each = [t for t in search.trials if hasattr(t, "reach_each")]
     if not files or not each or _reach_cap() <= 0:
@@ -106,17 +109,18 @@ def lines_from_schemata(search: _Search, live: list[TestFailureRecord]) -> bool:
         return _measure(search, live, files, each)
 
 
-def _measure(search: _Search, live: list[TestFailureRecord], files: list[tuple[str, Schema]], each: list[Any]) -> bool:
+def _measure(search: _Search, live: list[TestFailureRecord], files: list[tuple[str, Schema, float]],
+             each: list[Any]) -> bool:
     spectrum = search.spectrum
     started = time.monotonic()
     deadline = started + min(_reach_cap(), search.remaining() * REACH_SHARE)
     tests = {name: name in spectrum.failed for name in spectrum.seen if name}
     measured, runs = 0, 0
-    for rel, schema in files:
+    for rel, schema, limit in files:
         lines_of = {mid: key[1] for key, mid in schema.ids.items()}
         with ThreadPoolExecutor(max_workers=len(each)) as pool:  # the trials take turns through the tests
-            found = list(pool.map(lambda i, rel=rel, text=schema.text: each[i].reach_each(
-                rel, text, tests, REACH_RUN_S, deadline, REACH_TESTS, (i, len(each))), range(len(each))))
+            found = list(pool.map(lambda i, rel=rel, text=schema.text, limit=limit: each[i].reach_each(
+                rel, text, tests, limit, deadline, REACH_TESTS, (i, len(each))), range(len(each))))
         reach = {name: ids for part in found for name, ids in part.items()}
         lines = {name: {lines_of[mid] for mid in ids if mid in lines_of} for name, ids in reach.items()}
         runs += len(lines)
@@ -141,6 +145,7 @@ def _rerank(search: _Search, live: list[TestFailureRecord]) -> None:
         static: list[Suspect] | None = search.static_suspects.get(failure.failure_id)
         if test is not None and static is not None:
             failure.place_suspects(rerank(static, search.spectrum, test))
-    if live and live[0].suspects:  # what the first pass starts with
-        search.stats.spectrum["first"] = f"{live[0].suspects[0].file_path}::{live[0].suspects[0].qualname}"
+    if live and live[0].suspects:  # what the first pass starts with: the first failure's leading suspects
+        ranked = [f"{s.file_path}::{s.qualname}" for s in live[0].suspects[:RANKED]]
+        search.stats.spectrum["first"], search.stats.spectrum["ranked"] = ranked[0], ranked
 
