@@ -7,7 +7,8 @@ that only the failing test takes.  Run once per test with no mutant switched on,
 ``grade.cc`` records which of its expressions each test reached: the branch only the failing test
 ran is the spectrum's best line, and the fix is found there.  With ``$WHETSTONE_REACH_S=0`` there
 are no such runs.  Plus the scoring rule on its own: a test measured there counts per line, one the
-profile ran elsewhere counts for every measured line of each function it entered.
+profile ran elsewhere counts for every measured line of each function it entered; and with lines the
+spectrum moves a suspect further than function entries alone do.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ from test_native_tests_e2e import whetstone as _whetstone
 
 from pytest_whetstone.candidates.native_spectra_bp import tracer
 from pytest_whetstone.locate.callgrind import Executed
-from pytest_whetstone.locate.native_spectrum import Spectrum
+from pytest_whetstone.locate.native_spectrum import Spectrum, rerank
 from pytest_whetstone.locate.native_spectrum import TestRun as Run
 from pytest_whetstone.locate.native_tests import Workspace
+from pytest_whetstone.records import Suspect
 from pytest_whetstone.store.sessions import load_session
 
 GRADE_H = """\
@@ -165,3 +167,22 @@ def test_measured_lines_score_per_line_and_an_unmeasured_test_counts_for_every_l
     again = dict(spectrum._line_counts)
     spectrum.add_lines("src/grade.cc", {"Grade.Middle": {7}})  # a file already scored by lines stays as it is
     assert spectrum._line_counts == again
+
+
+def test_with_lines_the_spectrum_moves_a_suspect_further_than_with_function_entries_alone(tmp_path: Path) -> None:
+    """The entry point every test runs keeps the lead on function entries; once lines say that only the
+    failing test took a branch of its callee, the callee leads (the static ranking: 1.0 against 0.7)."""
+    every = _entered("bonus(int)", "clamp_score(int)", "letter(int)", "grade(int)")
+    static = [Suspect("src/grade.cc", "grade", 23, 25, 1.0), Suspect("src/grade.cc", "bonus", 3, 8, 0.7)]
+
+    def first(with_lines: bool) -> str:
+        spectrum = Spectrum([Run("Grade.Middle", True, every), Run("Grade.Low", False, every),
+                             Run("Grade.Top", False, every)], Workspace(tmp_path))
+        if with_lines:
+            spectrum.add_lines("src/grade.cc", {"Grade.Middle": {6, 24}, "Grade.Low": {7, 24}, "Grade.Top": {4, 24}})
+        return rerank(static, spectrum, "Grade.Middle")[0].qualname
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/grade.cc").write_text(GRADE_CC)
+    assert first(with_lines=False) == "grade"
+    assert first(with_lines=True) == "bonus"

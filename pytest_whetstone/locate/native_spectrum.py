@@ -24,6 +24,7 @@ from .native_names import C_EXTS, is_test_file
 from .native_tests import MAX_SUSPECTS, Func, Workspace, family_of, functions_of_file
 
 W_SPECTRUM = 0.5  # how far the spectrum scales a static suspect's score (0: not at all)
+W_SPECTRUM_LINES = 0.8  # ... when its file's lines were profiled: a line only the failing tests ran says more
 W_JOIN = 0.5  # a function only the spectrum names: this times its spectrum score
 NOT_RUN = 0.2  # a static suspect the failing test provably did not run keeps this share of its score
 UNKNOWN = 0.5  # a suspect the profile cannot speak for (no debug info, possibly inlined)
@@ -280,7 +281,8 @@ def rerank(suspects: list[Suspect], spectrum: Spectrum, test: str) -> list[Suspe
         elif key not in ran and spec == 0.0:
             factor = NOT_RUN
         else:
-            factor = 1 - W_SPECTRUM + W_SPECTRUM * spec
+            weight = W_SPECTRUM_LINES if key[0] in spectrum.profiled_files else W_SPECTRUM
+            factor = 1 - weight + weight * spec
         scored.append((round(static * factor, 4), order, s))
     joined = sorted((k for k in ran if k not in known), key=lambda k: (-(spectrum.score(k) or 0.0), k))
     for order, key in enumerate(joined, len(suspects)):
