@@ -16,11 +16,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-from test_native_tests_e2e import _env
+from test_native_search import build_make_project
 from test_native_tests_e2e import whetstone as _whetstone
 
 from pytest_whetstone.candidates.native_spectra_bp import tracer
@@ -94,17 +93,8 @@ needs_tools = pytest.mark.skipif(
 
 
 def _project(root: Path) -> Path:
-    proj = root / "grade"
-    for rel, text in {"Makefile": MAKEFILE, "src/grade.h": GRADE_H, "src/grade.cc": GRADE_CC,
-                      "tests/grade_test.cc": GRADE_TEST}.items():
-        (proj / rel).parent.mkdir(parents=True, exist_ok=True)
-        (proj / rel).write_text(text)
-    build = subprocess.run(["make", "CXX=ccwrap++"], cwd=proj, env=_env(proj / ".whetstone"),
-                           capture_output=True, text=True)
-    if build.returncode != 0 and "gtest" in build.stdout + build.stderr:
-        pytest.skip("GoogleTest (libgtest-dev) not installed")
-    assert build.returncode == 0, build.stdout + build.stderr
-    return proj
+    return build_make_project(root / "grade", {"Makefile": MAKEFILE, "src/grade.h": GRADE_H, "src/grade.cc": GRADE_CC,
+                                               "tests/grade_test.cc": GRADE_TEST})
 
 
 def _search(proj: Path, extra: dict[str, str]) -> tuple[dict, object]:

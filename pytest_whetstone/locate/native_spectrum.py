@@ -174,8 +174,9 @@ class Spectrum:
         :mod:`..candidates.native_search_spectrum`), for a file whose lines the profile has not.  A
         test measured there that the profile did not run passes.  One the profile ran but that was not
         measured (another binary's) is taken to have run every measured line of each function it
-        entered: a line never scores above its function's entries, and lines tell apart only what the
-        tests measured saw.  Each function a test ran a line of is one it ran."""
+        entered: a test nobody measured never makes a line look rarer among passing tests than it is,
+        and lines tell apart only what the tests measured saw.  Each function a test ran a line of is one
+        it ran."""
         if rel in self.profiled_files or not self.failed & lines_by_test.keys():
             return
         counts: dict[int, list[int]] = {}
@@ -262,7 +263,8 @@ def rerank(suspects: list[Suspect], spectrum: Spectrum, test: str) -> list[Suspe
 
     A static suspect keeps its place unless the spectrum says otherwise: its score is scaled between
     ``1 - W_SPECTRUM`` (ran as often in passing tests as in failing ones) and 1 (ran only in failing
-    ones), and cut to ``NOT_RUN`` when the failing test provably did not run it.  A function only the
+    ones), ``W_SPECTRUM_LINES`` in place of ``W_SPECTRUM`` when its file's lines were profiled, and cut
+    to ``NOT_RUN`` when the failing test provably did not run it.  A function only the
     spectrum names joins at ``W_JOIN`` times its score: above weak static suspects, below strong ones,
     so the first mutant pass reaches it."""
     ran = spectrum.ran_in(test)
