@@ -146,6 +146,5 @@ def _rerank(search: _Search, live: list[TestFailureRecord]) -> None:
         if test is not None and static is not None:
             failure.place_suspects(rerank(static, search.spectrum, test))
     if live and live[0].suspects:  # what the first pass starts with: the first failure's leading suspects
-        ranked = [f"{s.file_path}::{s.qualname}" for s in live[0].suspects[:RANKED]]
-        search.stats.spectrum["first"], search.stats.spectrum["ranked"] = ranked[0], ranked
+        search.stats.spectrum["ranked"] = [f"{s.file_path}::{s.qualname}" for s in live[0].suspects[:RANKED]]
 

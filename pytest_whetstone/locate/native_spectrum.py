@@ -181,17 +181,20 @@ class Spectrum:
             return
         counts: dict[int, list[int]] = {}
         lines_of_fn: dict[tuple[str, str, int], set[int]] = {}
+        keys_of: dict[int, list[tuple[str, str, int]]] = {}  # each line's functions, found once for all tests
         funcs = self._functions(rel)
+        for line in set().union(*lines_by_test.values()):
+            for fn in funcs:
+                if fn.line_start <= line <= fn.line_end:
+                    key = (fn.file_path, fn.qualname, fn.line_start)
+                    self.funcs_by_key[key] = fn
+                    keys_of.setdefault(line, []).append(key)
+                    lines_of_fn.setdefault(key, set()).add(line)
         for test, lines in lines_by_test.items():
             seen = self.seen.setdefault(test, _Seen())
             for line in lines:
                 counts.setdefault(line, [0, 0])[0 if test in self.failed else 1] += 1
-                for fn in funcs:
-                    if fn.line_start <= line <= fn.line_end:
-                        key = (fn.file_path, fn.qualname, fn.line_start)
-                        self.funcs_by_key[key] = fn
-                        seen.functions.add(key)
-                        lines_of_fn.setdefault(key, set()).add(line)
+                seen.functions.update(keys_of.get(line, ()))
         for test, seen in self.seen.items():
             if test not in lines_by_test:
                 for line in set().union(*(lines_of_fn.get(key, set()) for key in seen.functions)):
