@@ -354,6 +354,14 @@ def run_bounded(
     return proc.returncode, out or b""
 
 
+def dir_stamp(directory: Path) -> int:
+    """The directory's modification time: it moves when an entry is created, removed or renamed."""
+    try:
+        return directory.stat().st_mtime_ns
+    except OSError:
+        return 0
+
+
 def read_json_line(stream: IO[Any], timeout: float) -> dict[str, Any] | None:
     """One JSON object a worker wrote as a line on ``stream``, waiting at most ``timeout`` seconds for it
     to start; None when nothing came, the stream ended, or the line is not an object."""

@@ -290,7 +290,7 @@ def test_a_schema_failing_the_same_tests_in_other_words_is_used_and_speaks_the_b
 
     class Trial(CompilingTrial):
         def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
-                       only: set[str] | None = None) -> TrialOutcome:
+                       only: set[str] | None = None, spins: int = 0) -> TrialOutcome:
             if mutant_id == 2:
                 return TrialOutcome(failing={"F1": "expected 3, got 5"})
             return TrialOutcome(failing={"F1": "crashed (exit -11)"})
@@ -313,7 +313,7 @@ def test_a_schema_that_fails_other_tests_is_not_used() -> None:
 
     class Trial(CompilingTrial):
         def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
-                       only: set[str] | None = None) -> TrialOutcome:
+                       only: set[str] | None = None, spins: int = 0) -> TrialOutcome:
             return TrialOutcome(failing={"F1": "x", "F2": "y"})
 
     screen = Screen(TrialOutcome(failing={"F1": "x"}), lambda rel: source, deadline=1e12, timeout_s=5.0)
@@ -513,7 +513,7 @@ def test_an_early_build_stops_at_the_spectrum_s_end_and_forgets_the_files_it_did
             return ""
 
         def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
-                       only: set[str] | None = None) -> TrialOutcome:
+                       only: set[str] | None = None, spins: int = 0) -> TrialOutcome:
             return TrialOutcome(failing={"F1": "x"})
 
     screen = Screen(TrialOutcome(failing={"F1": "x"}), sources.get, deadline=1e12, timeout_s=5.0)

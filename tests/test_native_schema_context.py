@@ -78,7 +78,7 @@ class _GxxTrial:
         return "" if out.returncode == 0 else f"does not compile: {out.stderr[:200]}"
 
     def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
-                   only: set[str] | None = None) -> TrialOutcome:
+                   only: set[str] | None = None, spins: int = 0) -> TrialOutcome:
         return TrialOutcome(failing={"F1": "expected 1, got 2"})
 
 

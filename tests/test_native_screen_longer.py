@@ -132,7 +132,7 @@ def _scripted(run: Callable[[int, float], TrialOutcome], in_process: bool = Fals
         screens_in_process = in_process
 
         def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
-                       only: set[str] | None = None) -> TrialOutcome:
+                       only: set[str] | None = None, spins: int = 0) -> TrialOutcome:
             return run(mutant_id, timeout_s)
 
     return Trial()

@@ -28,7 +28,7 @@ class LoadsText(CompilingTrial):
         self.runs: list[tuple[bool, int]] = []  # (the schema's text, the choice switched on)
 
     def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
-                   only: set[str] | None = None) -> TrialOutcome:
+                   only: set[str] | None = None, spins: int = 0) -> TrialOutcome:
         schema = "whetstone_now_" in text
         self.runs.append((schema, mutant_id))
         return TrialOutcome(failing=dict(FAILING), seconds=self.schema_s if schema else self.own_s)

@@ -39,6 +39,7 @@ ENV = "WHETSTONE_MUTANT"  # named in PRELUDE too
 MAX_SCHEMA_MUTANTS = 4000  # per file (below the prelude's REACH_SLOTS); at -O0 a choice costs the compile little
 REACH_SLOTS = 4096  # mutant ids whose reach the schema can record
 REACHED_ENV = "WHETSTONE_REACHED"  # named in PRELUDE too
+SPINS_ENV = "WHETSTONE_SPINS"  # named in PRELUDE too
 LEAST_LIKELY = 0.5  # mutants below this prior go last into a schema that cannot hold them all
 
 # Declares getenv with the exception specification glibc's own declaration has, so no header is
@@ -53,7 +54,12 @@ LEAST_LIKELY = 0.5  # mutants below this prior go last into a schema that cannot
 # the failing tests can reach at all (an atomic flag per id: a sanitized threaded test sees no race).
 # It writes through raw system calls (x86-64 Linux; no libc declaration that could clash with the
 # user's), opened by a constructor that writes id 0, so an empty file means "nothing reached" and a
-# missing one "not recorded here".
+# missing one "not recorded here"; a destructor appends -1 and how many times any mutated expression
+# ran (two words, low first), when the process ends by returning from main or calling exit.
+# With ``$WHETSTONE_SPINS`` set to N > 0, the switched-on mutant's expression running more than N times
+# kills the process group (SIGKILL, so no core file lands in the user's tree): a mutated loop condition
+# or step that never ends is stopped within milliseconds, not at the run's time limit (the caller reads
+# that death as a time-out, :mod:`.native_screen`).
 PRELUDE = """#ifndef WHETSTONE_SCHEMA_PRELUDE
 #define WHETSTONE_SCHEMA_PRELUDE
 #ifdef __cplusplus
@@ -90,8 +96,28 @@ __attribute__((constructor)) static void whetstone_reach_open_(void) {
   whetstone_reach_fd_ = fd >= 0 ? (int)fd : -1;
   if (whetstone_reach_fd_ >= 0) whetstone_sys_(1, whetstone_reach_fd_, (long)&zero, (long)sizeof zero);
 }
+static long whetstone_evals_;
+__attribute__((destructor)) static void whetstone_reach_close_(void) {
+  int tail[3] = {-1, (int)(whetstone_evals_ & 0xffffffffL), (int)(whetstone_evals_ >> 32)};
+  if (whetstone_reach_fd_ >= 0) whetstone_sys_(1, whetstone_reach_fd_, (long)tail, (long)sizeof tail);
+}
+static long whetstone_spins_;
+static long whetstone_spin_limit_ = -1;
+static int whetstone_spin_(void) {
+  long limit = __atomic_load_n(&whetstone_spin_limit_, __ATOMIC_RELAXED);
+  if (limit < 0) {
+    const char *s = getenv("WHETSTONE_SPINS");
+    limit = 0;
+    while (s && *s >= '0' && *s <= '9') { limit = limit * 10 + (*s - '0'); ++s; }
+    __atomic_store_n(&whetstone_spin_limit_, limit, __ATOMIC_RELAXED);
+  }
+  if (limit > 0 && __atomic_add_fetch(&whetstone_spins_, 1, __ATOMIC_RELAXED) > limit)
+    whetstone_sys_(62, 0, 9, 0); /* kill(0, SIGKILL): the whole process group */
+  return 0;
+}
 static int whetstone_reach_(int lo, int hi) {
   int id;
+  __atomic_add_fetch(&whetstone_evals_, 1, __ATOMIC_RELAXED);
   if (lo < @REACH_SLOTS@ && __atomic_load_n(&whetstone_seen_[lo], __ATOMIC_RELAXED))
     return 0; /* a host's ids are marked together: its first says it ran before */
   for (id = lo; id <= hi && id < @REACH_SLOTS@; ++id)
@@ -99,7 +125,8 @@ static int whetstone_reach_(int lo, int hi) {
       whetstone_sys_(1, whetstone_reach_fd_, (long)&id, (long)sizeof id);
   return 0;
 }
-#define whetstone_enter_(lo, hi) ((whetstone_reach_fd_ >= 0 ? whetstone_reach_(lo, hi) : 0), whetstone_ready_())
+#define whetstone_enter_(lo, hi) ((whetstone_reach_fd_ >= 0 ? whetstone_reach_(lo, hi) : 0), whetstone_ready_(), \
+  ((unsigned)(whetstone_now_ - (lo)) <= (unsigned)((hi) - (lo)) ? whetstone_spin_() : 0))
 #else
 #define whetstone_enter_(lo, hi) whetstone_ready_()
 #endif
@@ -225,14 +252,31 @@ def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: fro
 def read_reached(path: Path) -> set[int] | None:
     """The mutant ids whose expressions ran while ``$WHETSTONE_REACHED`` named ``path`` (None when the
     schema could not record them: no file, or no constructor's mark)."""
+    return read_reach(path)[0]
+
+
+def read_reach(path: Path) -> tuple[set[int] | None, int | None]:
+    """:func:`read_reached`, and how many times the mutated expressions ran in all (None when no process
+    that wrote ``path`` ended through exit: a crash, a kill).  A test that starts processes of the same
+    binary leaves a tail for each: the largest counts."""
     try:
         data = path.read_bytes()
     except OSError:
-        return None
-    ids = array("i")
-    ids.frombytes(data[: len(data) - len(data) % ids.itemsize])
-    found = set(ids)
-    return found - {0} if 0 in found else None
+        return None, None
+    words = array("i")
+    words.frombytes(data[: len(data) - len(data) % words.itemsize])
+    found: set[int] = set()
+    evaluations: int | None = None
+    at = 0
+    while at < len(words):
+        if words[at] == -1 and at + 2 < len(words):
+            count = (words[at + 1] & 0xFFFFFFFF) | (words[at + 2] << 32)
+            evaluations = max(evaluations or 0, count)
+            at += 3
+            continue
+        found.add(words[at])
+        at += 1
+    return (found - {0} if 0 in found else None), evaluations
 
 
 class _Out:

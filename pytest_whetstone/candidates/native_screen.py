@@ -11,6 +11,7 @@ compiled alone by the search, so every candidate is checked as it would be appli
 
 from __future__ import annotations
 
+import os
 import queue
 import tempfile
 import threading
@@ -23,7 +24,7 @@ from typing import Any, NamedTuple, Protocol
 from ..build.gate import HEADER_EXT
 from ..edits import EditError, apply_edits_text
 from .mutant import Mutant
-from .native_schema import Key, Schema, read_reached, schema_text
+from .native_schema import Key, Schema, read_reach, schema_text
 from .native_search_stats import trace_row
 from .native_trial import TrialOutcome
 
@@ -57,6 +58,14 @@ SLOW_RUN_FACTOR = 3.0
 # the price of every mutant.  A mutant that makes them pass is compiled alone and runs them all.
 PROBE_FLOOR_S = 0.02
 PROBE_SAVES_S = 0.05
+# A screened run also ends once its mutant's expression has run SPIN_FACTOR times as often as every mutated
+# expression of the file together did in the unmutated run of the failing tests, and at least SPIN_FLOOR
+# times (the schema counts, :data:`.native_schema.PRELUDE`): a mutated loop condition or step that never ends
+# is stopped within milliseconds, where the time limit would wait for its whole floor.  Only a fix whose
+# tests run far past where the fault stopped them (an ASSERT before a long loop) could reach the bound:
+# when a failing test had passed by then, the run is given the longer limit without it, as a timed-out one is.
+SPIN_FACTOR = float(os.environ.get("WHETSTONE_SPIN_FACTOR") or 10)  # 0: no such bound (a benchmark's control)
+SPIN_FLOOR = 1_000_000
 WIDER_MAX_S = 5.0  # whole binaries slower than this on the unmutated schema are not screened whole
 OWN_TEXT_SHARE = 0.85  # a mutant runs as its own text when that is this much faster than the schema
 # the choice a mutant's own text runs with: no choice to switch on, yet no unmutated run (0 is that: the
@@ -71,7 +80,7 @@ class SchemaTrial(Protocol):
     def prepare_schema(self, rel: str, text: str) -> str: ...
 
     def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
-                   only: set[str] | None = None) -> TrialOutcome: ...
+                   only: set[str] | None = None, spins: int = 0) -> TrialOutcome: ...
 
 
 class _Plain(NamedTuple):
@@ -81,6 +90,7 @@ class _Plain(NamedTuple):
     reached: set[int] | None  # the mutant ids those tests reached (None: not recorded)
     seconds: float
     test_s: dict[str, float]  # failure id -> its seconds there
+    evaluations: int | None = None  # how many times mutated expressions ran in all (None: not recorded)
 
 
 @dataclass
@@ -106,6 +116,7 @@ class _FileState:
     probe: set[str] | None = None  # the failing tests a screened run covers (None: all; see PROBE_FLOOR_S)
     own_text: bool = False  # mutants run as their own texts, not as the schema's choices (see _own_text)
     compile_s: list[float] = field(default_factory=list)  # this file's schema compiles
+    spins: int = 0  # a screened run's bound on its mutant's expression (see SPIN_FACTOR; 0: none)
 
 
 class Screen:
@@ -116,6 +127,7 @@ class Screen:
         self.timeout_s = min(timeout_s, max(RUN_FLOOR_S, 5 * base.seconds + RUN_MARGIN_S))
         self.long_timeout_s = timeout_s  # a run that was passing the failing tests when it was stopped
         self.longer = 0  # runs given that longer limit
+        self.spun = 0  # screened runs the bound on their mutant's expression ended (see SPIN_FACTOR)
         self.files: dict[str, _FileState] = {}
         self.lock = threading.Lock()
         self.notes: list[str] = []
@@ -154,9 +166,11 @@ class Screen:
             return None
         text, mid = on
         limit = min(self.long_timeout_s, max(state.timeout_s, ENDED_FACTOR * state.longest_ended_s))
-        outcome = trial.run_schema(rel, text, mid, limit, only=state.probe)
+        outcome = trial.run_schema(rel, text, mid, limit, only=state.probe, spins=state.spins)
         if not outcome.timed_out:
             state.longest_ended_s = max(state.longest_ended_s, outcome.seconds)
+        elif state.spins and outcome.seconds < limit:
+            self.spun += 1
         if outcome.timed_out and set(outcome.passed) & set(self.base.failing):
             # the failing tests failed fast and now pass, until the limit stopped them: the fault may have
             # cut them short, and its fix lets them run their whole course (a loop stops at no test's end)
@@ -326,7 +340,7 @@ class Screen:
                 "unrecorded": sum(s.reached is None for s in built),
                 "dropped": sum(s.dropped for s in self.files.values()),
                 "rejected": sum(len(s.rejected) for s in self.files.values()),
-                "longer": self.longer, "compile_s": [round(s, 3) for s in self.compile_s],
+                "longer": self.longer, "spun": self.spun, "compile_s": [round(s, 3) for s in self.compile_s],
                 # per file: its schema compiles (seconds), the mutants it was asked to hold, whether one was built
                 "per_file": {rel: [[round(t, 3) for t in s.compile_s], len(s.mutants), s.schema is not None]
                              for rel, s in self.files.items() if s.ready}}
@@ -358,6 +372,8 @@ class Screen:
                 if sound is not None:
                     sound = self._faster(rel, schema, trial, sound, last)
                     state.schema, state.plain, state.reached = schema, sound.failing, sound.reached
+                    state.spins = int(max(SPIN_FLOOR, SPIN_FACTOR * sound.evaluations)) \
+                        if sound.evaluations and SPIN_FACTOR > 0 else 0
                     plain_s = sound.seconds
                     state.probe = cheap_tests(sound.test_s)
                     if state.probe is not None:
@@ -398,12 +414,12 @@ class Screen:
         with tempfile.TemporaryDirectory(prefix="whetstone-reach-") as scratch:
             path = Path(scratch) / "reached"
             plain = trial.run_schema(rel, schema.text, 0, limit, str(path))
-            reached = read_reached(path)
+            reached, evaluations = read_reach(path)
         if plain.error or set(plain.failing) != set(self.base.failing) or plain.passed:
             self.notes.append(f"schema of {rel}: not used, it changes the unmutated tests "
                               f"({plain.error or 'other failures'})")
             return None
-        return _Plain(dict(plain.failing), reached, plain.seconds, plain.test_s)
+        return _Plain(dict(plain.failing), reached, plain.seconds, plain.test_s, evaluations)
 
     def _faster(self, rel: str, schema: Schema, trial: SchemaTrial, sound: _Plain, compile_s: float) -> _Plain:
         """The schema compiled with the optimizer when its unmutated tests run slowly at -O0 and the

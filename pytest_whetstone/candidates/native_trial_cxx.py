@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import tempfile
 import threading
 import time
@@ -26,12 +27,12 @@ from ..build.compdb import Command, CompileDatabase
 from ..build.gate import HEADER_EXT, Gate, _relink_args, syntax_only_args
 from ..build.linkinfo import is_shared, shared_links_for_object
 from ..locate.native_tests import Workspace
-from ..process import run_bounded
+from ..process import dir_stamp, run_bounded
 from ..records import TestFailureRecord
 from .gtest_report import gtest_results, last_line, passed_so_far
 from .native_cxx_binaries import Binary, binary_of, filter_name, links_gtest, other_test_binaries
 from .native_schema import ENV as SCHEMA_ENV
-from .native_schema import REACHED_ENV, error_lines_in, read_reached
+from .native_schema import REACHED_ENV, SPINS_ENV, error_lines_in, read_reached
 from .native_spectra_cxx import binary_env
 from .native_trial import SuiteOutcome, TrialOutcome
 
@@ -203,17 +204,19 @@ class CxxTrial:
                 del self._schemata[key]
 
     def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
-                   only: set[str] | None = None) -> TrialOutcome:
+                   only: set[str] | None = None, spins: int = 0) -> TrialOutcome:
         """The failing tests on the schema's binaries with one of its mutants switched on (0: none);
         ``reached``: a file the schema appends the ids of the mutants those tests reached to; ``only``:
-        these failing tests alone (the file's cheap ones, :mod:`.native_screen`)."""
+        these failing tests alone (the file's cheap ones, :mod:`.native_screen`); ``spins``: the times the
+        mutant's expression may run before the run counts as timed out (0: no such bound)."""
         started = time.monotonic()
         out = TrialOutcome()
         built = self._build(rel, text, [b for b in self.binaries if b.tests], schema=True)
         if isinstance(built, str):
             out.error = built
         else:
-            extra = {SCHEMA_ENV: str(mutant_id), **({REACHED_ENV: reached} if reached else {})}
+            extra = {SCHEMA_ENV: str(mutant_id), **({REACHED_ENV: reached} if reached else {}),
+                     **({SPINS_ENV: str(spins)} if spins > 0 else {})}
             for binary, path in built:
                 if only is None or only & set(binary.tests):
                     self._run_tests(binary, path, out, extra, timeout_s, only)
@@ -510,7 +513,8 @@ class CxxTrial:
                  timeout_s: float | None = None, times: dict[str, float] | None = None
                  ) -> tuple[int | None, str, dict[str, str | None]]:
         """(exit code or None on timeout, output, {Suite.Name: None when it passed, else how it failed});
-        ``times`` gets each test's seconds."""
+        ``times`` gets each test's seconds.  A schema's bound on its mutant's runs kills the process group
+        with SIGKILL (:data:`.native_schema.PRELUDE`): that death is a time-out too."""
         self._count += 1
         report = self.scratch / f"r{self._count}.xml"
         args = [path]
@@ -526,25 +530,18 @@ class CxxTrial:
         env.update(extra_env or {})
         cwd = Path(binary.path).parent
         with self._turns if str(cwd) in self._written_dirs else contextlib.nullcontext():
-            before = _dir_stamp(cwd)
+            before = dir_stamp(cwd)
             try:
                 code, raw = run_bounded(args, cwd, timeout_s or self.timeout_s, env, limit_memory=True)
             except OSError as exc:
                 return 127, f"cannot run {Path(path).name}: {exc.strerror}", {}
-            if _dir_stamp(cwd) != before:
+            if dir_stamp(cwd) != before:
                 # the tests write fixed names beside the binary (a data file, a database): another
                 # trial's run there at the same time would read or remove them, so runs there take turns
                 self._written_dirs.add(str(cwd))
-        output = raw.decode("utf-8", "replace")
-        return code, output, gtest_results(report, times)
-
-
-def _dir_stamp(directory: Path) -> int:
-    """The directory's modification time: it moves when an entry is created, removed or renamed."""
-    try:
-        return directory.stat().st_mtime_ns
-    except OSError:
-        return 0
+        if code == -signal.SIGKILL and SPINS_ENV in env:
+            code = None
+        return code, raw.decode("utf-8", "replace"), gtest_results(report, times)
 
 
 def _quiet(args: list[str], cwd: str, timeout: float) -> tuple[int | None, str]:

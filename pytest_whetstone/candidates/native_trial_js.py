@@ -352,7 +352,7 @@ class JsTrial:
         return _last_line(out, str(path.parent)) or f"node --check exited {rc}"
 
     def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
-                   only: set[str] | None = None) -> TrialOutcome:
+                   only: set[str] | None = None, spins: int = 0) -> TrialOutcome:
         """The failing test files in the harness, ``rel`` read as ``text``: a schema with its mutant
         ``mutant_id`` switched on (0: none, the code as written), or (a negative id) a mutant's own text."""
         self._harness()
