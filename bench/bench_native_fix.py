@@ -120,7 +120,8 @@ class Outcome:
 
 
 def _env(proj: Path, project: Project) -> dict[str, str]:
-    keep = {"WHETSTONE_SPECTRUM_S", "WHETSTONE_SPECTRUM_TOOL", "WHETSTONE_REACH_S"}  # the spectrum: its caps (0: none), its profiler
+    # the spectrum: its caps (0: none), its profiler; the screen's bound on a looping mutant's runs (0: none)
+    keep = {"WHETSTONE_SPECTRUM_S", "WHETSTONE_SPECTRUM_TOOL", "WHETSTONE_REACH_S", "WHETSTONE_SPIN_FACTOR"}
     env = {k: v for k, v in os.environ.items() if not k.startswith("WHETSTONE_") or k in keep}
     env["WHETSTONE_DIR"] = str(proj / ".whetstone")
     scripts = Path(sys.executable).parent
@@ -326,7 +327,8 @@ def measure(project: Project, proj: Path, fault: Fault, env: dict[str, str]) -> 
                        search_s, stats.get("trial_median_s"), len(stats.get("trial_s") or []),
                        str(stats.get("stopped") or ""), miss,
                        " ".join(f"{k} {v:.1f}" for k, v in (stats.get("phases") or {}).items() if v >= 0.05)
-                       + f"; runs {sum(stats.get('trial_s') or []):.1f} s, {stats.get('timeouts', 0)} timed out",
+                       + f"; runs {sum(stats.get('trial_s') or []):.1f} s, {stats.get('timeouts', 0)} timed out"
+                       + f" ({(stats.get('schema') or {}).get('spun', 0)} by their count)",
                        _place((stats.get("spectrum") or {}).get("ranked") or [], fault))
     finally:
         _restore(proj, saved)

@@ -240,3 +240,25 @@ def test_a_mutant_in_the_schema_or_out_of_it_is_screened_in_the_harness(shapes: 
         assert not looped.ok and any("(timed out)" in name for name in looped.failed), looped
     finally:
         trial.close()
+
+
+def test_a_mutant_that_never_yields_is_ended_by_its_count_not_the_deadline(shapes: Path, tmp_path: Path) -> None:  # noqa: F811
+    """A synchronous loop blocks the harness's own timer, so without a bound the run waits for the
+    caller's deadline (its limit and a second's grace); with one, the mutant's expression ends it."""
+    from pytest_whetstone.candidates.native_schema import read_reach
+
+    trial, text = _area_trial(shapes)
+    schema = text.replace("  return side + side;",
+                          "  for (var i = 0; whetstone_enter_(1, 1, 1) ? true : i < 3; i++) {}\n"
+                          "  return side + side;")
+    try:
+        trial.baseline()
+        plain = trial.run_schema("lib/area.js", schema, 0, 5.0, str(tmp_path / "reached"))
+        reached, evaluations = read_reach(tmp_path / "reached")
+        assert not plain.error and reached == {1} and evaluations is not None and evaluations >= 4
+        bounded = trial.run_schema("lib/area.js", schema, 1, 1.0, spins=10_000)
+        assert bounded.timed_out and bounded.seconds < 0.9, bounded
+        unbounded = trial.run_schema("lib/area.js", schema, 1, 1.0)
+        assert unbounded.timed_out and unbounded.seconds >= 1.0, unbounded
+    finally:
+        trial.close()

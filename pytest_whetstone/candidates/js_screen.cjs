@@ -1,7 +1,7 @@
 'use strict';
 // Runs a project's tape test files once per mutant in one node process (whetstone's JS schema screen).
 // argv[2]: a JSON file {root, files, requires, tape, fd}.  Requests arrive on stdin, one JSON line each
-// ({id, target, schema, timeout_ms, reached, files?, only?}); each answer is one JSON line on file
+// ({id, target, schema, timeout_ms, reached, spins?, files?, only?}); each answer is one JSON line on file
 // descriptor `fd` ({id, tap, rc, error, ms, exit, tops}: tops, the paths of the tests that failed).
 // For each run the file `target` is loaded as the text of the file `schema`, read afresh (a schema, its
 // mutants behind the global `whetstone_now_`, or one mutant's own text), every other file as written: one
@@ -36,11 +36,18 @@ for (const ext of ['.js', '.cjs']) {
 globalThis.whetstone_now_ = 0;
 let reached = null;  // ids whose expression ran, when the request asks
 let seen = null;
+let evaluations = 0;  // how many times any mutated expression ran, in a run that records the reach
+let spins = 0;  // how many times the switched-on mutant's expression ran, and the run's bound on that (0: none)
+let spinLimit = 0;
 globalThis.whetstone_enter_ = function (lo, hi, mid) {
-  if (reached !== null && !seen.has(lo)) {
-    for (let id = lo; id <= hi; id++) { seen.add(id); reached.push(id); }
+  if (reached !== null) {
+    evaluations++;
+    if (!seen.has(lo)) for (let id = lo; id <= hi; id++) { seen.add(id); reached.push(id); }
   }
-  return globalThis.whetstone_now_ === mid;
+  const now = globalThis.whetstone_now_;
+  // a mutated loop condition or step that never yields: the timer cannot fire, so the count ends the run
+  if (spinLimit > 0 && now >= lo && now <= hi && ++spins > spinLimit) finish(1, 'timed out', true);
+  return now === mid;
 };
 
 let captured = null;  // what the running mutant's tests print, as a tape process's stdout would hold it
@@ -71,7 +78,8 @@ function finish(rc, error, exit) {
   if (rc === 0) tap += `\n1..${(tap.match(/^(?:not )?ok \d+/gm) || []).length}\n`;
   captured = null;
   if (reached !== null && run.reachedPath) {
-    const ids = Int32Array.from([0, ...reached]);
+    // the C schemata's layout: the ids after a 0, then -1 and the count of evaluations (low word first)
+    const ids = Int32Array.from([0, ...reached, -1, evaluations % 4294967296, Math.floor(evaluations / 4294967296)]);
     try { fs.writeFileSync(run.reachedPath, Buffer.from(ids.buffer)); } catch (e) { /* not recorded */ }
   }
   reached = null;
@@ -104,6 +112,9 @@ function start(request) {
   schemaText = fs.readFileSync(request.schema, 'utf8');
   reached = request.reached ? [] : null;
   seen = new Set();
+  evaluations = 0;
+  spins = 0;
+  spinLimit = request.spins || 0;
   captured = [];
   forget();
   current.timer = setTimeout(() => finish(1, 'timed out', true), request.timeout_ms);

@@ -69,9 +69,10 @@ class TapeScreen:
         self.written = ""  # the text the target's file holds now (a schema's runs share one write)
 
     def run(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
-            files: list[str] | None = None, only: set[str] | None = None) -> ScreenRun:
+            files: list[str] | None = None, only: set[str] | None = None, spins: int = 0) -> ScreenRun:
         """Mutant ``mutant_id`` of the schema ``text`` (at ``rel``) over the test files (or only ``files``),
-        every test or ``only`` the tests on those paths (a test runs when its path leads to one)."""
+        every test or ``only`` the tests on those paths (a test runs when its path leads to one); past
+        ``spins`` runs of the mutant's expression the run ends as timed out (0: no such bound)."""
         if self.proc is None or self.proc.poll() is not None:
             why = self._start()
             if why:
@@ -83,6 +84,8 @@ class TapeScreen:
             request["files"] = [str(self.root / f) for f in files]
         if only is not None:
             request["only"] = sorted(only)
+        if spins > 0:
+            request["spins"] = spins
         started = time.monotonic()
         try:
             self.proc.stdin.write((json.dumps(request) + "\n").encode())

@@ -359,7 +359,7 @@ class JsTrial:
         if not self.only_tried:  # on the copy's own text (``text`` may be a mutant's); a process's limit
             self._choose_tests(rel, (self.root / rel).read_text(encoding="utf-8", errors="surrogateescape"),
                                max(timeout_s, self.failing_timeout_s))
-        outcome, _tops = self._screened(rel, text, mutant_id, timeout_s, reached, self.screen_only)
+        outcome, _tops = self._screened(rel, text, mutant_id, timeout_s, reached, self.screen_only, spins)
         if self.screen_only is not None and mutant_id == 0 and self._unlike_whole(outcome):
             self.screen_only = None  # this file's unmutated schema disagrees: every test from now on
             outcome, _tops = self._screened(rel, text, mutant_id, timeout_s, reached, None)
@@ -388,11 +388,11 @@ class JsTrial:
         return bool(outcome.error or outcome.passed or outcome.failing != self.whole_failing)
 
     def _screened(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str,
-                  only: set[str] | None) -> tuple[TrialOutcome, list[str]]:
+                  only: set[str] | None, spins: int = 0) -> tuple[TrialOutcome, list[str]]:
         """One harness run, read as a tape process's output: the outcome and the paths of the tests that failed."""
         assert self.screen is not None
         files = sorted({t.file for t in self.targets})
-        run = self.screen.run(rel, text, mutant_id, timeout_s, reached, only=only)
+        run = self.screen.run(rel, text, mutant_id, timeout_s, reached, only=only, spins=spins)
         if run.error and not run.tap and run.error not in ("crashed", "timed out"):
             return TrialOutcome(error=run.error, seconds=round(run.seconds, 3)), []
         result, error = self._read_tape(run.tap, run.rc, files)
