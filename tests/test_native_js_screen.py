@@ -259,6 +259,6 @@ def test_a_mutant_that_never_yields_is_ended_by_its_count_not_the_deadline(shape
         bounded = trial.run_schema("lib/area.js", schema, 1, 1.0, spins=10_000)
         assert bounded.timed_out and bounded.seconds < 0.9, bounded
         unbounded = trial.run_schema("lib/area.js", schema, 1, 1.0)
-        assert unbounded.timed_out and unbounded.seconds >= 1.0, unbounded
+        assert unbounded.timed_out and unbounded.seconds >= 1.0, unbounded  # the limit, then the grace
     finally:
         trial.close()

@@ -30,7 +30,11 @@ from ..process import read_json_line
 
 HARNESS = Path(__file__).with_name("js_screen.cjs")
 START_S = 15.0  # loading tape and the packages, once per process
-DEADLINE_GRACE_S = 1.0  # past a run's own limit, the harness is taken to be stuck in a loop and killed
+# past a run's own limit, the harness is taken to be stuck in a loop and killed.  Its own timer ends a run
+# at the limit, and a run that ends so ends its process too (js_screen.cjs): the grace only has to cover
+# the answer's way here, not a verdict that could still change (it was a second: each loop that never
+# yields cost that second more)
+DEADLINE_GRACE_S = 0.25
 
 
 @dataclass
