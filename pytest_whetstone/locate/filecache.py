@@ -3,6 +3,7 @@ changes the ctime even when a tool puts the old mtime back)."""
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Generic, TypeVar
@@ -22,7 +23,7 @@ class ParseCache(Generic[T]):
     def get(self, path: Path) -> T | None:
         try:
             st = path.stat()
-            if not path.is_file() or st.st_size > self._max_bytes:
+            if not stat.S_ISREG(st.st_mode) or st.st_size > self._max_bytes:
                 return None
             key = (st.st_mtime_ns, st.st_ctime_ns, st.st_size)
             hit = self._entries.get(path)

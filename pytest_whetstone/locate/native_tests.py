@@ -366,9 +366,12 @@ def locate_failure(
     for sources, path_of in ((allowed_sources, lambda rel: str(ws.root / rel)),
                              (compiled_sources, lambda rel: os.path.realpath(ws.root / rel))):
         if sources and test_rel and path_of(test_rel) in sources:
-            # sources that did not go into the build are no suspects (headers and framed code stay)
-            pool = {k: fn for k, fn in pool.items() if Path(fn.file_path).suffix in HEADER_EXTS
-                    or path_of(fn.file_path) in sources or any(fn.contains(f, ln) for f, ln in framed)}
+            # sources that did not go into the build are no suspects (headers and framed code stay); each
+            # file's path is resolved once, not once per function (a realpath is a few system calls)
+            built = {rel: os.path.splitext(rel)[1] in HEADER_EXTS or path_of(rel) in sources
+                     for rel in {fn.file_path for fn in pool.values()}}
+            pool = {k: fn for k, fn in pool.items()
+                    if built[fn.file_path] or any(fn.contains(f, ln) for f, ln in framed)}
     tokens = name_tokens(f"{suite} {name}") if (suite or name) else name_tokens(record.test_name)
     class_tokens = name_tokens(re.sub(r"(?i)tests?$|spec$", "", suite)) if suite else set()
     fail_line = record.line if site is not None and record.file_path and ws.find(record.file_path) == site.file_path else 0
