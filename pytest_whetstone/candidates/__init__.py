@@ -74,7 +74,9 @@ def generate(
                 out.extend(source_error_candidates(failure, workspace))  # the code under test does not load
             test_failures = [t for t in test_failures if not is_source_load_error(t)]
             out.extend(generate_test_candidates(test_failures, workspace, config, deadline=deadline))
-        if search_budget_s > 0:
+        if search_budget_s > 0 and (test_failures or search_stats is not None):
+            # the Python search (libcst, the Python mutants) loads only for failures left to it, or for a
+            # caller that reads what it did
             from .search import search_candidates
 
             out.extend(search_candidates(test_failures, workspace, search_budget_s, stats=search_stats))

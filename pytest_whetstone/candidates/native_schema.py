@@ -21,6 +21,7 @@ line the compiler names is a line of the user's file.
 from __future__ import annotations
 
 import bisect
+import functools
 import os
 import re
 from array import array
@@ -479,6 +480,7 @@ def error_lines_in(diagnostics: list[BuildErrorRecord], path: Path) -> tuple[set
     """Lines of ``path`` the compiler named in its errors and their notes; (line, column) of the errors."""
     real = os.path.realpath(path)
 
+    @functools.cache  # a schema's compile names the same few files thousands of times
     def here(file_path: str) -> bool:
         return bool(file_path) and (os.path.realpath(file_path) == real or real.endswith(os.sep + file_path.lstrip("./")))
 

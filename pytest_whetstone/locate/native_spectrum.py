@@ -56,6 +56,8 @@ class Spectrum:
         self.ws = ws
         self._funcs: dict[str, list[Func]] = {}
         self._rel: dict[str, str | None] = {}
+        self._line_keys: dict[tuple[str, int], list[tuple[str, str, int]]] = {}  # (file, line) -> its functions
+        self._name_keys: dict[str, list[tuple[str, str, int]]] = {}  # a profiled symbol -> its functions
         self.funcs_by_key: dict[tuple[str, str, int], Func] = {}
         self.seen: dict[str, _Seen] = {}
         self.failed: set[str] = set()
@@ -92,31 +94,39 @@ class Spectrum:
         return self._funcs[rel]
 
     def _map(self, executed: Executed) -> _Seen:
+        """One test's run as workspace functions and lines.  Tests share most of what they ran: each
+        line's functions and each symbol's are found once for the whole profile (jsonnet's 44 tests
+        named 12,580 symbols, about 300 of them distinct)."""
         seen = _Seen()
         for path, lines in executed.lines.items():
             rel = self._relative(path)
             if rel is None:
                 continue
             seen.files_with_lines.add(rel)
-            funcs = self._functions(rel)
             for line in lines:
-                for fn in funcs:
-                    if fn.line_start <= line <= fn.line_end:
-                        key = (fn.file_path, fn.qualname, fn.line_start)
-                        self.funcs_by_key[key] = fn
-                        seen.functions.add(key)
-                        seen.lines.add((rel, line))
+                keys = self._line_keys.get((rel, line))
+                if keys is None:
+                    keys = self._line_keys[(rel, line)] = self._keys(
+                        fn for fn in self._functions(rel) if fn.line_start <= line <= fn.line_end)
+                if keys:
+                    seen.functions.update(keys)
+                    seen.lines.add((rel, line))
         for name in executed.functions:
-            plain = plain_name(name)
-            short = _short(name)
-            if not short:
-                continue
-            for fn in self._by_short.get(short, []):
-                if _same_function(fn, plain):
-                    key = (fn.file_path, fn.qualname, fn.line_start)
-                    self.funcs_by_key[key] = fn
-                    seen.functions.add(key)
+            keys = self._name_keys.get(name)
+            if keys is None:
+                plain, short = plain_name(name), _short(name)
+                keys = self._name_keys[name] = self._keys(
+                    fn for fn in self._by_short.get(short, []) if _same_function(fn, plain)) if short else []
+            seen.functions.update(keys)
         return seen
+
+    def _keys(self, funcs: Iterable[Func]) -> list[tuple[str, str, int]]:
+        keys = []
+        for fn in funcs:
+            key = (fn.file_path, fn.qualname, fn.line_start)
+            self.funcs_by_key[key] = fn
+            keys.append(key)
+        return keys
 
     def _frames(self, frames: list[tuple[str, int]]) -> list[tuple[str, str, int]]:
         """The workspace functions a crash's frames are in, innermost first, each once (a test file's
