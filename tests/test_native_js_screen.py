@@ -262,3 +262,24 @@ def test_a_mutant_that_never_yields_is_ended_by_its_count_not_the_deadline(shape
         assert unbounded.timed_out and unbounded.seconds >= 1.0, unbounded  # the limit, then the grace
     finally:
         trial.close()
+
+
+def test_a_mutant_behind_its_one_choice_fails_the_tests_as_it_does_alone(shapes: Path) -> None:  # noqa: F811
+    """How a file whose mutants run faster as their own texts screens them: each behind a schema of that
+    one choice, switched on (so the harness counts a loop's runs), failing the tests as the mutant alone."""
+    trial, text = _area_trial(shapes)
+    data = text.encode()
+    mutants = mutants_in("lib/area.js", data, 1, text.count("\n") + 1)
+    try:
+        checked = 0
+        for mutant in mutants[:12]:
+            one = schema_text("lib/area.js", data, [mutant])
+            if one is None or mutant.key not in one.ids:
+                continue
+            screened = trial.run_schema("lib/area.js", one.text, one.ids[mutant.key], 5.0)
+            alone = trial.run_failing("lib/area.js", apply_edits_text(text, [mutant.edit]))
+            assert _said(screened) == _said(alone), (mutant.edit.start.line, mutant.edit.new_text)
+            checked += 1
+        assert checked >= 8
+    finally:
+        trial.close()

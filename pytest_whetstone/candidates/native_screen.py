@@ -236,14 +236,21 @@ class Screen:
         """What a screened run of ``mutant`` loads, and the choice it switches on (None: it cannot be
         screened).  A compiled trial switches the mutant on in the schema it built; a trial that reads the
         file's text afresh on every run (JS) runs the mutant's own text when that is faster
-        (:meth:`_own_text`), or when the schema could not hold it (else it would be run alone)."""
+        (:meth:`_own_text`): behind a schema of that one choice, so the harness can count its runs
+        (SPIN_FACTOR), or as plain text when the schema could not hold it (else it would be run alone)."""
         schema = state.schema
         if schema is None:
             return None
         if getattr(trial, "loads_text", False) and (state.own_text or mutant.key not in schema.ids):
             text = self.original(rel)
+            if text is None:
+                return None
+            if mutant.key in schema.ids:  # its own text behind its one choice: as fast, and a loop's count ends it
+                one = schema_text(rel, text.encode("utf-8", "surrogateescape"), [mutant])
+                if one is not None and mutant.key in one.ids:
+                    return one.text, one.ids[mutant.key]
             try:
-                return None if text is None else (apply_edits_text(text, [mutant.edit], rel), OWN_TEXT_ID)
+                return apply_edits_text(text, [mutant.edit], rel), OWN_TEXT_ID
             except EditError:
                 return None
         mid = schema.ids.get(mutant.key)
