@@ -12,27 +12,32 @@ imports stay light (no dataclasses, no record types).
 from __future__ import annotations
 
 import os
+import secrets
 import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from .process import Running, command_text, start
+from .store.events import RUN_STARTED
 from .store.location import ENV_DIR, ENV_NESTED, ENV_SESSION
 from .store.sessions import Session, find_store, open_session
 
 
 class Launched:
-    """A command started for a run: its session, the mark its events follow, its log and its process."""
+    """A command started for a run: its session, the mark its events follow, its log, its process and the
+    attempt its start event names."""
 
-    __slots__ = ("session", "mark", "log_path", "running", "started")
+    __slots__ = ("session", "mark", "log_path", "running", "started", "attempt_id")
 
-    def __init__(self, session: Session, mark: int, log_path: Path, running: Running, started: float) -> None:
+    def __init__(self, session: Session, mark: int, log_path: Path, running: Running, started: float,
+                 attempt_id: str) -> None:
         self.session = session
         self.mark = mark
         self.log_path = log_path
         self.running = running
         self.started = started
+        self.attempt_id = attempt_id
 
 
 def child_env(session: Session) -> dict[str, str]:
@@ -53,13 +58,19 @@ def launch(
     echo: bool,
     timeout: float | None,
     started: float | None = None,
+    phase: str = "",
 ) -> Launched:
-    """Open (or join) the session, then start the command; the caller waits on ``running``."""
+    """Open (or join) the session, write the run's start, then start the command; the caller waits on
+    ``running``.  The start is written first: a run killed outright (SIGKILL) a moment after its command
+    started must still read as killed, not as a session with no run in it."""
     started = time.monotonic() if started is None else started
     session = open_session(store or find_store(cwd), session_id,
                            meta={"command": command_text(cmd), "cwd": str(cwd)})
     mark = session.size()
+    attempt_id = "A" + secrets.token_hex(6)
+    session.append(RUN_STARTED, {"attempt_id": attempt_id, "pid": os.getpid(), "phase": phase,
+                                 "command": command_text(cmd)})
     with tempfile.NamedTemporaryFile(prefix="whetstone-run-", suffix=".log", delete=False) as log:
         log_path = Path(log.name)
     running = start(cmd, cwd, child_env(session), shell, echo, timeout, log_path)
-    return Launched(session, mark, log_path, running, started)
+    return Launched(session, mark, log_path, running, started, attempt_id)

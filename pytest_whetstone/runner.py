@@ -10,7 +10,6 @@ verdict block of their own).
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
 import time
@@ -34,7 +33,6 @@ from .records import (
     ObservationRecord,
     TestFailureRecord,
     Verdict,
-    stable_id,
 )
 from .report.agent import write_agent_report
 from .report.common import failure_title
@@ -97,7 +95,7 @@ def run_command(
         try:
             if launched is None:
                 launched = launch(cmd, cwd=cwd, store=store, session_id=session_id, shell=shell,
-                                  echo=echo and not agent, timeout=timeout, started=started)
+                                  echo=echo and not agent, timeout=timeout, started=started, phase=phase)
                 session = launched.session
             config = config if config is not None else load_config_quietly(cwd)
             outcome = _run_and_record(cmd, phase, cwd, launched, echo, config, agent, out, search)
@@ -167,10 +165,7 @@ def _run_and_record(
     search: bool = False,
 ) -> RunOutcome:
     session, started, log_path = launched.session, launched.started, launched.log_path
-    attempt_id = "A" + stable_id(session.session_id, time.time_ns(), os.getpid())
-    # written once the command is running (its mark was taken before): the record types load meanwhile
-    session.append(events.RUN_STARTED, {"attempt_id": attempt_id, "pid": os.getpid(), "phase": phase,
-                                   "command": command_text(cmd)})
+    attempt_id = launched.attempt_id  # its start was written before the command started (launch)
     prefetch = Prefetch()
     try:
         if launched.running.launch_error is None:

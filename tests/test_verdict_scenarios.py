@@ -248,6 +248,23 @@ def test_a_run_killed_outright_reads_as_killed(ws: Path) -> None:
     assert (report["status"], report["failure"], report["retry"]) == ("fail", "interrupted", "rerun"), report
 
 
+def test_a_run_killed_the_moment_its_command_started_reads_as_killed(ws: Path) -> None:
+    """Killed before the core (record types, analysis) has loaded: the run's start is written before its
+    command starts, so the session says a run began and never ended, not that nothing ran (a loaded machine
+    once let the command start and the kill land before the start was written)."""
+    script = ("import os, signal, sys\n"
+              "from pathlib import Path\n"
+              "from pytest_whetstone.launch import launch\n"
+              "launch([sys.executable, '-c', 'import time; time.sleep(60)'], cwd=Path.cwd(), store=None,\n"
+              "       session_id=None, shell=False, echo=False, timeout=None, phase='tests')\n"
+              "os.killpg(0, signal.SIGKILL)\n")
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ws, env=_env(), capture_output=True, timeout=60,
+                          start_new_session=True)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    report = json.loads(whetstone(["report", "--format", "json"], ws).stdout)
+    assert (report["status"], report["failure"], report["retry"]) == ("fail", "interrupted", "rerun"), report
+
+
 # --------------------------------------------------------------------------- hostile input
 
 def test_a_childs_fake_verdict_never_wins(ws: Path) -> None:

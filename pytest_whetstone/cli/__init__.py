@@ -183,7 +183,7 @@ def _launch(command: list[str] | str, args: argparse.Namespace, *, echo: bool) -
 
     try:
         return launch(command, cwd=Path.cwd().resolve(), store=_store(args), session_id=args.session,
-                      shell=args.shell, echo=echo, timeout=args.timeout)
+                      shell=args.shell, echo=echo, timeout=args.timeout, phase=args.phase or "")
     except Exception:  # noqa: BLE001 - judged by the core's own attempt
         return None
 

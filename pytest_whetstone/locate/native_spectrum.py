@@ -121,6 +121,7 @@ class Spectrum:
         return seen
 
     def _keys(self, funcs: Iterable[Func]) -> list[tuple[str, str, int]]:
+        """The keys of ``funcs``, each function recorded in ``funcs_by_key``."""
         keys = []
         for fn in funcs:
             key = (fn.file_path, fn.qualname, fn.line_start)
