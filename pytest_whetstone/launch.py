@@ -28,7 +28,7 @@ class Launched:
     """A command started for a run: its session, the mark its events follow, its log, its process and the
     attempt its start event names."""
 
-    __slots__ = ("session", "mark", "log_path", "running", "started", "attempt_id")
+    __slots__ = ("session", "mark", "log_path", "running", "started", "attempt_id", "pending_signal")
 
     def __init__(self, session: Session, mark: int, log_path: Path, running: Running, started: float,
                  attempt_id: str) -> None:
@@ -38,6 +38,9 @@ class Launched:
         self.running = running
         self.started = started
         self.attempt_id = attempt_id
+        # a signal that landed while the core loaded (the command already running): the run acts on it once
+        # it can judge it, so the verdict still comes last (0: none)
+        self.pending_signal = 0
 
 
 def child_env(session: Session) -> dict[str, str]:

@@ -97,6 +97,10 @@ def run_command(
                 launched = launch(cmd, cwd=cwd, store=store, session_id=session_id, shell=shell,
                                   echo=echo and not agent, timeout=timeout, started=started, phase=phase)
                 session = launched.session
+            if launched.pending_signal == signal.SIGINT:  # it landed while the core loaded (cli): judged now
+                raise KeyboardInterrupt
+            if launched.pending_signal:
+                raise Interrupted(launched.pending_signal)
             config = config if config is not None else load_config_quietly(cwd)
             outcome = _run_and_record(cmd, phase, cwd, launched, echo, config, agent, out, search)
             return outcome

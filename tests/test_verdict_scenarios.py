@@ -233,6 +233,30 @@ def test_sigterm_stops_the_child_and_still_prints_the_verdict(ws: Path) -> None:
         os.kill(child, 0)
 
 
+def test_a_sigterm_while_the_core_loads_still_ends_with_the_verdict(ws: Path) -> None:
+    """The command starts before the core is imported; a SIGTERM that lands during that import (a loaded
+    machine makes it long) is acted on once the run can judge it: the child is stopped and the verdict
+    printed last, as for a SIGTERM later in the run (it used to end in a traceback)."""
+    script = ("import os, signal, sys\n"
+              "class Hook:\n"
+              "    def find_spec(self, name, path, target=None):\n"
+              "        if name == 'pytest_whetstone.core':\n"
+              "            sys.meta_path.remove(self)\n"
+              "            os.kill(os.getpid(), signal.SIGTERM)\n"
+              "        return None\n"
+              "sys.meta_path.insert(0, Hook())\n"
+              "from pytest_whetstone.cli import main\n"
+              "sys.argv = ['whetstone', 'run', '--', sys.executable, '-c', 'import time; time.sleep(60)']\n"
+              "sys.exit(main())\n")
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ws, env=_env(), capture_output=True, text=True,
+                          timeout=60)
+    v = verdict_of(proc)
+    assert (v["status"], v["failure"], v["retry"]) == ("fail", "interrupted", "rerun"), v
+    assert proc.returncode == 128 + signal.SIGTERM and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert time.monotonic() - started < 30  # the child was stopped, not waited for
+
+
 def test_a_run_killed_outright_reads_as_killed(ws: Path) -> None:
     marker = ws / "started"
     script = f"open({str(marker)!r}, 'w').close(); import time; time.sleep(60)"

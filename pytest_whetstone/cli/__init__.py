@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 from .. import __version__
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from ..launch import Launched
 
 USAGE_ERROR = 2
@@ -164,7 +166,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         # The command starts first; the core (record types, configuration, analysis) loads while it runs.
         launched = _launch(command, args, echo=not agent)
         try:
-            from .. import core
+            core = _import_core(launched)
         except BaseException:
             if launched is not None:
                 launched.running.stop(signal.SIGTERM)
@@ -174,6 +176,26 @@ def _cmd_run(args: argparse.Namespace) -> int:
                            else _store(args), session_id=args.session, shell=args.shell, agent=agent,
                            search=args.search, launched=launched)
     return outcome.exit_code
+
+
+def _import_core(launched: Launched | None) -> ModuleType:
+    """The core, imported while the command runs.  A SIGTERM, SIGHUP or SIGINT that lands meanwhile is
+    kept on ``launched`` (the import is begun again: a module whose execution was interrupted is not
+    kept), and the run acts on it once it can judge it, so the verdict is still printed last."""
+    from ..process import Interrupted
+
+    for _ in range(3):
+        try:
+            from .. import core
+
+            return core
+        except (Interrupted, KeyboardInterrupt) as exc:
+            if launched is None:
+                raise
+            launched.pending_signal = exc.signum if isinstance(exc, Interrupted) else signal.SIGINT
+    from .. import core
+
+    return core
 
 
 def _launch(command: list[str] | str, args: argparse.Namespace, *, echo: bool) -> Launched | None:
