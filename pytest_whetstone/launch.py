@@ -70,10 +70,12 @@ def launch(
     session = open_session(store or find_store(cwd), session_id,
                            meta={"command": command_text(cmd), "cwd": str(cwd)})
     mark = session.size()
+    with tempfile.NamedTemporaryFile(prefix="whetstone-run-", suffix=".log", delete=False) as log:
+        log_path = Path(log.name)
+    # last before the command: nothing here raises after it (start reports a launch error, it does not
+    # raise), so no start is left without the attempt that closes it
     attempt_id = "A" + secrets.token_hex(6)
     session.append(RUN_STARTED, {"attempt_id": attempt_id, "pid": os.getpid(), "phase": phase,
                                  "command": command_text(cmd)})
-    with tempfile.NamedTemporaryFile(prefix="whetstone-run-", suffix=".log", delete=False) as log:
-        log_path = Path(log.name)
     running = start(cmd, cwd, child_env(session), shell, echo, timeout, log_path)
     return Launched(session, mark, log_path, running, started, attempt_id)
