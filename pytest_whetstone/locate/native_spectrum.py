@@ -104,21 +104,30 @@ class Spectrum:
                 continue
             seen.files_with_lines.add(rel)
             for line in lines:
-                keys = self._line_keys.get((rel, line))
-                if keys is None:
-                    keys = self._line_keys[(rel, line)] = self._keys(
-                        fn for fn in self._functions(rel) if fn.line_start <= line <= fn.line_end)
+                keys = self._at_line(rel, line)
                 if keys:
                     seen.functions.update(keys)
                     seen.lines.add((rel, line))
         for name in executed.functions:
-            keys = self._name_keys.get(name)
-            if keys is None:
-                plain, short = plain_name(name), _short(name)
-                keys = self._name_keys[name] = self._keys(
-                    fn for fn in self._by_short.get(short, []) if _same_function(fn, plain)) if short else []
-            seen.functions.update(keys)
+            seen.functions.update(self._named(name))
         return seen
+
+    def _named(self, name: str) -> list[tuple[str, str, int]]:
+        """The workspace functions a profiled symbol names, found once for every test that ran it."""
+        keys = self._name_keys.get(name)
+        if keys is None:
+            plain, short = plain_name(name), _short(name)
+            keys = self._name_keys[name] = self._keys(
+                fn for fn in self._by_short.get(short, []) if _same_function(fn, plain)) if short else []
+        return keys
+
+    def _at_line(self, rel: str, line: int) -> list[tuple[str, str, int]]:
+        """The functions of ``rel`` that hold ``line``, found once for every test that ran it."""
+        keys = self._line_keys.get((rel, line))
+        if keys is None:
+            keys = self._line_keys[(rel, line)] = self._keys(
+                fn for fn in self._functions(rel) if fn.line_start <= line <= fn.line_end)
+        return keys
 
     def _keys(self, funcs: Iterable[Func]) -> list[tuple[str, str, int]]:
         """The keys of ``funcs``, each function recorded in ``funcs_by_key``."""
@@ -192,15 +201,10 @@ class Spectrum:
             return
         counts: dict[int, list[int]] = {}
         lines_of_fn: dict[tuple[str, str, int], set[int]] = {}
-        keys_of: dict[int, list[tuple[str, str, int]]] = {}  # each line's functions, found once for all tests
-        funcs = self._functions(rel)
-        for line in set().union(*lines_by_test.values()):
-            for fn in funcs:
-                if fn.line_start <= line <= fn.line_end:
-                    key = (fn.file_path, fn.qualname, fn.line_start)
-                    self.funcs_by_key[key] = fn
-                    keys_of.setdefault(line, []).append(key)
-                    lines_of_fn.setdefault(key, set()).add(line)
+        keys_of = {line: self._at_line(rel, line) for line in set().union(*lines_by_test.values())}
+        for line, keys in keys_of.items():
+            for key in keys:
+                lines_of_fn.setdefault(key, set()).add(line)
         for test, lines in lines_by_test.items():
             seen = self.seen.setdefault(test, _Seen())
             for line in lines:
