@@ -527,6 +527,7 @@ class CxxTrial:
             env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [self._env_for[path], env.get("LD_LIBRARY_PATH")]))
         env.pop(SCHEMA_ENV, None)
         env.pop(REACHED_ENV, None)
+        env.pop(SPINS_ENV, None)  # only a screened run asks for the bound (run_schema)
         env.update(extra_env or {})
         cwd = Path(binary.path).parent
         with self._turns if str(cwd) in self._written_dirs else contextlib.nullcontext():
