@@ -430,9 +430,11 @@ def _alone_table(groups: list[tuple[str, list[Case]]]) -> list[str]:
     by why (the event's ``alone``), summed over the faults: totals
     only, so where the searches' trials go is known without reading a case."""
     whys = sorted({why for _n, cases in groups for c in cases for why in (c.search.get("alone") or {})})
-    lines = ["", "Mutants (totals over the faults): tried, screened, timed out, the seconds of their runs, and compiled alone by why (count / seconds):", "",
-             "| code base | tried | screened | timed out | runs s | " + " | ".join(whys) + " |",
-             "|---|---|---|---|---|" + "---|" * len(whys)]
+    lines = ["", "Mutants (totals over the faults): tried, screened, timed out (of those, ended by their expression's count),"
+             " the seconds of their runs, the schemata's choices (held / left out as lines / rejected), and compiled"
+             " alone by why (count / seconds):", "",
+             "| code base | tried | screened | timed out (by count) | runs s | schema choices | " + " | ".join(whys) + " |",
+             "|---|---|---|---|---|---|" + "---|" * len(whys)]
     for name, cases in groups:
         cells = []
         for why in whys:
@@ -442,7 +444,11 @@ def _alone_table(groups: list[tuple[str, list[Case]]]) -> list[str]:
         screened = sum(int(c.search.get("screened") or 0) for c in cases)
         timeouts = sum(int(c.search.get("timeouts") or 0) for c in cases)
         runs_s = sum(float(s) for c in cases for s in c.search.get("trial_s") or [])
-        lines.append(f"| {name} | {tried} | {screened} | {timeouts} | {runs_s:.0f} | " + " | ".join(cells) + " |")
+        schemata = [c.search.get("schema") or {} for c in cases]
+        spun = sum(int(sch.get("spun") or 0) for sch in schemata)
+        held = "/".join(str(sum(int(sch.get(k) or 0) for sch in schemata)) for k in ("mutants", "dropped", "rejected"))
+        lines.append(f"| {name} | {tried} | {screened} | {timeouts} ({spun}) | {runs_s:.0f} | {held} | "
+                     + " | ".join(cells) + " |")
     return lines
 
 

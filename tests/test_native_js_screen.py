@@ -254,8 +254,9 @@ def test_a_mutant_that_never_yields_is_ended_by_its_count_not_the_deadline(shape
     try:
         trial.baseline()
         plain = trial.run_schema("lib/area.js", schema, 0, 5.0, str(tmp_path / "reached"))
-        reached, evaluations = read_reach(tmp_path / "reached")
+        reached, evaluations, runs = read_reach(tmp_path / "reached")
         assert not plain.error and reached == {1} and evaluations is not None and evaluations >= 4
+        assert runs == {1: evaluations}  # the one host's own count
         bounded = trial.run_schema("lib/area.js", schema, 1, 1.0, spins=10_000)
         assert bounded.timed_out and bounded.seconds < 0.9, bounded
         unbounded = trial.run_schema("lib/area.js", schema, 1, 1.0)

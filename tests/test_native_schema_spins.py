@@ -61,11 +61,39 @@ def test_the_unmutated_run_records_how_often_mutated_expressions_ran(tmp_path: P
     run = subprocess.run([str(binary)], env=dict(os.environ, **{REACHED_ENV: str(reach)}), capture_output=True,
                          text=True, timeout=10)
     assert run.returncode == 0 and run.stdout.strip() == "5050"
-    reached, evaluations = read_reach(reach)
+    reached, evaluations, runs = read_reach(reach)
     assert reached and evaluations is not None and evaluations >= 300  # 101 tests, 100 steps, 100 sums at least
+    # each host's own count, by its first id: the loop's condition ran 101 times, its step and sum 100
+    assert sum(runs.values()) == evaluations
+    assert max(runs.values()) == 101 and 100 in runs.values(), runs
     # a process that dies before exit leaves the ids but no count
-    reach.write_bytes(reach.read_bytes()[:-12])
-    assert read_reach(reach) == (reached, None)
+    data = reach.read_bytes()
+    reach.write_bytes(data[: data.index(int.to_bytes(2**32 - 1, 4, "little"))])
+    assert read_reach(reach) == (reached, None, {})
+
+
+def test_a_mutant_s_bound_comes_from_its_own_expression_s_count_when_that_is_tighter() -> None:
+    """The file's bound is ten times every mutated expression's runs together; a mutant whose own host ran
+    few times gets ten times that, at least HOST_SPIN_FLOOR, and never more than the file's."""
+    from pytest_whetstone.candidates.native_screen import HOST_SPIN_FLOOR, SPIN_FACTOR, Screen, _FileState
+
+    source = LOOP_C.encode()
+    mutants = mutants_in("loop.c", source, 3, 7)
+    schema = schema_text("loop.c", source, mutants)
+    assert schema is not None
+    inside = [m for m in mutants if m.key in schema.ids]
+    mid = schema.ids[inside[0].key]
+    lo = schema.host_of[mid]
+    assert lo <= mid and all(schema.host_of[other] == lo for other in range(lo, mid + 1))
+    state = _FileState(schema=schema, spins=50_000_000, runs={lo: 101})
+    assert Screen._spins(state, inside[0]) == max(HOST_SPIN_FLOOR, SPIN_FACTOR * 101)
+    state.runs = {lo: 20_000_000}
+    assert Screen._spins(state, inside[0]) == 50_000_000  # never past the file's bound
+    state.runs = {}
+    assert Screen._spins(state, inside[0]) == 50_000_000  # its host's count not recorded: the file's
+    state.spins = 0
+    state.runs = {lo: 101}
+    assert Screen._spins(state, inside[0]) == 0  # no bound asked for
 
 
 def test_a_switched_on_mutant_that_loops_is_killed_at_its_bound_and_the_others_are_not(tmp_path: Path) -> None:

@@ -37,11 +37,13 @@ globalThis.whetstone_now_ = 0;
 let reached = null;  // ids whose expression ran, when the request asks
 let seen = null;
 let evaluations = 0;  // how many times any mutated expression ran, in a run that records the reach
+let runs = null;  // and each host's, by its first id
 let spins = 0;  // how many times the switched-on mutant's expression ran, and the run's bound on that (0: none)
 let spinLimit = 0;
 globalThis.whetstone_enter_ = function (lo, hi, mid) {
   if (reached !== null) {
     evaluations++;
+    runs.set(lo, (runs.get(lo) || 0) + 1);
     if (!seen.has(lo)) for (let id = lo; id <= hi; id++) { seen.add(id); reached.push(id); }
   }
   const now = globalThis.whetstone_now_;
@@ -78,8 +80,11 @@ function finish(rc, error, exit) {
   if (rc === 0) tap += `\n1..${(tap.match(/^(?:not )?ok \d+/gm) || []).length}\n`;
   captured = null;
   if (reached !== null && run.reachedPath) {
-    // the C schemata's layout: the ids after a 0, then -1 and the count of evaluations (low word first)
-    const ids = Int32Array.from([0, ...reached, -1, evaluations % 4294967296, Math.floor(evaluations / 4294967296)]);
+    // the C schemata's layout: the ids after a 0, then -1 and the count of evaluations (low word first),
+    // then -2, a host's first id and its count for each host that ran
+    const words = (n) => [n % 4294967296, Math.floor(n / 4294967296)];
+    const hosts = [...runs].flatMap(([lo, n]) => [-2, lo, ...words(n)]);
+    const ids = Int32Array.from([0, ...reached, -1, ...words(evaluations), ...hosts]);
     try { fs.writeFileSync(run.reachedPath, Buffer.from(ids.buffer)); } catch (e) { /* not recorded */ }
   }
   reached = null;
@@ -113,6 +118,7 @@ function start(request) {
   reached = request.reached ? [] : null;
   seen = new Set();
   evaluations = 0;
+  runs = new Map();
   spins = 0;
   spinLimit = request.spins || 0;
   captured = [];

@@ -28,7 +28,7 @@ from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..locate.cfamily import holds_cxx
 from ..records import BuildErrorRecord
@@ -56,7 +56,8 @@ LEAST_LIKELY = 0.5  # mutants below this prior go last into a schema that cannot
 # It writes through raw system calls (x86-64 Linux; no libc declaration that could clash with the
 # user's), opened by a constructor that writes id 0, so an empty file means "nothing reached" and a
 # missing one "not recorded here"; a destructor appends -1 and how many times any mutated expression
-# ran (two words, low first), when the process ends by returning from main or calling exit.
+# ran (two words, low first), then -2, a host's first id and how many times that host ran (two words)
+# for each host that ran, when the process ends by returning from main or calling exit.
 # With ``$WHETSTONE_SPINS`` set to N > 0, the switched-on mutant's expression running more than N times
 # kills the process group (SIGKILL, so no core file lands in the user's tree): a mutated loop condition
 # or step that never ends is stopped within milliseconds, not at the run's time limit (the caller reads
@@ -98,9 +99,22 @@ __attribute__((constructor)) static void whetstone_reach_open_(void) {
   if (whetstone_reach_fd_ >= 0) whetstone_sys_(1, whetstone_reach_fd_, (long)&zero, (long)sizeof zero);
 }
 static long whetstone_evals_;
+static long whetstone_runs_[@REACH_SLOTS@];  /* per host, by its first id */
+static int whetstone_tail_[3 + 4 * @REACH_SLOTS@];
 __attribute__((destructor)) static void whetstone_reach_close_(void) {
-  int tail[3] = {-1, (int)(whetstone_evals_ & 0xffffffffL), (int)(whetstone_evals_ >> 32)};
-  if (whetstone_reach_fd_ >= 0) whetstone_sys_(1, whetstone_reach_fd_, (long)tail, (long)sizeof tail);
+  int n = 3, lo;
+  whetstone_tail_[0] = -1;
+  whetstone_tail_[1] = (int)(whetstone_evals_ & 0xffffffffL);
+  whetstone_tail_[2] = (int)(whetstone_evals_ >> 32);
+  for (lo = 1; lo < @REACH_SLOTS@; ++lo) {
+    long runs = __atomic_load_n(&whetstone_runs_[lo], __ATOMIC_RELAXED);
+    if (!runs) continue;
+    whetstone_tail_[n++] = -2;
+    whetstone_tail_[n++] = lo;
+    whetstone_tail_[n++] = (int)(runs & 0xffffffffL);
+    whetstone_tail_[n++] = (int)(runs >> 32);
+  }
+  if (whetstone_reach_fd_ >= 0) whetstone_sys_(1, whetstone_reach_fd_, (long)whetstone_tail_, (long)(n * sizeof(int)));
 }
 static long whetstone_spins_;
 static long whetstone_spin_limit_ = -1;
@@ -119,6 +133,7 @@ static int whetstone_spin_(void) {
 static int whetstone_reach_(int lo, int hi) {
   int id;
   __atomic_add_fetch(&whetstone_evals_, 1, __ATOMIC_RELAXED);
+  if (lo < @REACH_SLOTS@) __atomic_add_fetch(&whetstone_runs_[lo], 1, __ATOMIC_RELAXED);
   if (lo < @REACH_SLOTS@ && __atomic_load_n(&whetstone_seen_[lo], __ATOMIC_RELAXED))
     return 0; /* a host's ids are marked together: its first says it ran before */
   for (id = lo; id <= hi && id < @REACH_SLOTS@; ++id)
@@ -160,6 +175,7 @@ class Schema:
     # compiler names by line and column is one mutant's
     spans: dict[int, list[tuple[int, int, Key]]] = field(default_factory=dict)
     risky: int = 0  # choices in initializers C++ may need as constants (:func:`_constant_context`)
+    host_of: dict[int, int] = field(default_factory=dict)  # mutant id -> its host's first id (a guard's ``lo``)
 
     def at(self, line: int, col: int) -> Key | None:
         """The mutant whose text holds 1-based byte column ``col`` of ``line``."""
@@ -253,21 +269,29 @@ def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: fro
 def read_reached(path: Path) -> set[int] | None:
     """The mutant ids whose expressions ran while ``$WHETSTONE_REACHED`` named ``path`` (None when the
     schema could not record them: no file, or no constructor's mark)."""
-    return read_reach(path)[0]
+    return read_reach(path).ids
 
 
-def read_reach(path: Path) -> tuple[set[int] | None, int | None]:
-    """:func:`read_reached`, and how many times the mutated expressions ran in all (None when no process
-    that wrote ``path`` ended through exit: a crash, a kill).  A test that starts processes of the same
-    binary leaves a tail for each: the largest counts."""
+class Reach(NamedTuple):
+    """What a run with ``$WHETSTONE_REACHED`` recorded (:data:`PRELUDE`)."""
+
+    ids: set[int] | None  # the mutant ids whose expressions ran (None: not recorded)
+    evaluations: int | None  # how many times mutated expressions ran in all (None: no process ended by exit)
+    runs: dict[int, int]  # a host's first id -> how many times its expression ran (hosts that ran)
+
+
+def read_reach(path: Path) -> Reach:
+    """What the run recorded in ``path``.  A test that starts processes of the same binary leaves a
+    tail for each: the largest counts."""
     try:
         data = path.read_bytes()
     except OSError:
-        return None, None
+        return Reach(None, None, {})
     words = array("i")
     words.frombytes(data[: len(data) - len(data) % words.itemsize])
     found: set[int] = set()
     evaluations: int | None = None
+    runs: dict[int, int] = {}
     at = 0
     while at < len(words):
         if words[at] == -1 and at + 2 < len(words):
@@ -275,9 +299,14 @@ def read_reach(path: Path) -> tuple[set[int] | None, int | None]:
             evaluations = max(evaluations or 0, count)
             at += 3
             continue
+        if words[at] == -2 and at + 3 < len(words):
+            lo, count = words[at + 1], (words[at + 2] & 0xFFFFFFFF) | (words[at + 3] << 32)
+            runs[lo] = max(runs.get(lo, 0), count)
+            at += 4
+            continue
         found.add(words[at])
         at += 1
-    return (found - {0} if 0 in found else None), evaluations
+    return Reach(found - {0} if 0 in found else None, evaluations, runs)
 
 
 class _Out:
@@ -300,6 +329,7 @@ def _number_by_host(hosts: list[_Host], schema: Schema) -> None:
     for host in hosts:
         host.choices = [(renumbered.setdefault(mid, len(renumbered) + 1), new) for mid, new in host.choices]
     schema.ids = {key: renumbered[mid] for key, mid in schema.ids.items()}
+    schema.host_of = {mid: host.choices[0][0] for host in hosts for mid, _ in host.choices}
 
 
 def _guard(first: int, mid: int, last: int) -> str:

@@ -66,6 +66,10 @@ PROBE_SAVES_S = 0.05
 # when a failing test had passed by then, the run is given the longer limit without it, as a timed-out one is.
 SPIN_FACTOR = float(os.environ.get("WHETSTONE_SPIN_FACTOR") or 10)  # 0: no such bound (a benchmark's control)
 SPIN_FLOOR = 1_000_000
+# The same bound from the mutant's own expression's count in that run, when the schema recorded it, at
+# least HOST_SPIN_FLOOR times: a loop whose turn runs many other mutated expressions (a polygon walk at
+# -O0) ran a million turns of its own only after the clock had stopped it
+HOST_SPIN_FLOOR = int(os.environ.get("WHETSTONE_HOST_SPIN_FLOOR") or 100_000)
 WIDER_MAX_S = 5.0  # whole binaries slower than this on the unmutated schema are not screened whole
 OWN_TEXT_SHARE = 0.85  # a mutant runs as its own text when that is this much faster than the schema
 # the choice a mutant's own text runs with: no choice to switch on, yet no unmutated run (0 is that: the
@@ -91,6 +95,7 @@ class _Plain(NamedTuple):
     seconds: float
     test_s: dict[str, float]  # failure id -> its seconds there
     evaluations: int | None = None  # how many times mutated expressions ran in all (None: not recorded)
+    runs: dict[int, int] = {}  # a host's first id -> how many times its expression ran (see HOST_SPIN_FLOOR)
 
 
 @dataclass
@@ -117,6 +122,7 @@ class _FileState:
     own_text: bool = False  # mutants run as their own texts, not as the schema's choices (see _own_text)
     compile_s: list[float] = field(default_factory=list)  # this file's schema compiles
     spins: int = 0  # a screened run's bound on its mutant's expression (see SPIN_FACTOR; 0: none)
+    runs: dict[int, int] = field(default_factory=dict)  # a host's first id -> its count (see HOST_SPIN_FLOOR)
 
 
 class Screen:
@@ -166,10 +172,11 @@ class Screen:
             return None
         text, mid = on
         limit = min(self.long_timeout_s, max(state.timeout_s, ENDED_FACTOR * state.longest_ended_s))
-        outcome = trial.run_schema(rel, text, mid, limit, only=state.probe, spins=state.spins)
+        spins = self._spins(state, mutant)
+        outcome = trial.run_schema(rel, text, mid, limit, only=state.probe, spins=spins)
         if not outcome.timed_out:
             state.longest_ended_s = max(state.longest_ended_s, outcome.seconds)
-        elif state.spins and outcome.seconds < limit:
+        elif spins and outcome.seconds < limit:
             self.spun += 1
         if outcome.timed_out and set(outcome.passed) & set(self.base.failing):
             # the failing tests failed fast and now pass, until the limit stopped them: the fault may have
@@ -184,6 +191,16 @@ class Screen:
             if fid in self.base.failing and state.plain.get(fid) == sig:
                 outcome.failing[fid] = self.base.failing[fid]
         return outcome
+
+    @staticmethod
+    def _spins(state: _FileState, mutant: Mutant) -> int:
+        """A screened run's bound on ``mutant``'s expression: the file's (SPIN_FACTOR), or tighter, from its
+        own host's count in the unmutated run (HOST_SPIN_FLOOR)."""
+        mid = state.schema.ids.get(mutant.key) if state.schema is not None else None
+        own = state.runs.get(state.schema.host_of.get(mid, -1), 0) if state.schema is not None and mid else 0
+        if not state.spins or not own:
+            return state.spins
+        return min(state.spins, int(max(HOST_SPIN_FLOOR, SPIN_FACTOR * own)))
 
     def breaks_others(self, mutant: Mutant, trial: SchemaTrial) -> bool:
         """Whether ``mutant``, switched on in its file's schema, fails a test of the whole binaries that
@@ -381,6 +398,7 @@ class Screen:
                     state.schema, state.plain, state.reached = schema, sound.failing, sound.reached
                     state.spins = int(max(SPIN_FLOOR, SPIN_FACTOR * sound.evaluations)) \
                         if sound.evaluations and SPIN_FACTOR > 0 else 0
+                    state.runs = sound.runs
                     plain_s = sound.seconds
                     state.probe = cheap_tests(sound.test_s)
                     if state.probe is not None:
@@ -421,12 +439,12 @@ class Screen:
         with tempfile.TemporaryDirectory(prefix="whetstone-reach-") as scratch:
             path = Path(scratch) / "reached"
             plain = trial.run_schema(rel, schema.text, 0, limit, str(path))
-            reached, evaluations = read_reach(path)
+            reach = read_reach(path)
         if plain.error or set(plain.failing) != set(self.base.failing) or plain.passed:
             self.notes.append(f"schema of {rel}: not used, it changes the unmutated tests "
                               f"({plain.error or 'other failures'})")
             return None
-        return _Plain(dict(plain.failing), reached, plain.seconds, plain.test_s, evaluations)
+        return _Plain(dict(plain.failing), reach.ids, plain.seconds, plain.test_s, reach.evaluations, reach.runs)
 
     def _faster(self, rel: str, schema: Schema, trial: SchemaTrial, sound: _Plain, compile_s: float) -> _Plain:
         """The schema compiled with the optimizer when its unmutated tests run slowly at -O0 and the
