@@ -105,12 +105,13 @@ class Planner:
     def neighbour_plans(self, failure: TestFailureRecord) -> list[_Plan]:
         """Mutants of the other functions in the top suspects' files: a schema compiles the whole file,
         so screening them costs test runs only.  With a spectrum, only those the failing test ran, the
-        likeliest first; a function whose mutant fixes the test joins the suspects (:meth:`finish`)."""
+        likeliest first; a function whose mutant fixes the test joins the suspects (:meth:`finish`).
+        Without one (the plan the early schemata are built from), the functions the suspects call first."""
         top = failure.suspects[:self.top_suspects()]
         known = {(s.file_path, s.qualname, s.line_start) for s in top}  # an overload of a suspect is not it
         test = self.spectrum_names.get(failure.failure_id)
         ran = self.spectrum.ran_in(test) if self.spectrum is not None and test else None
-        called = self.called_in_file(top) if ran is not None else {}
+        called = self.called_in_file(top)
         funcs: list[tuple[float, int, Any]] = []
         for rel in dict.fromkeys(s.file_path for s in top):
             if is_test_file(rel):
@@ -119,7 +120,7 @@ class Planner:
                 key = (fn.file_path, fn.qualname, fn.line_start)
                 if key in known or (ran is not None and key not in ran and key not in called):
                     continue
-                score = (self.spectrum.score(key) or called.get(key, 0.0)) if ran is not None else 0.0
+                score = (self.spectrum.score(key) or called.get(key, 0.0)) if ran is not None else called.get(key, 0.0)
                 funcs.append((score, len(funcs), fn))
         funcs.sort(key=lambda t: (-t[0], t[1]))
         # where the spectrum placed each among the suspects (it joins those the failing test ran): a

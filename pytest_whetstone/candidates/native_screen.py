@@ -71,6 +71,13 @@ SPIN_FLOOR = 1_000_000
 # -O0) ran a million turns of its own only after the clock had stopped it
 HOST_SPIN_FLOOR = int(os.environ.get("WHETSTONE_HOST_SPIN_FLOOR") or 100_000)
 WIDER_MAX_S = 5.0  # whole binaries slower than this on the unmutated schema are not screened whole
+# A schema built before the spectrum holds the mutants of every function of the suspects' files up to a
+# count (:meth:`.native_plan.Planner.neighbour_plans`): in a file of hundreds, the functions the failing
+# test ran are mostly not among them, and each such mutant would cost a compile of its own.  A file whose
+# plan after the spectrum asks for at least REBUILD_MIN mutants its schema was never offered is built once
+# more, with those first, when the time left holds REBUILD_ROOM of its compiles.
+REBUILD_MIN = 10
+REBUILD_ROOM = 4
 OWN_TEXT_SHARE = 0.85  # a mutant runs as its own text when that is this much faster than the schema
 # the choice a mutant's own text runs with: no choice to switch on, yet no unmutated run (0 is that: the
 # trial reads it as the code as written, e.g. to choose which tests a run covers)
@@ -123,6 +130,9 @@ class _FileState:
     compile_s: list[float] = field(default_factory=list)  # this file's schema compiles
     spins: int = 0  # a screened run's bound on its mutant's expression (see SPIN_FACTOR; 0: none)
     runs: dict[int, int] = field(default_factory=dict)  # a host's first id -> its count (see HOST_SPIN_FLOOR)
+    skipped: frozenset[int] = frozenset()  # lines whose choices did not compile (left out of the schema)
+    asked: list[Mutant] = field(default_factory=list)  # the latest plan's mutants of this file, once built
+    rebuilt: bool = False  # built again for a later plan (see REBUILD_MIN)
 
 
 class Screen:
@@ -144,12 +154,18 @@ class Screen:
         return [t for state in list(self.files.values()) for t in state.compile_s]
 
     def add(self, mutants: list[Mutant]) -> None:
-        """Mutants the search may ask for; a file's schema holds those known when it is first asked for."""
+        """Mutants the search may ask for; a file's schema holds those known when it is first asked for,
+        or when it is built again for a plan that asks for many it was never offered (REBUILD_MIN)."""
+        asked: dict[str, list[Mutant]] = {}
         for mutant in mutants:
             state = self.files.setdefault(mutant.edit.file_path, _FileState())
-            if not state.ready and mutant.key not in state.keys:
+            if state.ready:
+                asked.setdefault(mutant.edit.file_path, []).append(mutant)
+            elif mutant.key not in state.keys:
                 state.keys.add(mutant.key)
                 state.mutants.append(mutant)
+        for rel, wanted in asked.items():
+            self.files[rel].asked = wanted
 
     def outcome(self, mutant: Mutant, trial: SchemaTrial) -> TrialOutcome | None:
         """The failing tests with ``mutant`` switched on in its file's schema, or None when it is not in
@@ -283,6 +299,8 @@ class Screen:
         for trial in trials if isinstance(trials, list) else [trials]:
             free.put(trial)
 
+        again: dict[str, _FileState] = {}  # files built again: their schema until then, kept if that fails
+
         def build(item: tuple[str, _FileState]) -> None:
             if stop is not None and stop.is_set():
                 return
@@ -293,8 +311,15 @@ class Screen:
                 self.notes.append(f"schema of {item[0]}: {type(exc).__name__}: {exc}"[:200])
             finally:
                 free.put(trial)
+                rel = item[0]
+                if rel in again and item[1].schema is None:
+                    self.files[rel] = again[rel]
 
         with self.lock:
+            for rel, state in list(self.files.items()):
+                fresh = self._again(rel, state)
+                if fresh is not None:
+                    again[rel], self.files[rel] = state, fresh
             pending = [(rel, state) for rel, state in self.files.items() if not state.ready and not is_header(rel)]
             if free.qsize() < 2 or len(pending) < 2:
                 for item in pending:
@@ -302,6 +327,21 @@ class Screen:
                 return
             with ThreadPoolExecutor(max_workers=free.qsize()) as pool:
                 list(pool.map(build, pending))
+
+    def _again(self, rel: str, state: _FileState) -> _FileState | None:
+        """A fresh state for ``rel``'s schema to be built again with the mutants its latest plan asks for
+        that it was never offered (None: not worth a compile, see REBUILD_MIN).  The plan's mutants
+        come first, so a file past what one schema holds keeps what the plan wants now."""
+        if not state.ready or state.rebuilt or state.schema is None or is_header(rel) or not state.asked:
+            return None
+        new = [m for m in state.asked if m.key not in state.keys and m.edit.start.line not in state.skipped]
+        if len(new) < REBUILD_MIN or self.deadline - time.monotonic() < REBUILD_ROOM * max(state.compile_s, default=0.0):
+            return None
+        first = {m.key for m in state.asked}
+        mutants = list({m.key: m for m in state.asked + [m for m in state.mutants if m.key not in first]}.values())
+        self.notes.append(f"schema of {rel}: built again for {len(new)} mutants the plan after the spectrum added")
+        return _FileState(mutants=mutants, keys={m.key for m in mutants}, rejected=set(state.rejected),
+                          compile_s=state.compile_s, rebuilt=True)
 
     def forget_pending(self) -> None:
         """Drop the files whose schema was not started: a plan made before the spectrum named them, and the
@@ -396,6 +436,7 @@ class Screen:
                 if sound is not None:
                     sound = self._faster(rel, schema, trial, sound, last)
                     state.schema, state.plain, state.reached = schema, sound.failing, sound.reached
+                    state.skipped = skip
                     state.spins = int(max(SPIN_FLOOR, SPIN_FACTOR * sound.evaluations)) \
                         if sound.evaluations and SPIN_FACTOR > 0 else 0
                     state.runs = sound.runs

@@ -1,0 +1,123 @@
+"""A schema built before the spectrum is built once more when the plan after it asks for many mutants
+the schema was never offered (:data:`.native_screen.REBUILD_MIN`): in a file of many functions the
+early plan holds only some of them, and each mutant left out would cost a compile of its own."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from test_native_schema import CompilingTrial
+from test_native_search import GEO_CC, GEO_TEST, _failure, _tree_hashes, build_make_geo
+
+from pytest_whetstone.candidates.mutant import Mutant
+from pytest_whetstone.candidates.native_mutants import mutants_in
+from pytest_whetstone.candidates.native_screen import REBUILD_MIN, Screen
+from pytest_whetstone.candidates.native_search import NativeSearchStats, native_search_candidates
+from pytest_whetstone.candidates.native_trial import TrialOutcome
+from pytest_whetstone.records import Suspect
+
+FUNCS = 12
+SOURCE = "".join(f"int f{k}(int a, int b) {{\n  return a < b ? a + {k} : b - {k};\n}}\n" for k in range(FUNCS))
+
+
+def _mutants_of(k: int) -> list[Mutant]:
+    return mutants_in("many.cc", SOURCE.encode(), 3 * k + 1, 3 * k + 3)
+
+
+class Trial(CompilingTrial):
+    def __init__(self, broken_after: int = 0) -> None:
+        self.compiles = 0
+        self.broken_after = broken_after  # compiles after this many fail (0: none fail)
+
+    def prepare_schema(self, rel: str, text: str) -> str:
+        self.compiles += 1
+        return "error: no" if self.broken_after and self.compiles > self.broken_after else ""
+
+    def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
+                   only: set[str] | None = None, spins: int = 0) -> TrialOutcome:
+        return TrialOutcome(failing={"F1": "x"})
+
+
+def _screen() -> Screen:
+    return Screen(TrialOutcome(failing={"F1": "x"}, seconds=0.01), lambda rel: SOURCE, deadline=1e12, timeout_s=5.0)
+
+
+def test_a_later_plan_s_new_mutants_are_screened_after_one_more_compile() -> None:
+    early = _mutants_of(0) + _mutants_of(1)
+    later = _mutants_of(0) + _mutants_of(7) + _mutants_of(9)
+    assert len(_mutants_of(7) + _mutants_of(9)) >= REBUILD_MIN
+    screen, trial = _screen(), Trial()
+    screen.add(early)
+    screen.prepare(trial)  # type: ignore[arg-type]
+    assert trial.compiles == 1 and screen.covers(early[0]) and not screen.covers(later[-1])
+    screen.add(later)
+    screen.prepare(trial)  # type: ignore[arg-type]
+    assert trial.compiles == 2 and all(screen.covers(m) for m in early + later)
+    assert any("built again for" in note for note in screen.notes), screen.notes
+    assert screen.stats()["per_file"]["many.cc"][0] and len(screen.stats()["per_file"]["many.cc"][0]) == 2
+    screen.add(later + _mutants_of(11))  # once only: a third plan's newcomers are compiled alone
+    screen.prepare(trial)  # type: ignore[arg-type]
+    assert trial.compiles == 2 and not screen.covers(_mutants_of(11)[0])
+
+
+def test_a_few_newcomers_are_not_worth_a_compile() -> None:
+    screen, trial = _screen(), Trial()
+    screen.add(_mutants_of(0))
+    screen.prepare(trial)  # type: ignore[arg-type]
+    few = _mutants_of(5)[: REBUILD_MIN - 1]
+    screen.add(_mutants_of(0) + few)
+    screen.prepare(trial)  # type: ignore[arg-type]
+    assert trial.compiles == 1 and not screen.covers(few[0]) and screen.covers(_mutants_of(0)[0])
+
+
+def test_a_rebuild_that_does_not_compile_keeps_the_schema_it_had() -> None:
+    screen, trial = _screen(), Trial(broken_after=1)
+    screen.add(_mutants_of(0))
+    screen.prepare(trial)  # type: ignore[arg-type]
+    screen.add(_mutants_of(0) + _mutants_of(7) + _mutants_of(9))
+    screen.prepare(trial)  # type: ignore[arg-type]
+    assert trial.compiles == 2
+    assert screen.covers(_mutants_of(0)[0]) and not screen.covers(_mutants_of(7)[0])
+
+
+# ----------------------------------------------------------------------------- the search, end to end
+
+FILLERS = 50
+MANY_CC = GEO_CC + """
+int finish_value(int v);
+
+int stage(int v) { return finish_value(v); }
+
+int pipeline(int v) { return stage(v); }
+""" + "".join(f"\nint filler_{k}(int v) {{ return v * {k} + 1; }}\n" for k in range(FILLERS)) + """
+int finish_value(int v) {
+  int total = 0;
+  for (int i = 0; i < 3; ++i) total += v;
+  return total - 1;  // seeded fault: total + 1
+}
+"""
+MANY_TEST = GEO_TEST.replace('#include "geo.h"\n', '#include "geo.h"\n\nint pipeline(int v);\n').replace(
+    "  EXPECT_FALSE(inside(1, 4, 4, 4));\n", "") + "TEST(Geo, Pipeline) { EXPECT_EQ(pipeline(2), 7); EXPECT_EQ(pipeline(5), 16); }\n"
+
+
+def test_the_search_builds_a_big_file_s_schema_again_for_what_the_spectrum_found(tmp_path: Path) -> None:
+    """The failing test calls ``pipeline``, which reaches ``finish_value`` through ``stage``; the file
+    holds 50 more functions between them.  The schema built while the spectrum runs holds the suspect,
+    its callee and the first functions of the file; the spectrum then names ``finish_value``, the plan
+    asks for its mutants, the schema is built once more with them, and the fix is screened, compiled
+    alone with the real flags and validated; the user's tree is untouched."""
+    if not shutil.which("valgrind"):
+        pytest.skip("valgrind not installed (no spectrum, so no early schema)")
+    proj = build_make_geo(tmp_path / "geo", MANY_CC, MANY_TEST)
+    before = _tree_hashes(proj)
+    line = MANY_CC.splitlines().index("int pipeline(int v) { return stage(v); }") + 1
+    failure = _failure(proj, "Pipeline", Suspect("src/geo.cc", "pipeline", line, line, 1.0))
+    stats = NativeSearchStats()
+    found = native_search_candidates([failure], proj, 90, store=proj / ".whetstone", stats=stats)
+    assert _tree_hashes(proj) == before
+    assert any("built again for" in note for note in stats.notes), stats.to_dict()
+    assert "left-out" not in stats.alone, stats.to_dict()  # finish_value's mutants were screened
+    top = found[0]
+    assert top.validated and top.edits[0].new_text == "+", top
