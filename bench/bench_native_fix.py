@@ -1,7 +1,7 @@
 """Development bench: C/C++ and JS test failures located and fixed by the native mutant search (by hand).
 
-    python bench/bench_native_fix.py [--project exprcalc|textkit|jsonnet|hiredis|fasttext|kiwi|leveldb|traverse|
-        object-inspect|deep-equal|function-bind|all] [--faults N] [--seed S]
+    python bench/bench_native_fix.py [--project exprcalc|textkit|jsonnet|hiredis|fasttext|kiwi|leveldb|cjson|
+        traverse|object-inspect|deep-equal|function-bind|all] [--faults N] [--seed S]
         [--fault-list FILE] [--seeder ours|heldout] [--max-minutes M] [--out FILE]
 
 The projects (bench/native_fix_projects.py), each laid out in a scratch directory:
@@ -24,6 +24,10 @@ The projects (bench/native_fix_projects.py), each laid out in a scratch director
   (templates and inline members: the rows, the solver, the symbolics operators, strengths, AssocVector);
   our gtest tests (bench/native_dev/kiwi), three binaries that each compile the headers they include,
   CMake + Ninja, Debug, ccwrap as the compiler launcher, ctest;
+* cjson 1.7.15 (C, third-party, Debian bookworm's upstream tarball): faults in its one big cJSON.c (115
+  functions), built as a static library by its own CMake (``-DENABLE_CJSON_TEST=ON``, without its
+  -Werror flags, valgrind or sanitizers), Ninja, ccwrap as the C compiler launcher; its own Unity tests
+  under tests/ and test.c, one binary and one ctest test each;
 * traverse 0.6.11, object-inspect 1.12.3, deep-equal 2.2.3, function-bind 1.1.2 (JS, third-party, npm
   tarballs with their own tape tests, run whole-file by ``tape '<glob>'``): faults in the package's
   main source file.

@@ -8,7 +8,8 @@ Four kinds:
   either by the project's own tests (jsonnet's GoogleTest files) or by ours (bench/native_dev/<name>/:
   hiredis, fasttext, kiwi: a header-only library whose code is all templates and inline members);
 * Debian's upstream tarballs (``apt-get source`` through a private deb-src list, bench/debian_source.py),
-  built by a build file written here and tested by the project's own tests (leveldb);
+  tested by the project's own tests: built by a build file written here (leveldb) or by the project's own
+  CMake build (cjson);
 * third-party npm libraries that ship their own tape tests in the registry tarball: ``npm pack`` into
   bench/_work/npm/ and ``npm install --ignore-scripts`` there once (cached, never committed); the scratch
   tree is the package's files with ``node_modules`` linked to that install.
@@ -103,6 +104,17 @@ PROJECTS = {
         about="leveldb 1.23, Debian bookworm's upstream tarball (C++: the whole library as a static library; its own "
         "GoogleTest files under util/, db/ and table/ on the system GoogleTest and gmock, one binary each, "
         "gtest_discover_tests; CMake + Ninja, ccwrap as the compiler launcher, ctest; needs libgmock-dev)"),
+    "cjson": Project(
+        "cjson", ["cJSON.c"],
+        ["cmake", "--build", "build"], CTEST,
+        ["cmake", "-S", ".", "-B", "build", "-G", "Ninja", "-DCMAKE_C_COMPILER_LAUNCHER=ccwrap",
+         "-DENABLE_CJSON_TEST=ON", "-DENABLE_CJSON_UTILS=OFF", "-DBUILD_SHARED_LIBS=OFF",
+         "-DENABLE_CUSTOM_COMPILER_FLAGS=OFF", "-DENABLE_VALGRIND=OFF", "-DENABLE_SANITIZERS=OFF"],
+        compiler_env=False, debian="cjson=cJSON-1.7.15",
+        about="cJSON 1.7.15, Debian bookworm's upstream tarball (C: one big cJSON.c of 115 functions, as a "
+        "static library, faults in cJSON.c; its own Unity tests under tests/, 18 binaries, and test.c, one ctest "
+        "test each; its own CMake with -DENABLE_CJSON_TEST=ON and without its -Werror flags, valgrind or "
+        "sanitizers, Ninja, ccwrap as the C compiler launcher, ctest)"),
     "object-inspect": Project(
         "object-inspect", ["index.js"], None, ["node_modules/.bin/tape", "test/*.js"], npm="object-inspect@1.12.3",
         about="object-inspect 1.12.3 from its npm tarball (JS: one big index.js of `function` declarations and "
@@ -150,7 +162,11 @@ def materialize(project: Project, dest: Path) -> None:
         return
     if project.debian:
         package, dirname = project.debian.split("=")
-        _leveldb(fetch_debian_source(package, dirname, WORK), dest)
+        root = fetch_debian_source(package, dirname, WORK)
+        if project.name == "cjson":
+            shutil.copytree(root, dest)  # its own CMakeLists.txt and tests, as they are
+        else:
+            _leveldb(root, dest)
         return
     name, version = project.sdist.split("==")
     root = fetch_sdist(project.sdist, f"{name}-{version}", WORK)
