@@ -8,10 +8,17 @@ With ``--output-on-failure`` the failed test's output follows its result line;
 with ``-V`` it precedes it, each line prefixed ``K: ``.  That output is handed
 to the gtest parser: when it names failing gtest tests, those records (runner
 ``gtest``, node id ``<ctest name>::Suite.Test``) stand for the ctest test, which
-is not counted a second time; otherwise one ``ctest`` record carries the
-status and the output (``Could not find executable``, ``Failed test
-dependencies``, the regex reason).  ``The following tests FAILED:`` only adds
-tests never seen above (a log whose head was cut).
+is not counted a second time.  A Unity binary's ``FILE:LINE:TEST:FAIL: message``
+lines (:mod:`.unity`) do the same: one ``ctest`` record per failing Unity test,
+node id ``<ctest name>::<test function>``, test name the function (no suite: the
+locator then finds the function holding the line), file and line where the
+assertion failed, expected/actual from ``Expected X Was Y``.  A Unity run cut short
+(no ``N Tests N Failures N Ignored``: a crash, a timeout) adds the ctest test's own
+record for the test that never reported.  Otherwise one ``ctest`` record carries
+the status and the output (``Could not find executable``, ``Failed test
+dependencies``, the regex reason); a Unity binary's gives the test file Unity
+names, without a line.  ``The following tests FAILED:`` only adds tests never
+seen above (a log whose head was cut).
 
 Counts: ``pass_count``/``skip_count`` are ctest tests (``Passed`` / disabled);
 ``fail_count`` is the number of failure records, each the most specific
@@ -23,8 +30,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..classify import classify_test
 from ..lazy_pattern import lazy_pattern
 from ..records import TestFailureRecord
+from . import unity
 from .base import LineParser, ParseContext, ParseResult
 from .gtest import GtestParser, is_structure
 
@@ -49,14 +58,15 @@ _CTEST_PREAMBLE = ("Test command: ", "Working Directory: ", "Test timeout comput
                    "Resource groups:", "Test Execution Time: ")
 MAX_OUTPUT = 400
 # Past MAX_OUTPUT lines, a test's output still keeps GoogleTest's own structure (a test's start, end and
-# where it failed), up to this many lines: a test printing hundreds of failures in a loop must not lose
-# its `[  FAILED  ]` line and read as a crash.
+# where it failed) and Unity's (its FAIL lines and tally), up to this many lines: a test printing hundreds
+# of failures in a loop must not lose its `[  FAILED  ]` line and read as a crash.
 MAX_STRUCTURE = 20_000
 
 
 def _keep(test: _Test, line: str) -> None:
-    """One line of the test's output: the first MAX_OUTPUT lines, then only GoogleTest's structure."""
-    if len(test.output) < MAX_OUTPUT or (len(test.output) < MAX_STRUCTURE and is_structure(line)):
+    """One line of the test's output: the first MAX_OUTPUT lines, then only GoogleTest's and Unity's structure."""
+    if len(test.output) < MAX_OUTPUT or (
+            len(test.output) < MAX_STRUCTURE and (is_structure(line) or unity.is_structure(line))):
         test.output.append(line)
 
 
@@ -199,7 +209,7 @@ class CtestParser(LineParser):
         if test.name in self.failed_seen:
             return
         self.failed_seen.add(test.name)
-        records = self._embedded(test)
+        records = self._embedded(test) or self._unity(test)
         if not records:
             records = [self._own_record(test)]
         for record in records:
@@ -230,6 +240,44 @@ class CtestParser(LineParser):
                 record.message = f"Timeout: {record.message}"
                 record.outcome, record.exception_type = "timeout", ""
         return sub.test_failures
+
+    def _unity(self, test: _Test) -> list[TestFailureRecord]:
+        """The failing Unity tests inside this ctest test's output, if it was a Unity binary."""
+        run = unity.read_run(test.output) if test.output else None
+        if run is None or not run.seen:
+            return []
+        records = [self._unity_record(test, failure) for failure in run.failures]
+        if not records or run.summary is None:
+            # No FAIL line, or the binary never reached UNITY_END (crashed, timed out, exited): the ctest
+            # test's own record, for a test Unity never reported.  Its file is the runner's own source
+            # (the one file Unity names); which test died is unknown (Unity prints a test's line after it
+            # ends), so no line and no test name: the last reported test is only mentioned.
+            own = self._own_record(test)
+            if len(run.files) == 1:
+                own.file_path = self.ctx.resolve(next(iter(run.files)))
+            if run.summary is None and run.last is not None:
+                own.message = f"{own.message}\n(after {run.last.test}, the last test Unity reported)"[:2000]
+            records.append(own)
+        return records
+
+    def _unity_record(self, test: _Test, failure: unity.UnityResult) -> TestFailureRecord:
+        expected, actual = unity.values(failure.message)
+        record = TestFailureRecord(
+            runner=RUNNER,
+            test_name=failure.test,
+            node_id=f"{test.name}::{failure.test}",
+            expected_value=expected,
+            actual_value=actual,
+            file_path=self.ctx.resolve(failure.file),
+            line=failure.line,
+            message=(failure.message or "FAIL")[:2000],
+            raw="\n".join(failure.raw)[:4000],
+        )
+        # A FAIL line is a failed check whatever its words ("Couldn't parse string."): the message's own
+        # patterns (a timeout, an infra failure) go first, and the user's rules still apply later.
+        if classify_test(record).failure_type == "unknown":
+            record.failure_type = "assertion"
+        return record
 
     def _own_record(self, test: _Test) -> TestFailureRecord:
         status = test.status.strip()
