@@ -161,3 +161,32 @@ def test_a_header_many_units_include_is_checked_through_a_sample(native_dir: Pat
     result = gate_check({"common.h": "int shared(int)\n"}, root)
     assert len(result.units) == 4 and not result.ok
     assert "included by 12 units; checked 4" in result.message and "\n" not in result.message
+
+
+def test_a_unit_sees_edits_of_files_above_and_below_its_directory_and_the_tree_is_never_written(
+        native_dir: Path, tmp_path: Path) -> None:
+    """A test that includes the `.c` it tests through `../` (cJSON's tests) and a header in a directory
+    below its own: the scratch mirror holds both directories, whichever order they come in (twelve
+    projects, so a set's order differs between them), the edit is what the compiler reads, and the
+    user's files are left as they were."""
+    for k in range(12):
+        root = tmp_path / f"proj{k}"
+        (root / "tests" / "detail").mkdir(parents=True)
+        (root / ".whetstone").mkdir()
+        (root / "lib.c").write_text("static int lib_value(void) { return 1; }\n")
+        (root / "tests" / "common.h").write_text('#include "../lib.c"\n')
+        (root / "tests" / "detail" / "impl.h").write_text("static int impl_value(void) { return 2; }\n")
+        (root / "tests" / "t.c").write_text('#include "common.h"\n#include "detail/impl.h"\n'
+                                            "int main(void) { return lib_value() + impl_value() - 3; }\n")
+        (root / "Makefile").write_text("tests/t.o: tests/t.c\n\t$(CC) -c tests/t.c -o tests/t.o\n")
+        assert subprocess.run(["make", "-s", "CC=ccwrap gcc"], cwd=root, env=cs.base_env(native_dir),
+                              capture_output=True, timeout=120).returncode == 0
+        before = _tree(root)
+        db = CompileDatabase.from_store(root / ".whetstone")
+        source = str(root / "tests" / "t.c")
+        command = db.for_source(source)[0]
+        gate = Gate(root, db)
+        for rel in ("lib.c", "tests/detail/impl.h"):
+            unit = gate.compile_object(source, command, {root / rel: f"#error mutated {rel}\n"}, tmp_path / f"o{k}.o")
+            assert unit.exit_code != 0 and f"mutated {rel}" in unit.output, (k, rel, unit.output)
+        assert _tree(root) == before

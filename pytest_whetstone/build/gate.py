@@ -206,7 +206,10 @@ class Gate:
         self._counter += 1
         root = self._scratch / str(self._counter)
         dirs = {Path(os.path.realpath(source)).parent, *(p.parent for p in edited)}
-        for directory in dirs:
+        # deepest first: a mirrored directory inside another is made a real directory before its parent's
+        # entries are linked, or the parent's link to the user's directory would stand in for it (an edited
+        # file written there would land in the user's tree, and `../x` from a file there would leave the mirror)
+        for directory in sorted(dirs, key=lambda d: len(d.parts), reverse=True):
             target = root / directory.relative_to("/")
             target.mkdir(parents=True, exist_ok=True)
             try:
@@ -220,9 +223,12 @@ class Gate:
                         link.symlink_to(directory / name)
                     except OSError:
                         pass
+        real_root = os.path.realpath(root)
         for path, text in edited.items():
             target = root / path.relative_to("/")
             target.parent.mkdir(parents=True, exist_ok=True)
+            if not os.path.realpath(target.parent).startswith(real_root + os.sep):
+                raise OSError(f"the scratch copy of {path.parent} is not the scratch's own: not written")
             if target.is_symlink() or target.exists():
                 target.unlink()
             target.write_text(text, encoding="utf-8", errors="surrogateescape")  # non-UTF-8 bytes kept
