@@ -211,25 +211,43 @@ def _by_include_lines(commands: list[Command], header: str) -> list[Command]:
             if sibling not in names and _includes(text, names):
                 names.add(sibling)
                 grown = True
-    out = []
-    for command in commands:
+    seen: dict[str, bool] = {}
+
+    def reaches(path: str, depth: int) -> bool:
+        """Whether ``path`` includes one of ``names``, itself or through the quoted includes found next to it
+        (a test's `common.h` that includes `../cJSON.c`), a few levels deep."""
+        if path in seen:
+            return seen[path]
+        seen[path] = False  # a cycle of includes ends here
         try:
-            text = Path(command.sources[0]).read_text(encoding="utf-8", errors="replace")
+            text = Path(path).read_text(encoding="utf-8", errors="replace")
         except OSError:
-            continue
-        if _includes(text, names):
-            out.append(command)
-    return out
+            return False
+        targets = _include_targets(text)
+        found = any(os.path.basename(t) in names for t in targets) or depth < INCLUDE_DEPTH and any(
+            os.path.isfile(near := os.path.join(os.path.dirname(path), t)) and reaches(os.path.realpath(near), depth + 1)
+            for t in targets)
+        seen[path] = found
+        return found
+
+    return [command for command in commands if reaches(os.path.realpath(command.sources[0]), 0)]
+
+
+INCLUDE_DEPTH = 3  # quoted includes followed below a unit's source when no dependency file tells
 
 
 def _includes(text: str, names: set[str]) -> bool:
+    return any(os.path.basename(target) in names for target in _include_targets(text))
+
+
+def _include_targets(text: str) -> list[str]:
+    """What the ``#include`` lines of ``text`` name, as written."""
+    out = []
     for line in text.splitlines():
         stripped = line.lstrip()
         if stripped.startswith("#") and "include" in stripped:
-            target = stripped.split("include", 1)[1].strip().strip('<>"')
-            if os.path.basename(target) in names:
-                return True
-    return False
+            out.append(stripped.split("include", 1)[1].strip().strip('<>"'))
+    return out
 
 
 def write_compile_commands(store: Path | str, out_path: Path | str) -> int:

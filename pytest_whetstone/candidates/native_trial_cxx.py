@@ -86,6 +86,7 @@ class CxxTrial:
         self._schema_lock = threading.Lock()  # guards _schema_locks
         self._optimized: set[str] = set()  # files whose schema is compiled with OPTIMIZED_SCHEMA_FLAGS
         self._units: dict[str, int] = {}  # header -> how many units recompile with it (units_including)
+        self._included_by: dict[Path, list[Command]] = {}  # a file -> the other units that include it
         self._link_objects: dict[tuple[str, str], str | None] = {}  # (binary, real source) -> its object
         self._link_locks: dict[tuple[str, str], threading.Lock] = {}  # one compile of each, whichever asks
         self._link_lock = threading.Lock()  # guards both: the objects are shared with the search's other trials
@@ -174,17 +175,19 @@ class CxxTrial:
             self._units[rel] = len(self._header_units(Path(os.path.realpath(self.workspace / rel))))
         return self._units[rel]
 
-    def _header_units(self, header: Path) -> list[Command]:
-        """The units a mutant of ``header`` recompiles: those the failing tests' binaries link first (in
-        their link order: of a header's inline function each unit holds a copy, and the linker keeps
+    def _header_units(self, path: Path) -> list[Command]:
+        """The other units a mutant of ``path`` recompiles: those that ``#include`` it (a header; a ``.c`` a
+        test includes to reach its static functions, cJSON's tests), the failing tests' binaries' first
+        (in their link order: of a header's inline function each unit holds a copy, and the linker keeps
         the first it meets, so a recompiled unit it never meets changes nothing), at most
         MAX_UNITS_PER_HEADER in all."""
-        units = self.db.including(header, limit=HEADER_UNITS_SEEN)
-        if len(units) <= MAX_UNITS_PER_HEADER:
-            return units
+        if path in self._included_by:
+            return self._included_by[path]
+        own = {os.path.realpath(c.sources[0]) for c in self.db.for_source(path)}
+        units = [c for c in self.db.including(path, limit=HEADER_UNITS_SEEN) if os.path.realpath(c.sources[0]) not in own]
         order: dict[str, int] = {}
         for binary in [b for b in self.binaries if b.tests] + [b for b in self.binaries if not b.tests]:
-            for real in self._inputs(binary.link):
+            for real in self._inputs(binary.link) if len(units) > MAX_UNITS_PER_HEADER else ():
                 names = [real] if not real.endswith(".a") else \
                     [os.path.join(os.path.dirname(real), m) for m in sorted(self._archive_members(real))]
                 for name in names:
@@ -193,7 +196,8 @@ class CxxTrial:
         def place(command: Command) -> int:
             real = os.path.realpath(os.path.join(command.directory, command.output or ""))
             return min(order.get(real, len(order)), order.get(Path(real).name, len(order)))
-        return sorted(units, key=place)[:MAX_UNITS_PER_HEADER]
+        self._included_by[path] = sorted(units, key=place)[:MAX_UNITS_PER_HEADER]
+        return self._included_by[path]
 
     def optimize_schema(self, rel: str, on: bool) -> None:
         """Compile ``rel``'s schema with the optimizer from now on (or no longer): its builds so far are
@@ -328,9 +332,7 @@ class CxxTrial:
 
     def _compile(self, rel: str, text: str, *, schema: bool = False) -> _Build | str:
         path = Path(os.path.realpath(self.workspace / rel))
-        commands = self.db.for_source(path)[:1]
-        if not commands:
-            commands = self._header_units(path) if path.suffix in HEADER_EXT else []
+        commands = self.db.for_source(path)[:1] + self._header_units(path)  # a source some units include, too
         if not commands:
             return _Unbuildable(f"no recorded command compiles {rel}")
         self._count += 1
