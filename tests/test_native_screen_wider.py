@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_native_search import GEO_CC, build_make_geo
+from test_native_search import GEO_CC, GEO_H, MAKEFILE, build_make_geo, build_make_project
 
 from pytest_whetstone.candidates.mutant import Mutant
 from pytest_whetstone.candidates.native_screen import Screen
@@ -82,3 +82,24 @@ def test_the_search_still_validates_the_exact_fix_through_its_own_compile(proj: 
     assert all(0 <= seconds <= stats.elapsed_s for seconds in stats.phases.values())
     assert stats.to_dict()["phases"].keys() == stats.phases.keys()
     assert (proj / "src/geo.cc").read_text() == GEO_CC
+
+
+BROKEN_MORE_TEST = """\
+#include <gtest/gtest.h>
+#include "geo.h"
+
+TEST(More, ManhattanIsSymmetric) { EXPECT_EQ(manhattan(3, 4, 0, 0), 7); }
+TEST(More, SomeoneElsesBug) { EXPECT_EQ(manhattan(0, 0, 0, 0), 1); }
+"""
+
+
+def test_a_test_that_failed_before_the_change_is_no_breakage_of_the_fix(tmp_path: Path) -> None:
+    """The other binary has a failing test of its own that the search was not given (another bug, or a
+    failure the run could not place): the wider check runs the user's binary once, unchanged, and a
+    test failing there is not counted against the fix."""
+    proj = build_make_project(tmp_path / "geo", {"Makefile": MAKEFILE, "src/geo.h": GEO_H, "src/geo.cc": GEO_CC,
+                                                 "tests/geo_test.cc": NEIGHBOURED_TEST,
+                                                 "tests/more_test.cc": BROKEN_MORE_TEST})
+    stats = NativeSearchStats()
+    found = native_search_candidates([_failure()], proj, 60, store=proj / ".whetstone", stats=stats)
+    assert found and found[0].validated and found[0].edits[0].new_text == "<", stats.to_dict()

@@ -15,6 +15,7 @@ from pathlib import Path
 from ..build.compdb import Command, CompileDatabase
 from ..build.linkinfo import link_for_object
 from ..locate.native_names import gtest_names, is_test_file
+from ..locate.native_tests import Workspace
 from ..records import TestFailureRecord
 
 
@@ -91,3 +92,29 @@ def binary_of(db: CompileDatabase, test_source: Path) -> Binary | None:
 
 def links_gtest(link: Command) -> bool:
     return any("gtest" in Path(a).name or a in ("-lgtest", "-lgtest_main") for a in link.arguments[1:])
+
+
+def test_binaries(db: CompileDatabase, workspace: Path, failures: list[TestFailureRecord]) -> tuple[list[Binary], list[str]]:
+    """The binaries of these failures (each with the failures it reports), then the other test binaries
+    (the wider check runs them too when they link the mutated code); and the failures no recorded link
+    builds a binary of."""
+    ws = Workspace(workspace)
+    binaries: dict[str, Binary] = {}
+    missing: list[str] = []
+    for failure in failures:
+        name = filter_name(failure)
+        rel = ws.find(failure.file_path) if failure.file_path else None
+        if rel is None and "." in name:
+            rel = ws.gtest_file(*name.split(".", 1))
+        binary = binary_of(db, workspace / rel) if rel else None
+        if binary is None:
+            missing.append(failure.test_name or name)
+            continue
+        binary = binaries.setdefault(binary.path, binary)
+        binary.tests[failure.failure_id] = binary.failing[failure.failure_id] = name
+    if binaries:
+        for other in other_test_binaries(db, workspace, set(binaries)):
+            binaries[other.path] = other
+    for binary in binaries.values():
+        binary.gtest = links_gtest(binary.link)
+    return list(binaries.values()), missing

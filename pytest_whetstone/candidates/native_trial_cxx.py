@@ -6,8 +6,7 @@ trial recompiles the translation units it touches with their recorded commands i
 binary with its recorded link command into a scratch path (an object inside a project archive is
 swapped in a scratch copy of that archive), and runs only the failing tests (``--gtest_filter``,
 results read from ``--gtest_output=xml``); the wider check runs the whole scratch binary.  A test
-binary without GoogleTest is judged by its exit status.  The user's files and build outputs are
-never written.
+binary without GoogleTest is judged by its exit status.  The user's files and build outputs are never written.
 """
 
 from __future__ import annotations
@@ -26,11 +25,10 @@ from typing import TYPE_CHECKING
 from ..build.compdb import Command, CompileDatabase
 from ..build.gate import HEADER_EXT, Gate, _relink_args, syntax_only_args
 from ..build.linkinfo import is_shared, shared_links_for_object
-from ..locate.native_tests import Workspace
 from ..process import dir_stamp, run_bounded
 from ..records import TestFailureRecord
 from .gtest_report import gtest_results, last_line, passed_so_far
-from .native_cxx_binaries import Binary, binary_of, filter_name, links_gtest, other_test_binaries
+from .native_cxx_binaries import Binary, test_binaries
 from .native_schema import ENV as SCHEMA_ENV
 from .native_schema import REACHED_ENV, SPINS_ENV, error_lines_in, read_reached
 from .native_spectra_cxx import binary_env
@@ -87,6 +85,9 @@ class CxxTrial:
         self._optimized: set[str] = set()  # files whose schema is compiled with OPTIMIZED_SCHEMA_FLAGS
         self._units: dict[str, int] = {}  # header -> how many units recompile with it (units_including)
         self._included_by: dict[Path, list[Command]] = {}  # a file -> the other units that include it
+        self._order: dict[str, int] | None = None  # object -> where the binaries meet it (see _place)
+        self._failing_places = 0  # the objects the failing tests' binaries link are placed below this
+        self._ran_before: dict[str, tuple[set[str], int | None]] = {}  # binary -> its whole run, unchanged
         self._link_objects: dict[tuple[str, str], str | None] = {}  # (binary, real source) -> its object
         self._link_locks: dict[tuple[str, str], threading.Lock] = {}  # one compile of each, whichever asks
         self._link_lock = threading.Lock()  # guards both: the objects are shared with the search's other trials
@@ -151,15 +152,24 @@ class CxxTrial:
             code, _output, results = self._execute(binary, path, None, extra_env, timeout_s)
             if code is None:
                 return SuiteOutcome(False, covered, error=f"{Path(binary.path).name} timed out")
-            known = set(binary.failing.values())  # failing before the change: not a breakage
+            before, before_code = self._before(binary)
+            known = set(binary.failing.values()) | before  # failing before the change: not a breakage
             new = [name for name, sig in results.items() if sig is not None and name not in known]
             failed += new[:5]
-            if code != 0 and not new and not (known and (results or not binary.gtest)):
+            if code != 0 and not new and not (known and (results or not binary.gtest)) and before_code == 0:
                 failed.append(f"{Path(binary.path).name} (exit {code})")
             for fid, name in binary.failing.items():
                 if fid not in binary.tests:
                     others[fid] = results.get(name, "") is None if binary.gtest else code == 0
         return SuiteOutcome(not failed, covered, failed, others=others)
+
+    def _before(self, binary: Binary) -> tuple[set[str], int | None]:
+        """The user's own ``binary`` run whole once: its failing tests and exit code (a test failing before any
+        change, one no failure of the run was matched to, a crash that named no place, breaks nothing)."""
+        if binary.path not in self._ran_before:
+            code, _output, results = self._execute(binary, binary.path, None)
+            self._ran_before[binary.path] = ({name for name, sig in results.items() if sig is not None}, code)
+        return self._ran_before[binary.path]
 
     # ----------------------------------------------------------------- schemata (:mod:`.native_schema`)
 
@@ -181,23 +191,27 @@ class CxxTrial:
         (in their link order: of a header's inline function each unit holds a copy, and the linker keeps
         the first it meets, so a recompiled unit it never meets changes nothing), at most
         MAX_UNITS_PER_HEADER in all."""
-        if path in self._included_by:
-            return self._included_by[path]
-        own = {os.path.realpath(c.sources[0]) for c in self.db.for_source(path)}
-        units = [c for c in self.db.including(path, limit=HEADER_UNITS_SEEN) if os.path.realpath(c.sources[0]) not in own]
-        order: dict[str, int] = {}
-        for binary in [b for b in self.binaries if b.tests] + [b for b in self.binaries if not b.tests]:
-            for real in self._inputs(binary.link) if len(units) > MAX_UNITS_PER_HEADER else ():
-                names = [real] if not real.endswith(".a") else \
-                    [os.path.join(os.path.dirname(real), m) for m in sorted(self._archive_members(real))]
-                for name in names:
-                    order.setdefault(Path(name).name if real.endswith(".a") else name, len(order))
-
-        def place(command: Command) -> int:
-            real = os.path.realpath(os.path.join(command.directory, command.output or ""))
-            return min(order.get(real, len(order)), order.get(Path(real).name, len(order)))
-        self._included_by[path] = sorted(units, key=place)[:MAX_UNITS_PER_HEADER]
+        if path not in self._included_by:
+            own = {os.path.realpath(c.sources[0]) for c in self.db.for_source(path)}
+            units = [c for c in self.db.including(path, limit=HEADER_UNITS_SEEN) if os.path.realpath(c.sources[0]) not in own]
+            self._included_by[path] = sorted(units, key=self._place)[:MAX_UNITS_PER_HEADER] if units else []
         return self._included_by[path]
+
+    def _place(self, command: Command) -> int:
+        """Where the binaries meet ``command``'s object (below _failing_places: a failing test's binary does)."""
+        if self._order is None:
+            order: dict[str, int] = {}
+            for binary in [b for b in self.binaries if b.tests] + [b for b in self.binaries if not b.tests]:
+                for real in self._inputs(binary.link):
+                    names = [real] if not real.endswith(".a") else \
+                        [os.path.join(os.path.dirname(real), m) for m in sorted(self._archive_members(real))]
+                    for name in names:
+                        order.setdefault(Path(name).name if real.endswith(".a") else name, len(order))
+                if binary.tests:
+                    self._failing_places = len(order)
+            self._order = order
+        real = os.path.realpath(os.path.join(command.directory, command.output or ""))
+        return min(self._order.get(real, len(self._order)), self._order.get(Path(real).name, len(self._order)))
 
     def optimize_schema(self, rel: str, on: bool) -> None:
         """Compile ``rel``'s schema with the optimizer from now on (or no longer): its builds so far are
@@ -332,7 +346,10 @@ class CxxTrial:
 
     def _compile(self, rel: str, text: str, *, schema: bool = False) -> _Build | str:
         path = Path(os.path.realpath(self.workspace / rel))
-        commands = self.db.for_source(path)[:1] + self._header_units(path)  # a source some units include, too
+        others = self._header_units(path)  # a header's units; a source's includers, besides its own unit
+        if schema:  # it screens the failing tests only: the units their binaries link
+            others = [c for c in others if self._place(c) < self._failing_places] or others
+        commands = self.db.for_source(path)[:1] + others
         if not commands:
             return _Unbuildable(f"no recorded command compiles {rel}")
         self._count += 1
@@ -575,26 +592,9 @@ def cxx_trial(
     db = CompileDatabase.from_store(store)
     if not db:
         return None, "no compile commands recorded (build once through ccwrap to search C/C++ fixes)"
-    ws = Workspace(workspace)
-    binaries: dict[str, Binary] = {}
-    missing: list[str] = []
-    for failure in failures:
-        name = filter_name(failure)
-        rel = ws.find(failure.file_path) if failure.file_path else None
-        if rel is None and "." in name:
-            rel = ws.gtest_file(*name.split(".", 1))
-        binary = binary_of(db, workspace / rel) if rel else None
-        if binary is None:
-            missing.append(failure.test_name or name)
-            continue
-        binary = binaries.setdefault(binary.path, binary)
-        binary.tests[failure.failure_id] = binary.failing[failure.failure_id] = name
+    binaries, missing = test_binaries(db, workspace, failures)
     if not binaries:
         return None, f"no recorded link command builds the test binary of {', '.join(missing[:3]) or 'the failures'}"
-    for other in other_test_binaries(db, workspace, set(binaries)):
-        binaries[other.path] = other  # the wider check runs them too when they link the mutated code
-    for binary in binaries.values():
-        binary.gtest = links_gtest(binary.link)
-    return CxxTrial(workspace, db, list(binaries.values()), timeout_s), ""
+    return CxxTrial(workspace, db, binaries, timeout_s), ""
 
 
