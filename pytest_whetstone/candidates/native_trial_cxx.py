@@ -152,20 +152,20 @@ class CxxTrial:
             code, _output, results = self._execute(binary, path, None, extra_env, timeout_s)
             if code is None:
                 return SuiteOutcome(False, covered, error=f"{Path(binary.path).name} timed out")
-            before, before_code = self._before(binary)
-            known = set(binary.failing.values()) | before  # failing before the change: not a breakage
+            known = set(binary.failing.values())  # failing before the change: not a breakage
             new = [name for name, sig in results.items() if sig is not None and name not in known]
-            failed += new[:5]
-            if code != 0 and not new and not (known and (results or not binary.gtest)) and before_code == 0:
-                failed.append(f"{Path(binary.path).name} (exit {code})")
+            whole = code != 0 and not new and not (known and (results or not binary.gtest))
+            if new or whole:  # failing so in the user's own binary too (a failure the run could not place)?
+                before, before_code = self._before(binary)
+                new, whole = [name for name in new if name not in before], whole and before_code == 0
+            failed += new[:5] + ([f"{Path(binary.path).name} (exit {code})"] if whole else [])
             for fid, name in binary.failing.items():
                 if fid not in binary.tests:
                     others[fid] = results.get(name, "") is None if binary.gtest else code == 0
         return SuiteOutcome(not failed, covered, failed, others=others)
 
     def _before(self, binary: Binary) -> tuple[set[str], int | None]:
-        """The user's own ``binary`` run whole once: its failing tests and exit code (a test failing before any
-        change, one no failure of the run was matched to, a crash that named no place, breaks nothing)."""
+        """The user's own ``binary`` run whole once: its failing tests and exit code, unchanged (see _wider)."""
         if binary.path not in self._ran_before:
             code, _output, results = self._execute(binary, binary.path, None)
             self._ran_before[binary.path] = ({name for name, sig in results.items() if sig is not None}, code)
