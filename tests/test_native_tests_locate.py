@@ -360,3 +360,23 @@ def test_sources_no_recorded_compile_names_are_not_suspects(tmp_path: Path) -> N
                                file_path="scale_test.c", line=4).ensure_id()
     locate_native_failures([record], tmp_path, store=store)
     assert [(s.file_path, s.qualname) for s in record.suspects] == [("scale.c", "scale_value")]
+
+
+def test_a_crash_placed_in_its_test_file_only_reads_every_test_of_the_file(tmp_path: Path) -> None:
+    """A C test binary that died before its framework said which test ran (Unity prints a test's line
+    after it ends; the crash lost it): the record names the test file and no line, and what the file's
+    functions call is the test's reach."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "src" / "store.c").write_text(
+        "int store_count(const int *items) { return items[0]; }\n"
+        "int store_sum(int a, int b) { return a + b; }\n")
+    (tmp_path / "tests" / "misc_tests.c").write_text(
+        "int store_count(const int *items);\nint store_sum(int a, int b);\n"
+        "static void counts_nothing(void) { store_count(0); }\n"
+        "static void sums(void) { store_sum(1, 2); }\n"
+        "int main(void) { counts_nothing(); sums(); return 0; }\n")
+    record = TestFailureRecord(runner="ctest", test_name="misc_tests", node_id="misc_tests",
+                               file_path="tests/misc_tests.c", outcome="failed", exception_type="SegFault")
+    suspects = locate_failure(record, Workspace(tmp_path))
+    assert {s.qualname for s in suspects} >= {"store_count", "store_sum"}, suspects

@@ -95,6 +95,17 @@ def _gtest_site(ws: Workspace, rel: str, suite: str, name: str, line: int) -> Te
     return None
 
 
+def _file_site(ws: Workspace, rel: str, suite: str, line: int) -> TestSite:
+    """A failure placed in its test file only (no test, no line: a test binary that crashed before its
+    framework said which test ran): what every function of the file calls."""
+    pf = None if suite or line else cfamily.parse_file(ws.root / rel)
+    if pf is None:
+        return TestSite(rel)
+    calls = [call for node in cfamily.file_scope_functions(pf.tree.root_node)
+             if (body := node.child_by_field_name("body")) is not None for call in c_calls(body)]
+    return TestSite(rel, "", 1, pf.tree.root_node.end_point[0] + 1, calls)
+
+
 def _js_site(ws: Workspace, rel: str, title: str, line: int) -> TestSite | None:
     pj = jsfamily.parse_file(ws.root / rel)
     if pj is None:
@@ -326,7 +337,7 @@ def locate_failure(
     if test_rel is not None:
         family = family_of(test_rel) or family
         if family == "c":
-            site = _gtest_site(ws, test_rel, suite, name, record.line) or TestSite(test_rel)
+            site = _gtest_site(ws, test_rel, suite, name, record.line) or _file_site(ws, test_rel, suite, record.line)
             related = _related_c(ws, test_rel)
         elif family == "js":
             site = _js_site(ws, test_rel, record.test_name, record.line)
