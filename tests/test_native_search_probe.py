@@ -292,3 +292,47 @@ def test_fixes_of_some_failing_tests_only_do_not_end_the_search() -> None:
     assert not enough(partial, 3)
     assert enough(complete, 3) and not enough(complete[:2] + partial[:1], 3)
     assert enough(partial * 3, 3) and len(partial * 3) >= 3 + PARTIAL_KEPT
+
+
+THREE_BINARIES_MAKEFILE = """\
+CXX ?= g++
+CXXFLAGS = -std=c++17 -O0 -Isrc
+LIBS = -lgtest -lgtest_main -pthread
+TESTS = a_test b_test c_test
+all: $(TESTS)
+src/geo.o: src/geo.cc src/geo.h
+\t$(CXX) $(CXXFLAGS) -c src/geo.cc -o src/geo.o
+tests/%.o: tests/%.cc src/geo.h
+\t$(CXX) $(CXXFLAGS) -c $< -o $@
+%_test: tests/%_test.o src/geo.o
+\t$(CXX) -o $@ $^ $(LIBS)
+check: $(TESTS)
+\t./a_test && ./b_test && ./c_test
+.PHONY: all check
+.SECONDARY:
+"""
+
+
+def test_failing_tests_over_three_binaries_screen_one_binary_and_validate_on_all(tmp_path: Path) -> None:
+    """The fault fails a test in each of three binaries: a screened run starts the binary with the most
+    failing tests only (a note says so), and the fix is compiled alone and checked on all three."""
+    from test_native_search import GEO_H, _tree_hashes, build_make_project
+
+    from pytest_whetstone.candidates.native_search import NativeSearchStats, native_search_candidates
+
+    files = {"Makefile": THREE_BINARIES_MAKEFILE, "src/geo.h": GEO_H, "src/geo.cc": GEO_CC}
+    failures = []
+    for name, count in (("a", 1), ("b", 2), ("c", 1)):
+        body = "".join(f"TEST(Geo{name.upper()}, Edge{k}) {{ EXPECT_FALSE(inside({k}, 4, 4, 4)); }}\n" for k in range(count))
+        files[f"tests/{name}_test.cc"] = f'#include <gtest/gtest.h>\n#include "geo.h"\n\n{body}'
+        failures += [TestFailureRecord(failure_id=f"F{name}{k}", runner="gtest", test_suite=f"Geo{name.upper()}",
+                                       test_name=f"Edge{k}", file_path=f"tests/{name}_test.cc", failure_type="assertion",
+                                       suspects=[Suspect("src/geo.cc", "inside", 9, 11, 1.0)]) for k in range(count)]
+    proj = build_make_project(tmp_path / "geo", files)
+    before = _tree_hashes(proj)
+    stats = NativeSearchStats()
+    found = native_search_candidates(failures, proj, 60, store=proj / ".whetstone", stats=stats)
+    assert _tree_hashes(proj) == before
+    assert any("the failing tests of 1 of 3 test binaries" in note for note in stats.notes), stats.notes
+    top = found[0]
+    assert top.validated and top.edits[0].new_text == "<" and top.mutation.get("every"), top

@@ -58,6 +58,11 @@ SLOW_RUN_FACTOR = 3.0
 # the price of every mutant.  A mutant that makes them pass is compiled alone and runs them all.
 PROBE_FLOOR_S = 0.02
 PROBE_SAVES_S = 0.05
+# Failing tests spread over this many test binaries or more (a fault in code every test runs: cJSON's
+# parse_value fails a dozen Unity binaries) cost a process each per screened run, however short their
+# tests: a screened run then covers the binary with the most of them, and a mutant that makes those
+# pass is compiled alone and runs them all, as with the cheap tests above
+PROBE_PROCESSES = 3
 # A screened run also ends once its mutant's expression has run SPIN_FACTOR times as often as every mutated
 # expression of the file together did in the unmutated run of the failing tests, and at least SPIN_FLOOR
 # times (the schema counts, :data:`.native_schema.PRELUDE`): a mutated loop condition or step that never ends
@@ -442,7 +447,13 @@ class Screen:
                     state.runs = sound.runs
                     plain_s = sound.seconds
                     state.probe = cheap_tests(sound.test_s)
-                    if state.probe is not None:
+                    groups: list[set[str]] = getattr(trial, "processes", list)()
+                    if state.probe is None and len(groups) >= PROBE_PROCESSES:
+                        state.probe = max(groups, key=len)
+                        plain_s /= len(groups)
+                        self.notes.append(f"schema of {rel}: the failing tests of 1 of {len(groups)} test binaries "
+                                          "per screened mutant")
+                    elif state.probe is not None:
                         plain_s -= sum(t for fid, t in sound.test_s.items() if fid not in state.probe)
                         self.notes.append(f"schema of {rel}: {len(state.probe)} of {len(sound.test_s)} failing "
                                           "tests per screened mutant, the cheap ones there")

@@ -91,8 +91,7 @@ class CxxTrial:
         self._link_objects: dict[tuple[str, str], str | None] = {}  # (binary, real source) -> its object
         self._link_locks: dict[tuple[str, str], threading.Lock] = {}  # one compile of each, whichever asks
         self._link_lock = threading.Lock()  # guards both: the objects are shared with the search's other trials
-        # directories a test run created or removed files in: runs there take turns (shared by the trials)
-        self._written_dirs: set[str] = set()
+        self._written_dirs: set[str] = set()  # a test run wrote files there: runs there take turns (all trials)
         self._turns = threading.Lock()
         self.error_lines: set[int] = set()  # lines of the mutated file the last failed compile named
         self.error_points: set[tuple[int, int]] = set()  # (line, byte column) of its errors there
@@ -100,10 +99,13 @@ class CxxTrial:
     # ----------------------------------------------------------------- protocol
 
     def focus(self, failure_ids: set[str]) -> None:
-        """Run only these failing tests from now on (the search's cheap ones); :meth:`run_wider` still
-        knows the others and says in ``others`` whether each passes."""
+        """Run only these failing tests from now on (run_wider still says in ``others`` if each passes)."""
         for binary in self.binaries:
             binary.tests = {fid: name for fid, name in binary.failing.items() if fid in failure_ids}
+
+    def processes(self) -> list[set[str]]:
+        """The failing tests (ids) each test binary a screened run starts covers (:mod:`.native_screen`)."""
+        return [set(binary.tests) for binary in self.binaries if binary.tests]
 
     def baseline(self) -> TrialOutcome:
         started = time.monotonic()
@@ -272,8 +274,7 @@ class CxxTrial:
         return out
 
     def profile(self, budget_s: float) -> tuple[list[TestRun], dict[str, str], str]:
-        """What the failing tests and their neighbours executed (the user's binaries, unchanged), for
-        the execution spectrum (:func:`.native_spectra_bp.profile_with_best`)."""
+        """What the failing tests and their neighbours ran (the user's binaries), for the spectrum."""
         from .native_spectra_bp import profile_with_best
 
         wanted = os.environ.get("WHETSTONE_SPECTRUM_TOOL", "")
@@ -282,9 +283,8 @@ class CxxTrial:
         return runs, names, why
 
     def share_with(self, first: CxxTrial) -> None:
-        """Use the test files ``first`` compiled for one-step links (:meth:`_link_sources`) and the
-        schemata it built (a schema's binaries serve every mutant, whichever trial runs it) instead of
-        building them again; the search closes its trials together."""
+        """Use the one-step links' test objects (:meth:`_link_sources`) and schemata ``first`` built (a schema's
+        binaries serve every mutant, whichever trial runs it); the search closes its trials together."""
         self._link_objects, self._link_locks, self._link_lock = first._link_objects, first._link_locks, first._link_lock
         self._schemata, self._schema_locks, self._schema_lock = first._schemata, first._schema_locks, first._schema_lock
         self._optimized = first._optimized
