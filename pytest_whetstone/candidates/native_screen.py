@@ -107,7 +107,7 @@ class _Plain(NamedTuple):
     seconds: float
     test_s: dict[str, float]  # failure id -> its seconds there
     evaluations: int | None = None  # how many times mutated expressions ran in all (None: not recorded)
-    runs: dict[int, int] = {}  # a host's first id -> how many times its expression ran (see HOST_SPIN_FLOOR)
+    runs: dict[int, int] | None = None  # a host's first id -> how many times its expression ran (HOST_SPIN_FLOOR)
 
 
 @dataclass
@@ -444,7 +444,7 @@ class Screen:
                     state.skipped = skip
                     state.spins = int(max(SPIN_FLOOR, SPIN_FACTOR * sound.evaluations)) \
                         if sound.evaluations and SPIN_FACTOR > 0 else 0
-                    state.runs = sound.runs
+                    state.runs = sound.runs or {}
                     plain_s = sound.seconds
                     state.probe = cheap_tests(sound.test_s)
                     groups: list[set[str]] = getattr(trial, "processes", list)()
