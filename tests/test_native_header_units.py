@@ -58,7 +58,7 @@ def test_the_units_the_failing_binary_links_are_recompiled_first(proj: Path) -> 
     trial, why = cxx_trial([_failure()], proj, proj / ".whetstone")
     assert trial is not None, why
     try:
-        units = trial._header_units((proj / "lib/clamp.h").resolve())
+        units = trial._including_units((proj / "lib/clamp.h").resolve())
         assert len(units) == MAX_UNITS_PER_HEADER < TOOLS + 1
         assert units[0].sources[0].endswith("tests/clamp_test.cc"), [u.sources for u in units]
     finally:

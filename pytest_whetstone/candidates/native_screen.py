@@ -217,8 +217,8 @@ class Screen:
     def _spins(state: _FileState, mutant: Mutant) -> int:
         """A screened run's bound on ``mutant``'s expression: the file's (SPIN_FACTOR), or tighter, from its
         own host's count in the unmutated run (HOST_SPIN_FLOOR)."""
-        mid = state.schema.ids.get(mutant.key) if state.schema is not None else None
-        own = state.runs.get(state.schema.host_of.get(mid, -1), 0) if state.schema is not None and mid else 0
+        schema = state.schema
+        own = state.runs.get(schema.host_of.get(schema.ids.get(mutant.key, 0), -1), 0) if schema is not None else 0
         if not state.spins or not own:
             return state.spins
         return min(state.spins, int(max(HOST_SPIN_FLOOR, SPIN_FACTOR * own)))

@@ -184,10 +184,10 @@ class CxxTrial:
     def units_including(self, rel: str) -> int:
         """How many recorded units a mutant of header ``rel`` recompiles (at most MAX_UNITS_PER_HEADER)."""
         if rel not in self._units:
-            self._units[rel] = len(self._header_units(Path(os.path.realpath(self.workspace / rel))))
+            self._units[rel] = len(self._including_units(Path(os.path.realpath(self.workspace / rel))))
         return self._units[rel]
 
-    def _header_units(self, path: Path) -> list[Command]:
+    def _including_units(self, path: Path) -> list[Command]:
         """The other units a mutant of ``path`` recompiles: those that ``#include`` it (a header; a ``.c`` a
         test includes to reach its static functions, cJSON's tests), the failing tests' binaries' first
         (in their link order: of a header's inline function each unit holds a copy, and the linker keeps
@@ -346,7 +346,7 @@ class CxxTrial:
 
     def _compile(self, rel: str, text: str, *, schema: bool = False) -> _Build | str:
         path = Path(os.path.realpath(self.workspace / rel))
-        others = self._header_units(path)  # a header's units; a source's includers, besides its own unit
+        others = self._including_units(path)  # a header's units; a source's includers, besides its own unit
         if schema:  # it screens the failing tests only: the units their binaries link
             others = [c for c in others if self._place(c) < self._failing_places] or others
         commands = self.db.for_source(path)[:1] + others
