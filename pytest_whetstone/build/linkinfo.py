@@ -27,6 +27,26 @@ def link_for_object(obj: str, directory: str) -> Command | None:
     return _from_link_txt(obj) or next((c for c in _from_ninja(obj, directory) if not is_shared(c)), None)
 
 
+def link_for_output(binary: str, directory: str) -> Command | None:
+    """The command that linked this executable (an absolute path), if the build says: Ninja's last
+    command for it, or the Makefiles generator's ``CMakeFiles/<name>.dir/link.txt`` beside it."""
+    root = Path(directory)
+    ninja = shutil.which("ninja")
+    if ninja is not None and (root / "build.ninja").is_file():
+        output = os.path.relpath(binary, root)
+        commands = [c for c in _run([ninja, "-C", str(root), "-t", "commands", output], root).splitlines() if c]
+        for segment in commands[-1].split(" && ") if commands else []:
+            command = _command(segment, str(root))
+            if command is not None and os.path.realpath(root / (command.output or "")) == binary:
+                return command
+    link_txt = Path(binary).parent / "CMakeFiles" / f"{Path(binary).name}.dir" / "link.txt"
+    try:
+        first = link_txt.read_text(encoding="utf-8").splitlines()[0]
+    except (OSError, IndexError):
+        return None
+    return _command(first, str(Path(binary).parent))
+
+
 def shared_links_for_object(obj: str, directory: str) -> list[Command]:
     """The commands that link project shared libraries from this object, if the build says."""
     found = [c for c in (_from_link_txt(obj),) if c is not None and is_shared(c)]

@@ -419,6 +419,8 @@ def locate_native_failures(
     sources_for: dict[str, set[str] | None] = {}
     commands = None
     compiled: set[str] | None = None  # every source the build's recorded compiles name (realpaths)
+    if store is not None:
+        _place_unnamed_ctest_failures(records, ws, store)
     for record in records:
         if not is_native(record) or record.suspects:
             continue
@@ -445,3 +447,22 @@ def locate_native_failures(
         except Exception:  # noqa: BLE001 - locating is best effort; never break the pipeline
             continue
     return records
+
+
+def _place_unnamed_ctest_failures(records: list[TestFailureRecord], ws: Workspace, store: Path) -> None:
+    """A ctest test that failed naming no file (a crash before its framework printed, a time-out) gets
+    the source of its own code as its file, from ctest and the recorded build (:mod:`.ctest_sources`)."""
+    unnamed = [r for r in records if r.runner == "ctest" and not r.file_path and not r.suspects and r.test_name
+               and not r.test_suite]
+    if not unnamed:
+        return
+    try:
+        from ..build.compdb import CompileDatabase
+        from .ctest_sources import test_sources
+
+        found = test_sources(CompileDatabase.from_store(store), ws.root, {r.test_name for r in unnamed})
+    except Exception:  # noqa: BLE001 - locating is best effort
+        return
+    for record in unnamed:
+        if record.test_name in found:
+            record.file_path = found[record.test_name]

@@ -1,0 +1,114 @@
+"""The test source behind a ctest test that failed without naming a file.
+
+A test binary that crashes before its framework prints (Unity buffers its lines; a plain ``main``
+prints nothing), a test that times out, or one that only returns non-zero leaves ctest's own line and
+no file or line: nothing to locate from.  ctest knows which executable each test runs
+(``ctest --show-only=json-v1``), and the recorded build knows which sources that executable was linked
+from; the one of them that holds the test's own code (a test file by name or directory, or the
+executable's namesake) is the failure's file, read as a whole by the locator.
+
+This asks the real tools rather than guessing from names: one ``ctest`` call per build directory and,
+where ccwrap saw only the compiles, one ``ninja -t commands`` (or CMake's ``link.txt``) per executable,
+only for the failures that need it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from ..build.compdb import Command, CompileDatabase
+from ..build.linkinfo import link_for_output
+from .native_names import is_test_file
+
+TIMEOUT_S = 10.0
+MAX_BUILD_DIRS = 3
+
+
+def test_sources(db: CompileDatabase, workspace: Path, names: set[str]) -> dict[str, str]:
+    """ctest test name -> workspace-relative source of its own code, for the names found."""
+    ctest = shutil.which("ctest")
+    if ctest is None or not names or not db:
+        return {}
+    root = os.path.realpath(workspace)
+    found: dict[str, str] = {}
+    for build_dir in _build_dirs(db, root)[:MAX_BUILD_DIRS]:
+        for name, binary in _executables(ctest, build_dir).items():
+            if name in names and name not in found:
+                rel = _own_source(db, binary, build_dir, root)
+                if rel is not None:
+                    found[name] = rel
+        if len(found) == len(names):
+            break
+    return found
+
+
+def _build_dirs(db: CompileDatabase, root: str) -> list[str]:
+    """The top directories holding a ``CTestTestfile.cmake`` above the recorded commands' directories."""
+    tops: list[str] = []
+    for directory in dict.fromkeys(os.path.realpath(c.directory) for c in db.commands):
+        top = None
+        here = directory
+        while here.startswith(root) and os.path.isfile(os.path.join(here, "CTestTestfile.cmake")):
+            top, parent = here, os.path.dirname(here)
+            if parent == here:
+                break
+            here = parent
+        if top is not None and top not in tops:
+            tops.append(top)
+    return tops
+
+
+def _executables(ctest: str, build_dir: str) -> dict[str, str]:
+    """Each test's executable (realpath), as ctest itself would run it."""
+    try:
+        proc = subprocess.run([ctest, "--show-only=json-v1"], cwd=build_dir, capture_output=True, text=True,
+                              timeout=TIMEOUT_S, check=False)
+        tests = json.loads(proc.stdout).get("tests") or [] if proc.returncode == 0 else []
+    except (OSError, subprocess.TimeoutExpired, ValueError, AttributeError):
+        return {}
+    out: dict[str, str] = {}
+    for test in tests:
+        command = test.get("command") if isinstance(test, dict) else None
+        if not isinstance(command, list):
+            continue
+        # the first word that is an executable of the build (past a wrapper such as valgrind or `cmake -E env`)
+        for word in command:
+            path = os.path.realpath(os.path.join(build_dir, str(word)))
+            if path.startswith(build_dir + os.sep) and os.path.isfile(path) and os.access(path, os.X_OK):
+                out[str(test.get("name", ""))] = path
+                break
+    return out
+
+
+def _own_source(db: CompileDatabase, binary: str, build_dir: str, root: str) -> str | None:
+    link = next((c for c in db.links() if c.output and os.path.realpath(os.path.join(c.directory, c.output)) == binary),
+                None) or link_for_output(binary, build_dir)
+    if link is None:
+        return None
+    sources = [rel for src in _linked_sources(db, link)
+               if not (rel := os.path.relpath(src, root)).startswith("..")]
+    stem = Path(binary).name.split(".")[0]
+    named = [rel for rel in sources if Path(rel).name.split(".")[0] == stem]
+    tests = [rel for rel in sources if is_test_file(rel)]
+    for pool in ([rel for rel in named if rel in tests], tests, named):
+        if pool:
+            return pool[0]
+    return sources[0] if len(sources) == 1 else None
+
+
+def _linked_sources(db: CompileDatabase, link: Command) -> list[str]:
+    """The sources compiled into the link's own objects (not its archives: a library is not the test)."""
+    by_output = {os.path.realpath(os.path.join(c.directory, c.output)): c
+                 for c in db.commands if c.output and c.is_compile and not c.is_link}
+    out: list[str] = [os.path.realpath(os.path.join(link.directory, s)) for s in link.sources]
+    for arg in link.arguments[1:]:
+        if arg.startswith("-"):
+            continue
+        compile_ = by_output.get(os.path.realpath(os.path.join(link.directory, arg)))
+        if compile_ is not None:
+            out += [os.path.realpath(os.path.join(compile_.directory, s)) for s in compile_.sources]
+    return list(dict.fromkeys(out))
