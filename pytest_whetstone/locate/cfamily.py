@@ -107,11 +107,24 @@ def holds_cxx(path: str | Path, source: bytes) -> bool:
 
 
 def parse_source(source: bytes, lang: str, *, header: bool = False, path: Path | None = None) -> ParsedFile:
+    if header and lang == "c" and _CPP_MARKERS.search(source):
+        # C++ constructs: a clean C++ parse settles it and the C one is spared (a big header's parses
+        # are most of what locating a failure costs); with errors, the grammar with fewer wins
+        tree = _parser("cpp").parse(source)
+        if tree.root_node.has_error:
+            alt = _parser("c").parse(source)
+            if _count_errors(alt.root_node) < _count_errors(tree.root_node):
+                return _parsed(path, source, alt, "c")
+        return _parsed(path, source, tree, "cpp")
     tree = _parser(lang).parse(source)
-    if header and lang == "c" and (tree.root_node.has_error or _CPP_MARKERS.search(source)):
+    if header and lang == "c" and tree.root_node.has_error:
         alt = _parser("cpp").parse(source)
         if _count_errors(alt.root_node) <= _count_errors(tree.root_node):
             tree, lang = alt, "cpp"
+    return _parsed(path, source, tree, lang)
+
+
+def _parsed(path: Path | None, source: bytes, tree: Any, lang: str) -> ParsedFile:
     text = source.decode("utf-8", errors="replace")
     return ParsedFile(path or Path("<memory>"), source, text.split("\n"), tree, lang)
 
