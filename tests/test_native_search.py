@@ -267,7 +267,7 @@ def test_a_test_binary_compiled_and_linked_in_one_step_compiles_its_test_file_on
         assert trial.run_failing("src/geo.cc", GEO_CC.replace("x >= 0", "x > 0")).failing
         assert trial.run_failing("src/geo.cc", GEO_CC.replace("y <= h", "y < h")).passed == {failure.failure_id}
         assert trial.run_wider("src/geo.cc", GEO_CC.replace("y <= h", "y < h")).ok
-        compiled = trial._link_objects  # (binary, test file) -> its scratch object
+        compiled = trial.link_objects.made  # (binary, test file) -> its scratch object
         assert sorted(Path(src).name for _binary, src in compiled) == ["geo_test.cc", "more_test.cc"]
         assert all(obj and Path(obj).exists() for obj in compiled.values())
         other, why = cxx_trial([failure], make_project, make_project / ".whetstone", timeout_s=10.0)
@@ -275,7 +275,7 @@ def test_a_test_binary_compiled_and_linked_in_one_step_compiles_its_test_file_on
         try:
             other.share_with(trial)  # the search's second worker links the same objects
             fixed = other.run_failing("src/geo.cc", GEO_CC.replace("y <= h", "y < h"))
-            assert fixed.passed == {failure.failure_id} and other._link_objects is compiled and len(compiled) == 2
+            assert fixed.passed == {failure.failure_id} and other.link_objects.made is compiled and len(compiled) == 2
         finally:
             other.close()
     finally:
@@ -291,13 +291,13 @@ def test_the_warm_up_compiles_the_one_step_test_files_before_a_mutant_asks_for_t
         stopped = threading.Event()
         stopped.set()
         trial.warm(stopped)
-        assert trial._link_objects == {}
+        assert trial.link_objects.made == {}
         trial.warm(threading.Event())
-        made = trial._link_objects
+        made = trial.link_objects.made
         assert [Path(src).name for _binary, src in made] == ["geo_test.cc", "more_test.cc"]
         objects = dict(made)
         assert trial.run_wider("src/geo.cc", GEO_CC.replace("y <= h", "y < h")).ok
-        assert trial._link_objects == objects  # linked, not compiled again
+        assert trial.link_objects.made == objects  # linked, not compiled again
     finally:
         trial.close()
 

@@ -23,12 +23,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..build.compdb import Command, CompileDatabase
-from ..build.gate import HEADER_EXT, Gate, _relink_args, syntax_only_args
+from ..build.gate import Gate, _relink_args
 from ..build.linkinfo import is_shared, shared_links_for_object
 from ..process import dir_stamp, run_bounded
 from ..records import TestFailureRecord
 from .gtest_report import gtest_results, last_line, passed_so_far
 from .native_cxx_binaries import Binary, test_binaries
+from .native_link_objects import SCHEMA_FLAGS, LinkObjects, quiet
 from .native_schema import ENV as SCHEMA_ENV
 from .native_schema import REACHED_ENV, SPINS_ENV, error_lines_in, read_reached
 from .native_spectra_cxx import binary_env
@@ -37,7 +38,6 @@ from .native_trial import SuiteOutcome, TrialOutcome
 if TYPE_CHECKING:
     from ..locate.native_spectrum import TestRun
 
-SCHEMA_FLAGS = ("-w", "-O0", "-g0")
 OPTIMIZED_SCHEMA_FLAGS = ("-w", "-O1", "-g0")  # a schema whose unmutated tests run slowly at -O0 (see native_screen)
 # every error (the gate stops at a few; a schema's are one per broken mutant), columns in bytes
 FAMILY_SCHEMA_FLAGS = {"gcc": ("-fdiagnostics-column-unit=byte", "-fmax-errors=0"), "clang": ("-ferror-limit=0",)}
@@ -88,9 +88,7 @@ class CxxTrial:
         self._order: dict[str, int] | None = None  # object -> where the binaries meet it (see _place)
         self._failing_places = 0  # the objects the failing tests' binaries link are placed below this
         self._ran_before: dict[str, tuple[set[str], int | None]] = {}  # binary -> its whole run, unchanged
-        self._link_objects: dict[tuple[str, str], str | None] = {}  # (binary, real source) -> its object
-        self._link_locks: dict[tuple[str, str], threading.Lock] = {}  # one compile of each, whichever asks
-        self._link_lock = threading.Lock()  # guards both: the objects are shared with the search's other trials
+        self.link_objects = LinkObjects(self.scratch, workspace, db, self.gate, timeout_s)
         self._written_dirs: set[str] = set()  # a test run wrote files there: runs there take turns (all trials)
         self._turns = threading.Lock()
         self.error_lines: set[int] = set()  # lines of the mutated file the last failed compile named
@@ -283,23 +281,16 @@ class CxxTrial:
         return runs, names, why
 
     def share_with(self, first: CxxTrial) -> None:
-        """Use the one-step links' test objects (:meth:`_link_sources`) and schemata ``first`` built (a schema's
+        """Use the unchanged objects (:mod:`.native_link_objects`) and schemata ``first`` built (a schema's
         binaries serve every mutant, whichever trial runs it); the search closes its trials together."""
-        self._link_objects, self._link_locks, self._link_lock = first._link_objects, first._link_locks, first._link_lock
+        self.link_objects = first.link_objects
         self._schemata, self._schema_locks, self._schema_lock = first._schemata, first._schema_locks, first._schema_lock
         self._optimized = first._optimized
         self._written_dirs, self._turns = first._written_dirs, first._turns
 
     def warm(self, stop: threading.Event) -> None:
-        """Compile the test files of one-step links (:meth:`_link_sources`) before a mutant asks for them,
-        the failing tests' binaries first (their schema and every mutant link them), then the others
-        (a fix's wider check), until ``stop``: a gtest file takes seconds, which otherwise fall on the
-        first schema and on the first fix found."""
-        for binary in sorted(self.binaries, key=lambda b: not b.tests):
-            for source in binary.link.sources:
-                if stop.is_set():
-                    return
-                self._link_object(binary, os.path.realpath(os.path.join(binary.link.directory, source)))
+        """Compile the one-step links' test files before a mutant asks for them (:meth:`.LinkObjects.warm`)."""
+        self.link_objects.warm(self.binaries, stop)
 
     def close(self) -> None:
         self.gate.close()
@@ -388,48 +379,12 @@ class CxxTrial:
             # only its shared library changed (LD_LIBRARY_PATH), or the mutated code is not in it at all
             return binary.path if any(r in build.libs for r in inputs) else None
         target = build.objdir / ("bin-" + Path(binary.path).name)
-        compiled = self._link_sources(binary, build)
+        compiled = self.link_objects.for_link(binary, build.source, build.replaced)
         args = _relink_args(binary.link, {**build.replaced, **swapped, **compiled}, [], target)
-        code, output = _quiet(args, binary.link.directory, max(60.0, self.timeout_s))
+        code, output = quiet(args, binary.link.directory, max(60.0, self.timeout_s))
         if code != 0:
             return f"does not link: {output.strip().splitlines()[-1][:200] if output.strip() else f'exit {code}'}"
         return str(target)
-
-    def _link_sources(self, binary: Binary, build: _Build) -> dict[str, str]:
-        """The sources a one-step compile-and-link command compiles (`g++ test.cc libx.a -lgtest -o test`,
-        common in Makefiles), compiled once into scratch objects with that command's flags: every relink
-        then links them instead of compiling a test file again (seconds each with gtest).  Not for a
-        mutated header, which those sources may include."""
-        link = binary.link
-        if not link.sources or Path(build.source).suffix in HEADER_EXT:
-            return {}
-        out: dict[str, str] = {}
-        for source in link.sources:
-            real = os.path.realpath(os.path.join(link.directory, source))
-            if real == build.source:
-                continue
-            compiled = self._link_object(binary, real)
-            if compiled:
-                out[real] = compiled
-        return out
-
-    def _link_object(self, binary: Binary, real: str) -> str | None:
-        """The scratch object of one source a one-step link compiles (None: compiled in the link), made
-        once.  It is never mutated, so it is compiled fast (the schema's flags), which halves a gtest
-        file's compile; a candidate's final check is the user's own build."""
-        key = (binary.path, real)
-        with self._link_lock:
-            lock = self._link_locks.setdefault(key, threading.Lock())
-            number = list(self._link_locks).index(key)  # the object's own file name
-        with lock:  # another trial, or the warm-up, may be compiling it: wait for its object
-            if key not in self._link_objects:
-                link = binary.link
-                obj = self.scratch / "link-objects" / f"{number}-{Path(real).stem}.o"
-                obj.parent.mkdir(exist_ok=True)
-                args = [*syntax_only_args(link, real, None, self.workspace, object_out=obj), *SCHEMA_FLAGS]
-                code, _output = _quiet(args, link.directory, max(60.0, self.timeout_s))
-                self._link_objects[key] = str(obj) if code == 0 else None
-            return self._link_objects[key]
 
     def _inputs(self, link: Command) -> list[str]:
         return [os.path.realpath(os.path.join(link.directory, a)) for a in link.arguments[1:] if not a.startswith("-")]
@@ -455,7 +410,7 @@ class CxxTrial:
             libdir = objdir / "lib"
             libdir.mkdir(exist_ok=True)
             args = _relink_args(link, replaced, [], libdir / Path(real).name)
-            code, output = _quiet(args, link.directory, max(60.0, self.timeout_s))
+            code, output = quiet(args, link.directory, max(60.0, self.timeout_s))
             if code != 0:
                 return f"does not link: {output.strip().splitlines()[-1][:200] if output.strip() else f'exit {code}'}"
             for alias in {Path(link.output).name, Path(real).name} - {Path(real).name}:
@@ -485,14 +440,14 @@ class CxxTrial:
                 continue
             copy = build.objdir / f"{len(build.archives)}-{Path(real).name}"
             shutil.copyfile(real, copy)
-            code, _output = _quiet(["ar", "r", str(copy), *mine], str(build.objdir), 60.0)
+            code, _output = quiet(["ar", "r", str(copy), *mine], str(build.objdir), 60.0)
             if code == 0:
                 build.archives[real] = out[real] = str(copy)
         return out
 
     def _archive_members(self, archive: str) -> set[str]:
         if archive not in self._members:
-            code, output = _quiet(["ar", "t", archive], str(self.scratch), 30.0)
+            code, output = quiet(["ar", "t", archive], str(self.scratch), 30.0)
             self._members[archive] = set(output.split()) if code == 0 else set()
         return self._members[archive]
 
@@ -562,19 +517,6 @@ class CxxTrial:
         if code == -signal.SIGKILL and SPINS_ENV in env:
             code = None
         return code, raw.decode("utf-8", "replace"), gtest_results(report, times)
-
-
-def _quiet(args: list[str], cwd: str, timeout: float) -> tuple[int | None, str]:
-    """A recorded compile, link or ``ar`` run quietly (a process group, killed whole at the timeout)."""
-    env = dict(os.environ, LC_ALL="C.UTF-8")
-    env.pop("WHETSTONE_CCWRAP_DEPTH", None)
-    try:
-        code, out = run_bounded(args, cwd, timeout, env)
-    except OSError as exc:
-        return 127, f"{args[0]}: {exc.strerror}"
-    if code is None:
-        return None, f"{Path(args[0]).name} took over {timeout:.0f} s"
-    return code, out.decode("utf-8", "replace")
 
 
 # --------------------------------------------------------------------------- building the trial
