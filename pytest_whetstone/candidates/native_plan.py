@@ -73,14 +73,13 @@ class Planner:
     def plans(self, failure: TestFailureRecord) -> list[_Plan]:
         """The first pass (a few mutants of every top suspect, round-robin), then the rest by prior.
 
-        A suspect with no mutant (a one-line getter) takes no place among the top ones.  Without
-        schemata, the suspects past the top ones wait in ``self.later``, round-robin: the search reaches
-        them when the top ones are spent and time is left, rather than stopping there."""
+        A suspect with no mutant (a one-line getter) takes no place among the top ones.  The suspects
+        past the top ones wait in ``self.later``, round-robin: the search reaches them when the top ones
+        (and, with schemata, their files' neighbours) are spent and time is left, rather than stopping
+        there (:meth:`take_later`)."""
         per_suspect: list[list[_Plan]] = []
         later: list[list[_Plan]] = []
         for index, suspect in enumerate(failure.suspects):
-            if len(per_suspect) >= self.top_suspects() and self.screen is not None:
-                break
             if is_test_file(suspect.file_path):
                 continue  # the test states what is wanted: a mutant there that passes it fixes nothing
             text = self.original(suspect.file_path)
@@ -101,6 +100,14 @@ class Planner:
             rest += self.neighbour_plans(failure)
             self.screen.add([p.mutant for p in first + rest])
         return first + rest
+
+    def take_later(self) -> list[_Plan]:
+        """The suspects past the top ones, now that the plan before them is spent; with schemata their
+        files' schemata are offered these mutants (built when first asked for)."""
+        later, self.later = self.later, []
+        if self.screen is not None and later:
+            self.screen.add([p.mutant for p in later])
+        return later
 
     def neighbour_plans(self, failure: TestFailureRecord) -> list[_Plan]:
         """Mutants of the other functions in the top suspects' files: a schema compiles the whole file,

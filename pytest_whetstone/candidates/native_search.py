@@ -239,7 +239,7 @@ class _Search(Planner):
             if not queue:  # nothing screened up front (no schema could be built): the rest, in order
                 queue, ordered = self.ordered_rest(failure, rest), True
             if not queue and self.later:
-                queue, self.later = self.later, []
+                queue = self.take_later()
             after_partial = -1  # trials left to look for a complete fix once a partial one is found
             doubt_left = -1  # trials left to look for a natural complete fix once only doubtful ones are found
             last_standing = self.standing()
@@ -250,7 +250,7 @@ class _Search(Planner):
                     if not queue and not ordered:
                         queue, ordered = self.ordered_rest(failure, rest), True
                     if not queue and self.later:
-                        queue, self.later = self.later, []
+                        queue = self.take_later()
                     if plan.mutant.key in seen:
                         continue
                     seen.add(plan.mutant.key)
@@ -308,8 +308,8 @@ class _Search(Planner):
                             self.stats.doubted += 1
                             doubt_left = DOUBT_TRIALS
                             if doubtful:
-                                queue = self.natural_first(queue + ([] if ordered else rest) + self.later, seen)
-                                ordered, self.later = True, []
+                                queue = self.natural_first(queue + ([] if ordered else rest) + self.take_later(), seen)
+                                ordered = True
                         continue
                     break
                 standing = self.standing()
