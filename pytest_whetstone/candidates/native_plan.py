@@ -30,6 +30,7 @@ CONCENTRATE = 1.0  # how far mutant evidence moves a suspect's remaining mutants
 W_LINE = 0.6  # how far a mutated line's spectrum score moves its mutant (see line_bonus)
 SIBLINGS = 6  # other edits of a complete fix's line tried before the search stops
 SIBLING_MIN_PRIOR = 0.5  # ... those at least this likely (or as likely as the fix found)
+RAN_REST = 60  # functions the failing test ran, past the plan, the search widens to when time is left
 EARLY_ALONE_SHARE = 0.05  # of the time left, at most, for one early mutant that needs a compile of its own
 
 
@@ -58,6 +59,7 @@ class Planner:
     evidence: dict[tuple[str, str], MutantEvidence]
     planned: dict[tuple[str, str], Any]
     later: list[_Plan]
+    widened: set[str]  # failures whose plan took in the rest of what their test ran (take_later)
     turns: bool
     trials: list[Any]
 
@@ -101,13 +103,45 @@ class Planner:
             self.screen.add([p.mutant for p in first + rest])
         return first + rest
 
-    def take_later(self) -> list[_Plan]:
-        """The suspects past the top ones, now that the plan before them is spent; with schemata their
+    def take_later(self, failure: TestFailureRecord | None = None) -> list[_Plan]:
+        """The suspects past the top ones, now that the plan before them is spent; once those are spent
+        too, given the ``failure``, the rest of what its test ran (:meth:`ran_rest`).  With schemata their
         files' schemata are offered these mutants (built when first asked for)."""
         later, self.later = self.later, []
+        if not later and failure is not None and failure.failure_id not in self.widened:
+            self.widened.add(failure.failure_id)
+            later = self.ran_rest(failure)
         if self.screen is not None and later:
             self.screen.add([p.mutant for p in later])
         return later
+
+    def ran_rest(self, failure: TestFailureRecord) -> list[_Plan]:
+        """Every function the failing test ran that the plan has not held, the spectrum's likeliest first,
+        a few mutants of each in turn: the suspects keep ten, and a fault two calls below the test in
+        another file (a decoder every test runs) can rank past them."""
+        test = self.spectrum_names.get(failure.failure_id)
+        if self.spectrum is None or not test:
+            return []
+        planned = set(self.planned)
+        keys = sorted((k for k in self.spectrum.ran_in(test)
+                       if (k[0], k[1]) not in planned and not is_test_file(k[0])),
+                      key=lambda k: (-(self.spectrum.score(k) or 0.0), k))
+        per_function: list[list[_Plan]] = []
+        for order, key in enumerate(keys[:RAN_REST]):
+            fn = self.spectrum.funcs_by_key[key]
+            text = self.original(fn.file_path)
+            if text is None:
+                continue
+            mutants = self.by_line(mutants_in(fn.file_path, text.encode("utf-8", TEXT_ERRORS), fn.line_start,
+                                              fn.line_end, expected=failure.expected_value,
+                                              actual=failure.actual_value, qualname=fn.qualname))
+            if mutants:
+                self.planned[(fn.file_path, fn.qualname)] = fn
+                place = len(failure.suspects) + NEIGHBOURS + order
+                per_function.append([_Plan(failure, fn.file_path, fn.qualname, m, -1, r, place)
+                                     for r, m in enumerate(mutants)])
+        return [p for rank in range(max(map(len, per_function), default=0))
+                for plans in per_function for p in plans[rank:rank + 1]]
 
     def neighbour_plans(self, failure: TestFailureRecord) -> list[_Plan]:
         """Mutants of the other functions in the top suspects' files: a schema compiles the whole file,

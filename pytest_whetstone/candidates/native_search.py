@@ -169,6 +169,7 @@ class _Search(Planner):
         # failing test joins the suspects of every failure it is not among yet (see finish)
         self.planned: dict[tuple[str, str], Any] = {}
         self.later: list[_Plan] = []  # mutants of the suspects past the top ones (see plans)
+        self.widened: set[str] = set()
         self.alone_s: dict[bool, list[float]] = {False: [], True: []}  # compiled alone: header? -> seconds
         self.ran: dict[tuple[str, str], bool] = {}  # (file, qualname) -> the failing tests ran some of it
         self.unbuildable: set[str] = set()  # files no trial can build (TrialOutcome.unbuildable)
@@ -238,8 +239,8 @@ class _Search(Planner):
             ordered = False
             if not queue:  # nothing screened up front (no schema could be built): the rest, in order
                 queue, ordered = self.ordered_rest(failure, rest), True
-            if not queue and self.later:
-                queue = self.take_later()
+            if not queue:
+                queue = self.take_later(failure)
             after_partial = -1  # trials left to look for a complete fix once a partial one is found
             doubt_left = -1  # trials left to look for a natural complete fix once only doubtful ones are found
             last_standing = self.standing()
@@ -249,8 +250,8 @@ class _Search(Planner):
                     plan = queue.pop(0)
                     if not queue and not ordered:
                         queue, ordered = self.ordered_rest(failure, rest), True
-                    if not queue and self.later:
-                        queue = self.take_later()
+                    if not queue:
+                        queue = self.take_later(failure)
                     if plan.mutant.key in seen:
                         continue
                     seen.add(plan.mutant.key)

@@ -1,0 +1,61 @@
+"""A search that spent its plan with time left widens it: past the ten suspects, to every function the
+failing test ran, the spectrum's likeliest first, a few mutants of each in turn, once per failure
+(a decoder two calls below the test, in another file, that every test runs ranks past the suspects)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+from pytest_whetstone.candidates.native_plan import Planner
+from pytest_whetstone.locate.native_workspace import Func
+from pytest_whetstone.records import Suspect, TestFailureRecord
+
+CODING_C = """\
+int decode_len(const unsigned char *p, int n) {
+  if (n < 1) return -1;
+  return p[0] > 127 ? -1 : p[0];
+}
+
+int checked_add(int a, int b) { return a + b; }
+
+int never_ran(int x) { return x * 2; }
+"""
+BATCH_C = "int batch_count(const unsigned char *p) { return p[0] + 1; }\n"
+TEST_C = "int test_helper(int x) { return x == 3; }\n"
+
+
+class _Planner(Planner):
+    def __init__(self, root: Path, spectrum: object) -> None:
+        self.workspace, self.screen, self.spectrum = root, None, spectrum
+        self.spectrum_names = {"F1": "Batch.Corrupt"}
+        self.evidence, self.planned, self.later, self.widened, self.turns, self.trials = {}, {}, [], set(), False, []
+
+    def original(self, rel: str) -> str | None:
+        return (self.workspace / rel).read_text()
+
+
+def test_the_plan_widens_once_to_what_the_failing_test_ran_likeliest_first(tmp_path: Path) -> None:
+    (tmp_path / "coding.c").write_text(CODING_C)
+    (tmp_path / "batch.c").write_text(BATCH_C)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests/batch_test.c").write_text(TEST_C)
+    funcs = {("coding.c", "decode_len", 1): Func("coding.c", "decode_len", 1, 4, "decode_len"),
+             ("coding.c", "checked_add", 6): Func("coding.c", "checked_add", 6, 6, "checked_add"),
+             ("batch.c", "batch_count", 1): Func("batch.c", "batch_count", 1, 1, "batch_count"),
+             ("tests/batch_test.c", "test_helper", 1): Func("tests/batch_test.c", "test_helper", 1, 1, "test_helper")}
+    scores = {("coding.c", "decode_len", 1): 0.4, ("coding.c", "checked_add", 6): 0.7,
+              ("batch.c", "batch_count", 1): 0.9, ("tests/batch_test.c", "test_helper", 1): 1.0}
+    spectrum = SimpleNamespace(ran_in=lambda test: set(funcs) if test == "Batch.Corrupt" else set(),
+                               score=scores.get, funcs_by_key=funcs, line_score=lambda rel, line: None)
+    planner = _Planner(tmp_path, spectrum)
+    planner.planned[("batch.c", "batch_count")] = object()  # a suspect the plan already held
+    failure = TestFailureRecord(failure_id="F1", runner="gtest", test_name="Corrupt",
+                                suspects=[Suspect("batch.c", "batch_count", 1, 1, 1.0)])
+    widened = planner.take_later(failure)
+    names = [p.qualname for p in widened]
+    assert set(names) == {"checked_add", "decode_len"}  # not the planned one, not the test's own code
+    assert names[0] == "checked_add" and names[1] == "decode_len"  # the likelier first, then turns
+    assert all(p.suspect_index == -1 for p in widened)
+    assert ("coding.c", "decode_len") in planner.planned
+    assert planner.take_later(failure) == []  # once per failure
