@@ -17,8 +17,10 @@ fresh copy (node_modules symlinked):
      suspects (top-1/3/5);
   3. unless ``--localize-only``: :func:`fix_figures`: ``whetstone run --search``, the rank after the
      search, the top candidate applied (``whetstone apply``): does the suite pass, is the file restored?
+     Then, unless ``--no-fix``, the faulty tree again and ``whetstone fix --test <command> --max-wall
+     120`` (the loop, as the C/C++ held-out bench runs it): does the suite pass, is the file restored?
 
-    python bench/bench_native_heldout_js.py [--per-kind 2] [--seed 7] [--label before] [--localize-only]
+    python bench/bench_native_heldout_js.py [--per-kind 2] [--seed 7] [--label before] [--localize-only] [--no-fix]
                                             [--libs qs,minimist] [--max-faults N]
 
 Only the summary goes to bench/results/native_heldout_js_<label>.md; the per-fault rows stay in
@@ -32,6 +34,7 @@ import json
 import os
 import random
 import re
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -54,6 +57,9 @@ from pytest_whetstone.locate import jsfamily  # noqa: E402 - the repo is on sys.
 WORK = HERE / "_work" / "heldout_js"
 RESULTS = HERE / "results"
 SUITE_TIMEOUT = 120.0
+FIX_MAX_WALL_S = 120.0  # `whetstone fix --max-wall`, as the C/C++ held-out bench runs it
+FIX_TIMEOUT_S = 300.0  # the bench's own hard bound on one `whetstone fix`
+FIX = True  # --no-fix: the search's top candidate only
 TEST_GLOB = "test/**/*.js"
 
 LIBS = {  # name: (npm spec, test command as a user types it)
@@ -332,6 +338,35 @@ def fix_figures(fault: Fault, ws: Path, command: list[str], original: Path) -> d
     search re-ranked the suspects, then its top candidate applied with ``whetstone apply`` and the suite
     run: does it pass, and is the faulty file byte-equal to the original again?"""
     store = ws / ".whetstone"
+    faulty = _sources(ws)
+    row = _search_and_apply(fault, ws, command, original, store)
+    if FIX:
+        row.update(_fix_loop(fault, ws, command, original, store, faulty))
+    return row
+
+
+def _sources(ws: Path) -> dict[Path, bytes]:
+    """The workspace's own files (not its dependencies, not the store), to start the fix loop from the
+    faulty tree whatever the applied candidate edited."""
+    return {p: p.read_bytes() for p in ws.rglob("*")
+            if p.is_file() and not {"node_modules", ".whetstone"} & set(p.relative_to(ws).parts)}
+
+
+def _fix_loop(fault: Fault, ws: Path, command: list[str], original: Path, store: Path,
+              faulty: dict[Path, bytes]) -> dict[str, Any]:
+    """``whetstone fix --test <command>`` on the faulty tree again (the loop: search, apply, run the suite,
+    keep or revert): does the suite pass afterwards, is the file byte-equal to the original?"""
+    for path, data in faulty.items():
+        if path.read_bytes() != data:
+            path.write_bytes(data)
+    rc, _out, fix_s = whetstone(["fix", "--test", shlex.join(command), "--max-wall", str(FIX_MAX_WALL_S)], ws, store,
+                                timeout=FIX_TIMEOUT_S)
+    passes = run(command, ws)[0] == 0
+    return {"fix_s": round(fix_s, 3), "fix_pass": passes, "fix_timed_out": rc == -1,
+            "fix_restored": (ws / fault.file).read_bytes() == (original / fault.file).read_bytes()}
+
+
+def _search_and_apply(fault: Fault, ws: Path, command: list[str], original: Path, store: Path) -> dict[str, Any]:
     _rc, _out, search_s = whetstone(["run", "--search", "--", *command], ws, store)
     rc, out, _ = whetstone(["report", "--format", "json"], ws, store)
     try:
@@ -456,6 +491,13 @@ def summary(rows: list[dict[str, Any]], args: argparse.Namespace, libs: list[str
                   f"| the search's top candidate is validated | {_pct(fixed, lambda r: r.get('validated'))} |",
                   f"| top candidate applied: the suite passes | {_pct(fixed, lambda r: r['tests_pass'])} |",
                   f"| top candidate applied: original restored exactly | {_pct(fixed, lambda r: r.get('restored'))} |",
+                  *([f"| `whetstone fix --max-wall {FIX_MAX_WALL_S:.0f}`: the suite passes | "
+                     f"{_pct(fixed, lambda r: r['fix_pass'])} |",
+                     f"| `whetstone fix`: original restored exactly | {_pct(fixed, lambda r: r.get('fix_restored'))} |",
+                     f"| `whetstone fix` timed out ({FIX_TIMEOUT_S:.0f} s) | {_pct(fixed, lambda r: r.get('fix_timed_out'))} |",
+                     f"| `whetstone fix` wall time, median | "
+                     f"{statistics.median(r['fix_s'] for r in fixed):.1f} s |"]
+                    if all("fix_pass" in r for r in fixed) else []),
                   f"| `whetstone run --search` / plain run, median | {statistics.median(searched):.1f}x |"
                   if searched else ""]
         lines += _totals(fixed)
@@ -473,7 +515,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--libs", default=",".join(LIBS))
     ap.add_argument("--max-faults", type=int, default=0, help="stop after this many kept faults (0: no limit)")
     ap.add_argument("--localize-only", action="store_true", help="skip the fix hook")
+    ap.add_argument("--no-fix", action="store_true", help="skip `whetstone fix` (the search's top candidate only)")
     args = ap.parse_args(argv)
+    global FIX
+    FIX = not args.no_fix
     if not shutil.which("node") or not shutil.which("npm"):
         print("node and npm are needed", file=sys.stderr)
         return 2

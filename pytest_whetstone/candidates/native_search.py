@@ -240,7 +240,7 @@ class _Search(Planner):
             if not queue:  # nothing screened up front (no schema could be built): the rest, in order
                 queue, ordered = self.ordered_rest(failure, rest), True
             if not queue:
-                queue = self.take_later(failure)
+                queue = self.take_later(None if found else failure)
             after_partial = -1  # trials left to look for a complete fix once a partial one is found
             doubt_left = -1  # trials left to look for a natural complete fix once only doubtful ones are found
             last_standing = self.standing()
@@ -250,8 +250,8 @@ class _Search(Planner):
                     plan = queue.pop(0)
                     if not queue and not ordered:
                         queue, ordered = self.ordered_rest(failure, rest), True
-                    if not queue:
-                        queue = self.take_later(failure)
+                    if not queue:  # widened only while nothing is found: not to dodge a doubtful fix elsewhere
+                        queue = self.take_later(None if found else failure)
                     if plan.mutant.key in seen:
                         continue
                     seen.add(plan.mutant.key)

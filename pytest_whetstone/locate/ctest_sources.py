@@ -35,8 +35,8 @@ def test_sources(db: CompileDatabase, workspace: Path, names: set[str]) -> dict[
         return {}
     root = os.path.realpath(workspace)
     found: dict[str, str] = {}
-    for build_dir in _build_dirs(db, root)[:MAX_BUILD_DIRS]:
-        for name, binary in _executables(ctest, build_dir).items():
+    for build_dir in _build_dirs(db)[:MAX_BUILD_DIRS]:
+        for name, binary in _executables(ctest, build_dir, root).items():
             if name in names and name not in found:
                 rel = _own_source(db, binary, build_dir, root)
                 if rel is not None:
@@ -46,13 +46,14 @@ def test_sources(db: CompileDatabase, workspace: Path, names: set[str]) -> dict[
     return found
 
 
-def _build_dirs(db: CompileDatabase, root: str) -> list[str]:
-    """The top directories holding a ``CTestTestfile.cmake`` above the recorded commands' directories."""
+def _build_dirs(db: CompileDatabase) -> list[str]:
+    """The top directories holding a ``CTestTestfile.cmake`` above the recorded commands' directories
+    (in the workspace or out of it: ``cmake -B ../build``)."""
     tops: list[str] = []
     for directory in dict.fromkeys(os.path.realpath(c.directory) for c in db.commands):
         top = None
         here = directory
-        while here.startswith(root) and os.path.isfile(os.path.join(here, "CTestTestfile.cmake")):
+        while os.path.isfile(os.path.join(here, "CTestTestfile.cmake")):
             top, parent = here, os.path.dirname(here)
             if parent == here:
                 break
@@ -62,8 +63,10 @@ def _build_dirs(db: CompileDatabase, root: str) -> list[str]:
     return tops
 
 
-def _executables(ctest: str, build_dir: str) -> dict[str, str]:
-    """Each test's executable (realpath), as ctest itself would run it."""
+def _executables(ctest: str, build_dir: str, root: str) -> dict[str, str]:
+    """Each test's executable (realpath), as ctest itself would run it: the first word of its command
+    that is an executable file of the build or the workspace (past a wrapper such as valgrind or
+    ``cmake -E env``)."""
     try:
         proc = subprocess.run([ctest, "--show-only=json-v1"], cwd=build_dir, capture_output=True, text=True,
                               timeout=TIMEOUT_S, check=False)
@@ -75,10 +78,10 @@ def _executables(ctest: str, build_dir: str) -> dict[str, str]:
         command = test.get("command") if isinstance(test, dict) else None
         if not isinstance(command, list):
             continue
-        # the first word that is an executable of the build (past a wrapper such as valgrind or `cmake -E env`)
         for word in command:
             path = os.path.realpath(os.path.join(build_dir, str(word)))
-            if path.startswith(build_dir + os.sep) and os.path.isfile(path) and os.access(path, os.X_OK):
+            if path.startswith((build_dir + os.sep, root + os.sep)) and os.path.isfile(path) \
+                    and os.access(path, os.X_OK):
                 out[str(test.get("name", ""))] = path
                 break
     return out
