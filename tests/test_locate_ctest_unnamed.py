@@ -83,7 +83,7 @@ int main(void) { return strcmp(shape_name(4), "rectangle") == 0 ? 0 : 1; }
 """
 
 
-def _project(root: Path, generator: str, ccwrap_as: str) -> tuple[Path, Path]:
+def _project(root: Path, generator: str, ccwrap_as: str, build: str = "shapes/build") -> tuple[Path, Path]:
     proj = root / "shapes"
     for rel, text in {"CMakeLists.txt": CMAKELISTS, "src/shapes.h": SHAPES_H, "src/shapes.c": SHAPES_C,
                       "src/names.c": NAMES_C, "tests/helpers.c": HELPERS_C, "tests/shapes_check.c": SHAPES_CHECK_C,
@@ -97,25 +97,26 @@ def _project(root: Path, generator: str, ccwrap_as: str) -> tuple[Path, Path]:
         flags.append("-DCMAKE_C_COMPILER_LAUNCHER=ccwrap")
     else:
         env["CC"] = "ccwrap"
-    configure = subprocess.run(["cmake", "-S", str(proj), "-B", str(proj / "build"), *flags], env=env,
+    configure = subprocess.run(["cmake", "-S", str(proj), "-B", str(root / build), *flags], env=env,
                                capture_output=True, text=True)
     assert configure.returncode == 0, configure.stderr
-    build = subprocess.run(["cmake", "--build", str(proj / "build")], env=env, capture_output=True, text=True)
-    assert build.returncode == 0, build.stdout + build.stderr
+    built = subprocess.run(["cmake", "--build", str(root / build)], env=env, capture_output=True, text=True)
+    assert built.returncode == 0, built.stdout + built.stderr
     return proj, store
 
 
-@pytest.mark.parametrize(("generator", "ccwrap_as"), [
-    ("Ninja", "launcher"),  # no link recorded: ninja -t commands says how the executable was linked
-    ("Unix Makefiles", "launcher"),  # no link recorded: CMake's link.txt says
-    ("Unix Makefiles", "compiler"),  # ccwrap recorded the link itself
+@pytest.mark.parametrize(("generator", "ccwrap_as", "build"), [
+    ("Ninja", "launcher", "shapes/build"),  # no link recorded: ninja -t commands says how the executable was linked
+    ("Unix Makefiles", "launcher", "shapes/build"),  # no link recorded: CMake's link.txt says
+    ("Unix Makefiles", "compiler", "shapes/build"),  # ccwrap recorded the link itself
+    ("Unix Makefiles", "compiler", "build-out"),  # an out-of-tree build: cmake -B ../build-out
 ])
 def test_a_crash_that_prints_nothing_is_located_from_its_executables_source(
-        tmp_path: Path, generator: str, ccwrap_as: str) -> None:
+        tmp_path: Path, generator: str, ccwrap_as: str, build: str) -> None:
     if generator == "Ninja" and not shutil.which("ninja"):
         pytest.skip("ninja missing")
-    proj, store = _project(tmp_path, generator, ccwrap_as)
-    verdict, out = whetstone_run(["ctest", "--output-on-failure"], proj / "build", store)
+    proj, store = _project(tmp_path, generator, ccwrap_as, build)
+    verdict, out = whetstone_run(["ctest", "--output-on-failure"], tmp_path / build, store)
     assert verdict["failure"] == "test-failure", out
     failures = {f.test_name: f for f in _session(store, verdict).state().test_failures}
     crash = failures["shapes_check"]

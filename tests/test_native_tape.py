@@ -198,7 +198,9 @@ def test_a_dropped_plus_one_is_put_back_and_whitespace_counts(shapes: Path) -> N
     assert _applied(shapes, found[0]) == original
 
 
-def test_the_tape_spectrum_sets_the_failing_file_against_the_others(shapes: Path) -> None:
+def test_the_tape_spectrum_sets_the_failing_test_against_the_passing_ones_test_by_test(shapes: Path) -> None:
+    """A hook cuts tape's coverage at each test: the crashing test's own lines against every passing
+    test's, in its file (none ran after the crash) and in the others."""
     _seed(shapes, "lib/polygon.js", "i < points.length", "i <= points.length")
     [crash] = _failures(shapes)
     trial, why = js_trial([crash], shapes, command=COMMAND, timeout_s=20)
@@ -207,9 +209,28 @@ def test_the_tape_spectrum_sets_the_failing_file_against_the_others(shapes: Path
         got, names, why = trial.profile(20.0)
     finally:
         trial.close()
-    assert why == "" and [(r.name, r.failed) for r in got] == [
-        ("the failing test files", True), ("the suite's other test files", False)]
+    assert why == ""
+    by_name = {r.name: r for r in got}
+    assert by_name["perimeter of a unit square"].failed
+    passing = [r for r in got if not r.failed]
+    assert len(passing) >= 2 and all(not r.name.startswith("the ") for r in got)  # tests, not files
     polygon = str(shapes.resolve() / "lib/polygon.js")
-    assert 15 in got[0].executed.lines[polygon]  # perimeter's loop body ran in the failing file
-    assert 15 not in got[1].executed.lines.get(polygon, set())  # and in no other file
+    assert 15 in by_name["perimeter of a unit square"].executed.lines[polygon]  # perimeter's loop body
+    assert all(15 not in r.executed.lines.get(polygon, set()) for r in passing)  # no passing test ran it
+    assert names == {crash.failure_id: "perimeter of a unit square"}
+
+
+def test_without_tape_to_hook_the_spectrum_sides_are_files(shapes: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_whetstone.candidates import native_spectra_tape
+
+    monkeypatch.setattr(native_spectra_tape, "PRELOAD", shapes / "no-such-hook.cjs")
+    _seed(shapes, "lib/polygon.js", "i < points.length", "i <= points.length")
+    [crash] = _failures(shapes)
+    trial, why = js_trial([crash], shapes, command=COMMAND, timeout_s=20)
+    assert trial is not None, why
+    try:
+        got, names, why = trial.profile(20.0)
+    finally:
+        trial.close()
+    assert [(r.name, r.failed) for r in got] == [("the failing test files", True), ("the suite's other test files", False)]
     assert names == {crash.failure_id: "the failing test files"}

@@ -39,12 +39,8 @@ def link_for_output(binary: str, directory: str) -> Command | None:
             command = _command(segment, str(root))
             if command is not None and os.path.realpath(root / (command.output or "")) == binary:
                 return command
-    link_txt = Path(binary).parent / "CMakeFiles" / f"{Path(binary).name}.dir" / "link.txt"
-    try:
-        first = link_txt.read_text(encoding="utf-8").splitlines()[0]
-    except (OSError, IndexError):
-        return None
-    return _command(first, str(Path(binary).parent))
+    where = Path(binary).parent
+    return _read_link_txt(where / "CMakeFiles" / f"{Path(binary).name}.dir" / "link.txt", str(where))
 
 
 def shared_links_for_object(obj: str, directory: str) -> list[Command]:
@@ -77,14 +73,17 @@ def _from_link_txt(obj: str) -> Command | None:
     parts = Path(obj).parts
     for i in range(len(parts) - 2, 0, -1):
         if parts[i].endswith(".dir") and parts[i - 1] == "CMakeFiles":
-            link_txt = Path(*parts[: i + 1]) / "link.txt"
-            binary_dir = str(Path(*parts[: i - 1]))
-            try:
-                first = link_txt.read_text(encoding="utf-8").splitlines()[0]
-            except (OSError, IndexError):
-                return None
-            return _command(first, binary_dir)
+            return _read_link_txt(Path(*parts[: i + 1]) / "link.txt", str(Path(*parts[: i - 1])))
     return None
+
+
+def _read_link_txt(link_txt: Path, binary_dir: str) -> Command | None:
+    """The link CMake's Makefiles generator wrote down for a target (run in the target's binary dir)."""
+    try:
+        first = link_txt.read_text(encoding="utf-8").splitlines()[0]
+    except (OSError, IndexError):
+        return None
+    return _command(first, binary_dir)
 
 
 def _from_ninja(obj: str, directory: str) -> list[Command]:

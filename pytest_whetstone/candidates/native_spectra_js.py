@@ -6,8 +6,9 @@ less the first's is what the passing tests of those files executed; the two make
 spectrum (the failing tests, the passing ones) for :mod:`..locate.native_spectrum`.  Works for every
 runner the trial drives, since V8 itself counts (``node --test``, mocha, Jest, vitest).
 
-tape cannot select a test by title, so its sides are files: the failing test files in one process,
-then the suite's other test files (the command's paths and globs, expanded) in another.
+tape cannot select a test by title: a hook cuts its process's coverage test by test
+(:mod:`.native_spectra_tape`); where it cannot, the sides are files: the failing test files in one
+process, then the suite's other test files (the command's paths and globs, expanded) in another.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING
 from ..locate.callgrind import Executed
 from ..locate.native_spectrum import TestRun
 from ..locate.v8coverage import LineCounts, difference, read_dir
+from .native_spectra_tape import tape_tests_spectrum
 
 if TYPE_CHECKING:
     from .native_trial_js import JsTrial
@@ -53,12 +55,12 @@ def profile_js(trial: JsTrial, budget_s: float) -> tuple[list[TestRun], dict[str
     passing = difference(read_dir(whole_dir, trial.root), failing)
     if not failing:
         return [], {}, "V8 reported no coverage of the project's sources"
-    runs = [TestRun(FAILING, True, _in_workspace(failing, trial.root, trial.workspace)),
-            TestRun(PASSING, False, _in_workspace(passing, trial.root, trial.workspace))]
+    runs = [TestRun(FAILING, True, in_workspace(failing, trial.root, trial.workspace)),
+            TestRun(PASSING, False, in_workspace(passing, trial.root, trial.workspace))]
     return runs, {t.fid: FAILING for t in trial.targets}, ""
 
 
-def _in_workspace(counts: LineCounts, root: Path, workspace: Path) -> Executed:
+def in_workspace(counts: LineCounts, root: Path, workspace: Path) -> Executed:
     """Scratch-copy paths as the user's own (the suspects name the workspace's files)."""
     out = Executed()
     for path, lines in counts.items():
@@ -71,12 +73,17 @@ def _in_workspace(counts: LineCounts, root: Path, workspace: Path) -> Executed:
 
 
 def profile_tape(trial: JsTrial, budget_s: float) -> tuple[list[TestRun], dict[str, str], str]:
-    """The failing test files against the suite's other test files, each side one tape process."""
+    """The failing tests against the passing ones, test by test (:mod:`.native_spectra_tape`); where the
+    tests cannot be told apart, the failing test files against the suite's other test files, each side
+    one tape process."""
     deadline = time.monotonic() + budget_s
     files = sorted({t.file for t in trial.targets})
     if any(glob.has_magic(f) for f in files):
         return [], {}, "the failing test is known only by the suite's glob: no execution spectrum"
     others = [f for f in suite_files(trial.root, trial.command.paths) if f not in files][:MAX_OTHER_FILES]
+    per_test = tape_tests_spectrum(trial, files, others, budget_s)
+    if per_test is not None:
+        return per_test[0], per_test[1], ""
     if not others:
         return [], {}, "no other test file to set the failing files against: no execution spectrum"
     failing_dir, others_dir = trial.work / "v8-failing", trial.work / "v8-others"
@@ -94,8 +101,8 @@ def profile_tape(trial: JsTrial, budget_s: float) -> tuple[list[TestRun], dict[s
     failing = read_dir(failing_dir, trial.root)
     if not failing:
         return [], {}, "V8 reported no coverage of the project's sources"
-    runs = [TestRun(FAILING_FILES, True, _in_workspace(failing, trial.root, trial.workspace)),
-            TestRun(OTHER_FILES, False, _in_workspace(read_dir(others_dir, trial.root), trial.root, trial.workspace))]
+    runs = [TestRun(FAILING_FILES, True, in_workspace(failing, trial.root, trial.workspace)),
+            TestRun(OTHER_FILES, False, in_workspace(read_dir(others_dir, trial.root), trial.root, trial.workspace))]
     return runs, {t.fid: FAILING_FILES for t in trial.targets}, ""
 
 

@@ -179,11 +179,11 @@ class JsTrial:
         return profile_js(self, budget_s)
 
     def run_covered(self, files: list[str], targets: list[_Target], coverage_dir: Path,
-                    timeout_s: float) -> str:
+                    timeout_s: float, extra_env: dict[str, str] | None = None) -> str:
         """One run of ``files`` (``targets`` selected by title, or all) writing V8 coverage to
         ``coverage_dir``; "" or why it failed."""
         env, timeout = self.env, self.timeout_s
-        self.env = {**env, "NODE_V8_COVERAGE": str(coverage_dir)}
+        self.env = {**env, **(extra_env or {}), "NODE_V8_COVERAGE": str(coverage_dir)}
         self.timeout_s = max(0.5, min(timeout, timeout_s))
         try:
             return self._run(files, targets)[1]

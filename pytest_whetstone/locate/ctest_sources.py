@@ -70,7 +70,9 @@ def _executables(ctest: str, build_dir: str, root: str) -> dict[str, str]:
     try:
         proc = subprocess.run([ctest, "--show-only=json-v1"], cwd=build_dir, capture_output=True, text=True,
                               timeout=TIMEOUT_S, check=False)
-        tests = json.loads(proc.stdout).get("tests") or [] if proc.returncode == 0 else []
+        if proc.returncode != 0:
+            return {}
+        tests = json.loads(proc.stdout).get("tests") or []
     except (OSError, subprocess.TimeoutExpired, ValueError, AttributeError):
         return {}
     out: dict[str, str] = {}
@@ -88,6 +90,8 @@ def _executables(ctest: str, build_dir: str, root: str) -> dict[str, str]:
 
 
 def _own_source(db: CompileDatabase, binary: str, build_dir: str, root: str) -> str | None:
+    """The workspace source of the executable's own code: of the sources compiled into its own objects,
+    the test file named after it, else the first test file, else its namesake, else the only one."""
     link = next((c for c in db.links() if c.output and os.path.realpath(os.path.join(c.directory, c.output)) == binary),
                 None) or link_for_output(binary, build_dir)
     if link is None:

@@ -19,9 +19,14 @@ LineCounts = dict[str, dict[int, int]]  # absolute path -> line -> times execute
 
 def read_dir(directory: Path, root: Path) -> LineCounts:
     """Per project script under ``root``, how often each line ran (summed over the processes)."""
+    return read_reports(sorted(directory.glob("coverage-*.json")), root)
+
+
+def read_reports(reports: list[Path], root: Path) -> LineCounts:
+    """Per project script under ``root``, how often each line ran, summed over these coverage files."""
     out: LineCounts = {}
     root = root.resolve()
-    for report in sorted(directory.glob("coverage-*.json")):
+    for report in reports:
         try:
             data = json.loads(report.read_text(encoding="utf-8"))
         except (OSError, ValueError):
