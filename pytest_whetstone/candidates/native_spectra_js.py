@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from ..locate.callgrind import Executed
 from ..locate.native_spectrum import TestRun
 from ..locate.v8coverage import LineCounts, difference, read_dir
-from .native_spectra_tape import tape_tests_spectrum
+from .native_spectra_tape import PER_TEST_TOOL, tape_tests_spectrum
 
 if TYPE_CHECKING:
     from .native_trial_js import JsTrial
@@ -83,6 +83,9 @@ def profile_tape(trial: JsTrial, budget_s: float) -> tuple[list[TestRun], dict[s
     others = [f for f in suite_files(trial.root, trial.command.paths) if f not in files][:MAX_OTHER_FILES]
     per_test = tape_tests_spectrum(trial, files, others, budget_s)
     if per_test is not None:
+        # what an earlier test of the same process ran can still set up the failing one's state: a line
+        # the failing test did not run is not proof that a mutant there cannot change it (lines_complete)
+        trial.spectrum_tool = PER_TEST_TOOL
         return per_test[0], per_test[1], ""
     if not others:
         return [], {}, "no other test file to set the failing files against: no execution spectrum"

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 PRELOAD = Path(__file__).with_name("tape_coverage.cjs")
 LOG_ENV = "WHETSTONE_TAPE_TESTS"
+PER_TEST_TOOL = "v8, per test"  # the search event's spectrum tool
 MAX_PIECES = 2000  # per process: past this the spectrum has what it needs
 
 

@@ -70,6 +70,7 @@ class JsTrial:
         self.env = _env()
         self.runs = 0
         self.last_result = runs.RunResult()  # the last tape run, per test (the spectrum asks what ran)
+        self.spectrum_tool = ""  # "v8, per test" when tape's spectrum was cut test by test (native_spectra_tape)
         self.base_sites: dict[tuple[str, str], set[int]] = {}  # tape: where the failing assertions failed
         self.screen: native_js_screen.TapeScreen | None = None  # the schema harness, once a schema runs
         # tape: the paths of the tests that failed in the unmutated schema (a screened run runs only the tests
