@@ -29,6 +29,13 @@ add_executable(names_check tests/names_check.c)
 target_link_libraries(names_check shapes)
 add_test(NAME names_check COMMAND names_check)
 add_test(NAME script_only COMMAND sh -c "exit 3")
+add_executable(suite_runner tests/runner_main.c tests/helpers.c)
+add_test(NAME suite_runner COMMAND suite_runner)
+"""
+RUNNER_MAIN_C = """\
+int same(int a, int b);
+
+int main(void) { return same(1, 2) ? 0 : 1; }
 """
 SHAPES_H = """\
 #pragma once
@@ -87,7 +94,7 @@ def _project(root: Path, generator: str, ccwrap_as: str, build: str = "shapes/bu
     proj = root / "shapes"
     for rel, text in {"CMakeLists.txt": CMAKELISTS, "src/shapes.h": SHAPES_H, "src/shapes.c": SHAPES_C,
                       "src/names.c": NAMES_C, "tests/helpers.c": HELPERS_C, "tests/shapes_check.c": SHAPES_CHECK_C,
-                      "tests/names_check.c": NAMES_CHECK_C}.items():
+                      "tests/names_check.c": NAMES_CHECK_C, "tests/runner_main.c": RUNNER_MAIN_C}.items():
         (proj / rel).parent.mkdir(parents=True, exist_ok=True)
         (proj / rel).write_text(text)
     store = proj / ".whetstone"
@@ -122,9 +129,11 @@ def test_a_crash_that_prints_nothing_is_located_from_its_executables_source(
     crash = failures["shapes_check"]
     assert crash.file_path == "tests/shapes_check.c"  # its own code, not the library, not the helper file
     assert "rect_pick" in [s.qualname for s in crash.suspects[:3]], crash.suspects
-    # a test that runs no executable of the build stays unplaced, and costs the run nothing else
-    assert failures["script_only"].file_path in ("", None)
-    assert not failures["script_only"].suspects
+    # a test that runs no executable of the build stays unplaced, and costs the run nothing else; so
+    # does one whose executable has two test files and neither is named after it
+    for name in ("script_only", "suite_runner"):
+        assert failures[name].file_path in ("", None), name
+        assert not failures[name].suspects, name
 
 
 def test_the_search_fixes_the_crash_through_its_executable(tmp_path: Path) -> None:

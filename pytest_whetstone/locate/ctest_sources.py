@@ -90,8 +90,10 @@ def _executables(ctest: str, build_dir: str, root: str) -> dict[str, str]:
 
 
 def _own_source(db: CompileDatabase, binary: str, build_dir: str, root: str) -> str | None:
-    """The workspace source of the executable's own code: of the sources compiled into its own objects,
-    the test file named after it, else the first test file, else its namesake, else the only one."""
+    """The workspace source of the executable's own code, when that is plain: of the sources compiled
+    into its own objects, the test file named after it, else its only test file, else its namesake,
+    else its only source.  An executable of many test files and none named after it (a gtest runner of
+    a whole suite) names none: its test is not known from the executable alone."""
     link = next((c for c in db.links() if c.output and os.path.realpath(os.path.join(c.directory, c.output)) == binary),
                 None) or link_for_output(binary, build_dir)
     if link is None:
@@ -101,10 +103,10 @@ def _own_source(db: CompileDatabase, binary: str, build_dir: str, root: str) -> 
     stem = Path(binary).name.split(".")[0]
     named = [rel for rel in sources if Path(rel).name.split(".")[0] == stem]
     tests = [rel for rel in sources if is_test_file(rel)]
-    for pool in ([rel for rel in named if rel in tests], tests, named):
+    for pool in ([rel for rel in named if rel in tests], tests if len(tests) == 1 else [], named):
         if pool:
             return pool[0]
-    return sources[0] if len(sources) == 1 else None
+    return sources[0] if len(sources) == 1 and not tests else None
 
 
 def _linked_sources(db: CompileDatabase, link: Command) -> list[str]:

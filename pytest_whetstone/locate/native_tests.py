@@ -452,8 +452,9 @@ def locate_native_failures(
 def _place_unnamed_ctest_failures(records: list[TestFailureRecord], ws: Workspace, store: Path) -> None:
     """A ctest test that failed naming no file (a crash before its framework printed, a time-out) gets
     the source of its own code as its file, from ctest and the recorded build (:mod:`.ctest_sources`)."""
+    # a gtest name (``Suite.Name``) is found by its TEST in the sources (locate_failure), not by its binary
     unnamed = [r for r in records if r.runner == "ctest" and not r.file_path and not r.suspects and r.test_name
-               and not r.test_suite]
+               and not r.test_suite and not ("." in r.test_name and ws.gtest_file(*r.test_name.split(".", 1)))]
     if not unnamed:
         return
     try:
