@@ -18,6 +18,10 @@ from ..locate.native_names import gtest_names, is_test_file
 from ..locate.native_tests import Workspace
 from ..records import TestFailureRecord
 
+# other test binaries the wider check runs, at most: a fix is "validated" only against what ran, and a
+# suite of one binary per test file (cJSON's 19, leveldb's 15) must fit whole
+WIDER_BINARIES = 32
+
 
 @dataclass
 class Binary:
@@ -38,7 +42,8 @@ def filter_name(failure: TestFailureRecord) -> str:
     return f"{suite}.{name}" if suite else name
 
 
-def other_test_binaries(db: CompileDatabase, workspace: Path, known: set[str], limit: int = 16) -> list[Binary]:
+def other_test_binaries(db: CompileDatabase, workspace: Path, known: set[str],
+                        limit: int = WIDER_BINARIES) -> list[Binary]:
     """Other executables the build linked from a test source's object (``*_test.cc``, ``tests/...``)."""
     def is_test(command: Command) -> bool:
         return any(is_test_file(os.path.relpath(os.path.realpath(os.path.join(command.directory, src)), workspace))

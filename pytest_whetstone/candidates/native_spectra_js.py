@@ -18,9 +18,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..locate.callgrind import Executed
 from ..locate.native_spectrum import TestRun
-from ..locate.v8coverage import LineCounts, difference, read_dir
+from ..locate.v8coverage import difference, executed_in_workspace, read_dir
 from .native_spectra_tape import PER_TEST_TOOL, tape_tests_spectrum
 
 if TYPE_CHECKING:
@@ -55,21 +54,9 @@ def profile_js(trial: JsTrial, budget_s: float) -> tuple[list[TestRun], dict[str
     passing = difference(read_dir(whole_dir, trial.root), failing)
     if not failing:
         return [], {}, "V8 reported no coverage of the project's sources"
-    runs = [TestRun(FAILING, True, in_workspace(failing, trial.root, trial.workspace)),
-            TestRun(PASSING, False, in_workspace(passing, trial.root, trial.workspace))]
+    runs = [TestRun(FAILING, True, executed_in_workspace(failing, trial.root, trial.workspace)),
+            TestRun(PASSING, False, executed_in_workspace(passing, trial.root, trial.workspace))]
     return runs, {t.fid: FAILING for t in trial.targets}, ""
-
-
-def in_workspace(counts: LineCounts, root: Path, workspace: Path) -> Executed:
-    """Scratch-copy paths as the user's own (the suspects name the workspace's files)."""
-    out = Executed()
-    for path, lines in counts.items():
-        try:
-            rel = Path(path).relative_to(root.resolve())
-        except ValueError:
-            continue
-        out.lines[str(workspace / rel)] = set(lines)
-    return out
 
 
 def profile_tape(trial: JsTrial, budget_s: float) -> tuple[list[TestRun], dict[str, str], str]:
@@ -104,8 +91,8 @@ def profile_tape(trial: JsTrial, budget_s: float) -> tuple[list[TestRun], dict[s
     failing = read_dir(failing_dir, trial.root)
     if not failing:
         return [], {}, "V8 reported no coverage of the project's sources"
-    runs = [TestRun(FAILING_FILES, True, in_workspace(failing, trial.root, trial.workspace)),
-            TestRun(OTHER_FILES, False, in_workspace(read_dir(others_dir, trial.root), trial.root, trial.workspace))]
+    runs = [TestRun(FAILING_FILES, True, executed_in_workspace(failing, trial.root, trial.workspace)),
+            TestRun(OTHER_FILES, False, executed_in_workspace(read_dir(others_dir, trial.root), trial.root, trial.workspace))]
     return runs, {t.fid: FAILING_FILES for t in trial.targets}, ""
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..locate.native_spectrum import TestRun
-from ..locate.v8coverage import LineCounts, read_reports
+from ..locate.v8coverage import LineCounts, executed_in_workspace, read_reports
 
 if TYPE_CHECKING:
     from .native_trial_js import JsTrial
@@ -34,8 +34,6 @@ def tape_tests_spectrum(trial: JsTrial, files: list[str], others: list[str],
                         budget_s: float) -> tuple[list[TestRun], dict[str, str]] | None:
     """Per-test runs of the failing files (and of the others while time is left) and the failure ids'
     run names; None when the tests could not be told apart or none of them passed."""
-    from .native_spectra_js import in_workspace
-
     deadline = time.monotonic() + budget_s
     started = time.monotonic()
     found = _per_test(trial, files, budget_s, "failing")
@@ -46,7 +44,7 @@ def tape_tests_spectrum(trial: JsTrial, files: list[str], others: list[str],
             found.setdefault(name, (failed, counts))
     if all(failed for failed, _counts in found.values()):
         return None
-    tests = [TestRun(name, failed, in_workspace(counts, trial.root, trial.workspace))
+    tests = [TestRun(name, failed, executed_in_workspace(counts, trial.root, trial.workspace))
              for name, (failed, counts) in found.items()]
     failing = [t.name for t in tests if t.failed]
     names = {}

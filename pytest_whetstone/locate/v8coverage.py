@@ -12,9 +12,23 @@ import json
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from .callgrind import Executed
+
 MAX_SCRIPT_BYTES = 2_000_000  # a bundle this large is not a project source worth a spectrum
 
 LineCounts = dict[str, dict[int, int]]  # absolute path -> line -> times executed
+
+
+def executed_in_workspace(counts: LineCounts, root: Path, workspace: Path) -> Executed:
+    """Scratch-copy paths as the user's own (the suspects name the workspace's files)."""
+    out = Executed()
+    for path, lines in counts.items():
+        try:
+            rel = Path(path).relative_to(root.resolve())
+        except ValueError:
+            continue
+        out.lines[str(workspace / rel)] = set(lines)
+    return out
 
 
 def read_dir(directory: Path, root: Path) -> LineCounts:
