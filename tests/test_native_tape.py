@@ -198,9 +198,8 @@ def test_a_dropped_plus_one_is_put_back_and_whitespace_counts(shapes: Path) -> N
     assert _applied(shapes, found[0]) == original
 
 
-def test_the_tape_spectrum_sets_the_failing_test_against_the_passing_ones_test_by_test(shapes: Path) -> None:
-    """A hook cuts tape's coverage at each test: the crashing test's own lines against every passing
-    test's, in its file (none ran after the crash) and in the others."""
+def _profiled_crash(shapes: Path) -> tuple[TestFailureRecord, list, dict[str, str], str]:
+    """perimeter's loop seeded to run one point too far (a TypeError in the test), and the spectrum."""
     _seed(shapes, "lib/polygon.js", "i < points.length", "i <= points.length")
     [crash] = _failures(shapes)
     trial, why = js_trial([crash], shapes, command=COMMAND, timeout_s=20)
@@ -209,6 +208,13 @@ def test_the_tape_spectrum_sets_the_failing_test_against_the_passing_ones_test_b
         got, names, why = trial.profile(20.0)
     finally:
         trial.close()
+    return crash, got, names, why
+
+
+def test_the_tape_spectrum_sets_the_failing_test_against_the_passing_ones_test_by_test(shapes: Path) -> None:
+    """A hook cuts tape's coverage at each test: the crashing test's own lines against every passing
+    test's, in its file (none ran after the crash) and in the others."""
+    crash, got, names, why = _profiled_crash(shapes)
     assert why == ""
     by_name = {r.name: r for r in got}
     assert by_name["perimeter of a unit square"].failed
@@ -224,13 +230,6 @@ def test_without_tape_to_hook_the_spectrum_sides_are_files(shapes: Path, monkeyp
     from pytest_whetstone.candidates import native_spectra_tape
 
     monkeypatch.setattr(native_spectra_tape, "PRELOAD", shapes / "no-such-hook.cjs")
-    _seed(shapes, "lib/polygon.js", "i < points.length", "i <= points.length")
-    [crash] = _failures(shapes)
-    trial, why = js_trial([crash], shapes, command=COMMAND, timeout_s=20)
-    assert trial is not None, why
-    try:
-        got, names, why = trial.profile(20.0)
-    finally:
-        trial.close()
+    crash, got, names, _why = _profiled_crash(shapes)
     assert [(r.name, r.failed) for r in got] == [("the failing test files", True), ("the suite's other test files", False)]
     assert names == {crash.failure_id: "the failing test files"}
