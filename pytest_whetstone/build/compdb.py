@@ -106,6 +106,7 @@ class CompileDatabase:
         self.commands = commands
         self._by_source: dict[str, list[Command]] = {}
         self._links: list[Command] = []
+        self._by_object: dict[str, Command] | None = None  # real object -> its newest compile (compile_making)
         for command in commands:  # oldest first: the newest ends last in each list
             if command.is_compile:
                 for source in command.sources:
@@ -138,6 +139,19 @@ class CompileDatabase:
                 if not arg.startswith("-") and os.path.realpath(os.path.join(command.directory, arg)) == real:
                     return command
         return None
+
+    def compile_making(self, obj: Path | str) -> Command | None:
+        """The newest compile-only command whose output is this object (a real path)."""
+        if self._by_object is None:
+            self._by_object = {os.path.realpath(os.path.join(c.directory, c.output)): c
+                               for c in self.commands if c.output and c.is_compile and not c.is_link}
+        return self._by_object.get(os.path.realpath(obj))
+
+    def link_making(self, binary: Path | str) -> Command | None:
+        """The newest recorded link whose output is this binary."""
+        real = os.path.realpath(binary)
+        return next((c for c in self.links()
+                     if c.output and os.path.realpath(os.path.join(c.directory, c.output)) == real), None)
 
     def including(self, header: Path | str, limit: int = 64) -> list[Command]:
         """Compile commands whose translation unit includes this header (dependency files, else

@@ -33,12 +33,9 @@ def link_for_output(binary: str, directory: str) -> Command | None:
     root = Path(directory)
     ninja = shutil.which("ninja")
     if ninja is not None and (root / "build.ninja").is_file():
-        output = os.path.relpath(binary, root)
-        commands = [c for c in _run([ninja, "-C", str(root), "-t", "commands", output], root).splitlines() if c]
-        for segment in commands[-1].split(" && ") if commands else []:
-            command = _command(segment, str(root))
-            if command is not None and os.path.realpath(root / (command.output or "")) == binary:
-                return command
+        command = _ninja_link(ninja, root, os.path.relpath(binary, root))
+        if command is not None:
+            return command
     where = Path(binary).parent
     return _read_link_txt(where / "CMakeFiles" / f"{Path(binary).name}.dir" / "link.txt", str(where))
 
@@ -108,15 +105,20 @@ def _from_ninja(obj: str, directory: str) -> list[Command]:
         path = root / output
         if output.endswith(".cmake") or not path.is_file() or not os.access(path, os.X_OK):
             continue
-        commands = [c for c in _run([ninja, "-C", str(root), "-t", "commands", output], root).splitlines() if c]
-        if not commands:
-            continue
-        for segment in commands[-1].split(" && "):
-            command = _command(segment, str(root))
-            if command is not None and command.output == output:
-                found.append(command)
-                break
+        command = _ninja_link(ninja, root, output)
+        if command is not None:
+            found.append(command)
     return found
+
+
+def _ninja_link(ninja: str, root: Path, output: str) -> Command | None:
+    """The link in Ninja's last command for ``output`` (relative to ``root``, as Ninja names it)."""
+    commands = [c for c in _run([ninja, "-C", str(root), "-t", "commands", output], root).splitlines() if c]
+    for segment in commands[-1].split(" && ") if commands else []:
+        command = _command(segment, str(root))
+        if command is not None and command.output == output:
+            return command
+    return None
 
 
 def _run(args: list[str], cwd: Path) -> str:

@@ -38,7 +38,6 @@ class LinkObjects:
         self.made: dict[tuple[str, str], str | None] = {}  # (binary, real source or object) -> its object
         self._locks: dict[tuple[str, str], threading.Lock] = {}
         self._lock = threading.Lock()  # guards both: the objects are shared with the search's other trials
-        self._compiles: dict[str, Command] | None = None  # real object -> the recorded compile that made it
 
     def warm(self, binaries: list[Binary], stop: threading.Event) -> None:
         """Compile the test files of one-step links before a mutant asks for them, the failing tests'
@@ -67,7 +66,7 @@ class LinkObjects:
             if (arg.startswith("-") or not arg.endswith(_OBJECT_EXTS) or real in replaced
                     or os.path.exists(real)):
                 continue
-            command = self._compile_of(real)
+            command = self.db.compile_making(real)
             if command is not None and (compiled := self.one(binary, real, command)):
                 out[real] = compiled
         return out
@@ -91,15 +90,6 @@ class LinkObjects:
                     code = self.gate.compile_object(command.sources[0], command, {}, obj, SCHEMA_FLAGS).exit_code
                 self.made[key] = str(obj) if code == 0 else None
             return self.made[key]
-
-    def _compile_of(self, obj: str) -> Command | None:
-        with self._lock:
-            if self._compiles is None:
-                self._compiles = {}
-                for command in self.db.commands:  # oldest first: the newest compile of an object wins
-                    if command.output and command.is_compile and not command.is_link:
-                        self._compiles[os.path.realpath(os.path.join(command.directory, command.output))] = command
-            return self._compiles.get(obj)
 
 
 def quiet(args: list[str], cwd: str, timeout: float) -> tuple[int | None, str]:

@@ -94,8 +94,7 @@ def _own_source(db: CompileDatabase, binary: str, build_dir: str, root: str) -> 
     into its own objects, the test file named after it, else its only test file, else its namesake,
     else its only source.  An executable of many test files and none named after it (a gtest runner of
     a whole suite) names none: its test is not known from the executable alone."""
-    link = next((c for c in db.links() if c.output and os.path.realpath(os.path.join(c.directory, c.output)) == binary),
-                None) or link_for_output(binary, build_dir)
+    link = db.link_making(binary) or link_for_output(binary, build_dir)
     if link is None:
         return None
     sources = [rel for src in _linked_sources(db, link)
@@ -111,13 +110,11 @@ def _own_source(db: CompileDatabase, binary: str, build_dir: str, root: str) -> 
 
 def _linked_sources(db: CompileDatabase, link: Command) -> list[str]:
     """The sources compiled into the link's own objects (not its archives: a library is not the test)."""
-    by_output = {os.path.realpath(os.path.join(c.directory, c.output)): c
-                 for c in db.commands if c.output and c.is_compile and not c.is_link}
     out: list[str] = [os.path.realpath(os.path.join(link.directory, s)) for s in link.sources]
     for arg in link.arguments[1:]:
         if arg.startswith("-"):
             continue
-        compile_ = by_output.get(os.path.realpath(os.path.join(link.directory, arg)))
+        compile_ = db.compile_making(os.path.join(link.directory, arg))
         if compile_ is not None:
             out += [os.path.realpath(os.path.join(compile_.directory, s)) for s in compile_.sources]
     return list(dict.fromkeys(out))
