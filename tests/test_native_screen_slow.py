@@ -223,3 +223,77 @@ def test_a_screened_run_covers_the_failing_tests_that_cost_little_in_the_schema(
     finally:
         trial.close()
     assert (proj / "src/geo.cc").read_text() == GEO_CC
+
+
+WRAPPING_GEO_CC = """\
+#include "geo.h"
+
+unsigned countdown(unsigned n) {
+  unsigned c = 0;
+  for (unsigned k = n; k != 0; k += 2) {  // seeded fault: `+=` for `-=` runs k up until it wraps
+    c++;
+  }
+  return c;
+}
+
+int manhattan(int x1, int y1, int x2, int y2) {
+  return (x1 > x2 ? x1 - x2 : x2 - x1) + (y1 > y2 ? y1 - y2 : y2 - y1);
+}
+
+bool inside(int x, int y, int w, int h) {
+  return x >= 0 && y >= 0 && x < w && y < h;
+}
+
+int scale(int value, int num, int den) {
+  return value * num / den;
+}
+"""
+WRAPPING_TEST = """\
+#include <gtest/gtest.h>
+#include "geo.h"
+unsigned countdown(unsigned n);
+
+TEST(Geo, Manhattan) { EXPECT_EQ(manhattan(0, 0, 3, 4), 7); }
+TEST(Geo, Countdown) { EXPECT_EQ(countdown(6), 3u); }
+"""
+
+
+def test_a_fault_that_makes_the_failing_test_run_long_is_screened_at_a_unit_tests_pace(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fault turns a three-step loop into two thousand million steps: the failing test takes most of a
+    second in the real build (-O0 here; SLOW_BASE_S lowered to match) and longer as a schema.  The unmutated schema is checked for not passing within the real
+    build's time, not waited for to its end, and each screened run gets what a fixed unit test needs
+    (NEVER_ENDED_RUN_S), not five times a run that only ended because the counter wrapped."""
+    from pytest_whetstone.candidates import native_screen
+    from pytest_whetstone.candidates.native_screen import NEVER_ENDED_RUN_S
+
+    monkeypatch.setattr(native_screen, "SLOW_BASE_S", 0.2)
+    monkeypatch.setattr(native_screen, "NEVER_ENDED_SOUND_S", 0.2)
+    proj = build_make_geo(tmp_path / "geo", geo_cc=WRAPPING_GEO_CC, geo_test=WRAPPING_TEST)
+    failure = TestFailureRecord(failure_id="F1", runner="gtest", test_suite="Geo", test_name="Countdown",
+                                file_path="tests/geo_test.cc", failure_type="assertion",
+                                suspects=[Suspect("src/geo.cc", "countdown", 3, 9, 1.0)])
+    trial, why = cxx_trial([failure], proj, proj / ".whetstone", timeout_s=30.0)
+    assert trial is not None, why
+    try:
+        base = trial.baseline()
+        assert set(base.failing) == {"F1"} and base.seconds >= 0.2, base
+        screen = Screen(base, lambda rel: (proj / rel).read_text(), float("inf"), 30.0)
+        mutants = mutants_in("src/geo.cc", WRAPPING_GEO_CC.encode(), 3, 9, qualname="countdown")
+        screen.add(mutants)
+        started = time.monotonic()
+        screen.prepare(trial)
+        state = screen.files["src/geo.cc"]
+        assert state.schema is not None, screen.notes
+        assert time.monotonic() - started < base.seconds + 10  # the unmutated schema was not run to its end
+        assert state.timeout_s == NEVER_ENDED_RUN_S, (state.timeout_s, screen.notes)  # slower than the real build
+        other = next(m for m in mutants if m.edit.new_text == "--")  # `c--`: the loop still wraps
+        started = time.monotonic()
+        cut = screen.outcome(other, trial)
+        assert cut is not None and not cut.passed and time.monotonic() - started < 2.0, cut
+        exact = next(m for m in mutants if m.edit.new_text == "-=")
+        fixed = screen.outcome(exact, trial)
+        assert fixed is not None and fixed.passed == {"F1"} and not fixed.error, fixed
+    finally:
+        trial.close()
+    assert (proj / "src/geo.cc").read_text() == WRAPPING_GEO_CC

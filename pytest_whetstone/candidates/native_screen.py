@@ -83,6 +83,14 @@ WIDER_MAX_S = 5.0  # whole binaries slower than this on the unmutated schema are
 # more, with those first, when the time left holds REBUILD_ROOM of its compiles.
 REBUILD_MIN = 10
 REBUILD_ROOM = 4
+# Failing tests that ran SLOW_BASE_S or more in the real build: often a loop the fault made endless, cut by
+# the address-space cap or ending only when memory ran out.  At -O0 the schema may take many times that to
+# get there: its unmutated run is checked for not passing within the real build's time (or
+# NEVER_ENDED_SOUND_S), and when it did not end by then a screened run gets NEVER_ENDED_RUN_S, what a fixed
+# unit test takes, not a multiple of a run that never ended
+SLOW_BASE_S = 1.0
+NEVER_ENDED_SOUND_S = 1.0
+NEVER_ENDED_RUN_S = 0.5
 OWN_TEXT_SHARE = 0.85  # a mutant runs as its own text when that is this much faster than the schema
 # the choice a mutant's own text runs with: no choice to switch on, yet no unmutated run (0 is that: the
 # trial reads it as the code as written, e.g. to choose which tests a run covers)
@@ -108,6 +116,7 @@ class _Plain(NamedTuple):
     test_s: dict[str, float]  # failure id -> its seconds there
     evaluations: int | None = None  # how many times mutated expressions ran in all (None: not recorded)
     runs: dict[int, int] | None = None  # a host's first id -> how many times its expression ran (HOST_SPIN_FLOOR)
+    never_ended: bool = False  # the run was stopped at its limit (see SLOW_BASE_S)
 
 
 @dataclass
@@ -459,8 +468,8 @@ class Screen:
                                           "tests per screened mutant, the cheap ones there")
                     # a trial whose screened runs share one warm process (JS) pays no process start per run:
                     # the baseline's time, a process's, says nothing of a run's there
-                    state.timeout_s = min(self.long_timeout_s,
-                                          max(_floor(trial, self.timeout_s), SCHEMA_RUN_FACTOR * plain_s + RUN_MARGIN_S))
+                    state.timeout_s = min(self.long_timeout_s, _floor(trial, NEVER_ENDED_RUN_S) if sound.never_ended
+                                          else max(_floor(trial, self.timeout_s), SCHEMA_RUN_FACTOR * plain_s + RUN_MARGIN_S))
                     state.dropped = len(state.mutants) - len(schema.ids) - len(state.rejected)
                     state.own_text = self._own_text(rel, state, trial)
                 return
@@ -486,12 +495,20 @@ class Screen:
         those: their signatures there, the mutants those tests reached (None when it does not), and
         how long they took.  The words may differ (a crash at -O0); a screened fix is compiled alone
         with the real flags before it counts.  The unchanged code ends, so this one run may take the
-        long limit: -O0 is slower, never endless."""
+        long limit: -O0 is slower, never endless.  Unless the failing tests were slow in the real build too
+        (SLOW_BASE_S): then not passing within that time is failing as they did."""
         limit = max(self.timeout_s, min(self.long_timeout_s, self.deadline - time.monotonic()))
+        slow = self.base.seconds >= SLOW_BASE_S
+        if slow:
+            limit = min(limit, max(NEVER_ENDED_SOUND_S, self.base.seconds))
         with tempfile.TemporaryDirectory(prefix="whetstone-reach-") as scratch:
             path = Path(scratch) / "reached"
             plain = trial.run_schema(rel, schema.text, 0, limit, str(path))
             reach = read_reach(path)
+        if slow and plain.timed_out and not plain.passed:
+            # what the failing tests reached before the clock stopped them is recorded as it happens; the
+            # counts a bound on a mutant's loop needs are written only at the process's end
+            return _Plain(dict(self.base.failing), reach.ids, plain.seconds, {}, never_ended=True)
         if plain.error or set(plain.failing) != set(self.base.failing) or plain.passed:
             self.notes.append(f"schema of {rel}: not used, it changes the unmutated tests "
                               f"({plain.error or 'other failures'})")
