@@ -74,7 +74,8 @@ sys.path.insert(0, str(HERE))
 from native_fix_projects import PROJECTS, Project, materialize  # noqa: E402
 from search_misses import functions_of, miss_kind  # noqa: E402
 
-from pytest_whetstone.candidates.native_mutants import _Source, mutants_in  # noqa: E402
+from pytest_whetstone.candidates.native_mutant_tree import Source as _Source  # noqa: E402
+from pytest_whetstone.candidates.native_mutants import mutants_in  # noqa: E402
 from pytest_whetstone.edits import apply_edits_text  # noqa: E402
 from pytest_whetstone.process import run_bounded  # noqa: E402
 from pytest_whetstone.records import Position, TextEdit  # noqa: E402

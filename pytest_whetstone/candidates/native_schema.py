@@ -34,7 +34,7 @@ from ..locate.cfamily import holds_cxx
 from ..records import BuildErrorRecord
 from . import native_schema_js
 from .mutant import Mutant
-from .native_mutants import _parse
+from .native_mutant_tree import parse as _parse
 
 ENV = "WHETSTONE_MUTANT"  # named in PRELUDE too
 MAX_SCHEMA_MUTANTS = 4000  # per file (below the prelude's REACH_SLOTS); at -O0 a choice costs the compile little

@@ -1,0 +1,86 @@
+"""The syntax trees the C, C++ and JavaScript mutants are made from (:mod:`.native_mutants`): a file's
+parse, kept for the plan's next function of the same file, and tree-sitter points turned into our
+positions."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ..records import Position, TextEdit
+
+NUMBERS = {"number_literal", "number"}
+
+class Source:
+    """One file's bytes, and tree-sitter points turned into our positions."""
+
+    def __init__(self, rel: str, data: bytes) -> None:
+        self.rel = rel
+        self.data = data
+        self.lines = data.split(b"\n")
+        self.numeric: set[str] | None = None  # C/C++: the names `x ± 1` may change (None: any, as in JS)
+
+    def pos(self, point: tuple[int, int]) -> Position:
+        row, byte_col = point
+        raw = self.lines[row] if row < len(self.lines) else b""
+        return Position(row + 1, len(raw[:byte_col].decode("utf-8", errors="replace")) + 1)
+
+    def edit(self, node: Any, new_text: str) -> TextEdit:
+        return TextEdit(self.rel, self.pos(node.start_point), self.pos(node.end_point), new_text)
+
+    def span(self, start: Any, end: Any, new_text: str) -> TextEdit:
+        return TextEdit(self.rel, self.pos(start.start_point), self.pos(end.end_point), new_text)
+
+
+def in_error(node: Any) -> bool:
+    """Inside an ``ERROR`` node, or in a statement tree-sitter could not parse whole."""
+    cur = node
+    while cur is not None:
+        if cur.type == "ERROR" or cur.is_missing:
+            return True
+        if cur.type.endswith(("_statement", "declaration")):
+            return bool(cur.has_error)
+        cur = cur.parent
+    return False
+
+
+def nodes_on(root: Any, first: int, last: int) -> Iterator[Any]:
+    """Nodes of ``root`` on lines [first, last] (1-based), in source order."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.end_point[0] + 1 < first or node.start_point[0] + 1 > last:
+            continue
+        if node.type == "ERROR":
+            continue
+        yield node
+        stack.extend(reversed(node.children))
+
+
+def operator_of(node: Any) -> Any:
+    op = node.child_by_field_name("operator")
+    if op is not None:
+        return op
+    named = [c for c in node.children if not c.is_named]
+    return named[0] if named else None
+
+
+@functools.lru_cache(maxsize=8)
+def parse(rel: str, data: bytes) -> Any:
+    """The file's syntax tree: the plan asks for every function of a file in turn (up to ``NEIGHBOURS``),
+    and a big file's parse is what each of those calls would cost."""
+    from ..locate import cfamily, jsfamily
+
+    if jsfamily.language_for(rel):
+        return jsfamily.parse_source(data, jsfamily.language_for(rel) or "javascript").tree.root_node
+    lang = cfamily.language_for(rel)
+    if lang is None:
+        return None
+    return cfamily.parse_source(data, lang, header=Path(rel).suffix in cfamily.HEADER_EXTS).tree.root_node
+
+
+def short(text: str, limit: int = 40) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
