@@ -298,3 +298,36 @@ def test_a_js_function_returning_undefined_may_return_a_name_in_scope() -> None:
     undone = _undone(js, "f.js")
     assert js.replace("return undefined", "return acc") in undone
     assert js.replace("return undefined", "return xs") in undone
+
+
+def test_a_dropped_negation_is_put_back_on_arguments_and_stored_values_of_truth_type() -> None:
+    """A `!` is written on an argument (`assert(!e->in_cache)`), a bool initialized or assigned, a C
+    predicate's `int`, a JS value returned: each place gets its negation, ranked below a condition's.  In
+    C++ only what the file declares bool takes one (`!s` of a string, `!p` beside `p` in one `?:`, would not
+    compile); in C every integer, pointer and call."""
+    text = (
+        "struct E { bool in_cache; int refs; bool Ready() const; };\n"
+        "bool ready(int);\n"
+        "int check(E* e, int n, const char* name) {\n"
+        "  assert(e->in_cache);\n"
+        "  bool ok = ready(n);\n"
+        "  e->in_cache = ok && n;\n"
+        "  use(n, name, e->Ready());\n"
+        "  return ok;\n"
+        "}\n"
+    )
+    negated = _applied(text, "e.cc", 3, 9)["negate"]
+    assert text.replace("assert(e->in_cache)", "assert(!e->in_cache)") in negated
+    assert text.replace("ok = ready(n)", "ok = !ready(n)") in negated
+    assert text.replace("= ok && n;", "= !(ok && n);") in negated
+    assert text.replace("e->Ready())", "!e->Ready())") in negated
+    assert text.replace("return ok;", "return !ok;") in negated
+    assert text.replace("use(n,", "use(!n,") not in negated and text.replace("name,", "!name,") not in negated
+    assert all(m.prior < 0.5 for m in mutants_in("e.cc", text.encode(), 3, 9)
+               if m.kind == "negate" and "argument" in m.description)
+    in_c = _applied(text, "e.c", 3, 9)["negate"]
+    assert text.replace("use(n,", "use(!n,") in in_c and text.replace("use(n, name,", "use(n, !name,") in in_c
+    js = "function f(a, b) {\n  const ok = isThing(a);\n  done = b.x;\n  return a.flag;\n}\n"
+    in_js = _applied(js, "f.js", 1, 5)["negate"]
+    assert {js.replace("isThing(a)", "!isThing(a)"), js.replace("= b.x", "= !b.x"),
+            js.replace("return a.flag", "return !a.flag")} <= in_js

@@ -21,6 +21,10 @@ class Source:
         self.data = data
         self.lines = data.split(b"\n")
         self.numeric: set[str] | None = None  # C/C++: the names `x ± 1` may change (None: any, as in JS)
+        # C/C++: the names (variables, members, functions) whose values a `!` may be put on where the place
+        # does not say it is a truth value (None: any, as in JS); ``any_call``: any call's (C: an int or a pointer)
+        self.truthy: set[str] | None = None
+        self.any_call = False
 
     def pos(self, point: tuple[int, int]) -> Position:
         row, byte_col = point

@@ -14,8 +14,9 @@ could not be trusted to mean what it says.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..locate.jsfamily import text_of as _text  # any tree-sitter node's text
@@ -74,6 +75,13 @@ def mutants_in(
     # the file's compile where the type mismatch surfaces (often a template in a header); names the
     # function declares as integers or pointers keep their type under ± 1
     src.numeric = None if jsfamily.language_for(rel) else _numeric_names(body)
+    if src.numeric is not None:
+        # a `!` on a value of another type breaks the compile (and a schema's, where C++ joins `!x` and `x`
+        # in one `?:`): in C++ only what is declared bool, in C every integer and pointer, and calls
+        src.truthy = _bool_names(body) | _bool_members(rel, data)
+        src.any_call = rel.endswith(".c")
+        if src.any_call:
+            src.truthy |= src.numeric
     ints = sorted({v for n in body if n.type in NUMBERS for v in [int_of(_text(n))] if v is not None})
     # a small function's few constants may each be the wrong one; a big one's dozens would crowd out
     # every likelier mutant of the file (and its schema)
@@ -106,6 +114,11 @@ def mutants_in(
             op = operator_of(node)
             if op is not None and op.type in _AUG:
                 add("arith", f"`{op.type}` -> `{_AUG[op.type]}`", src.edit(op, _AUG[op.type]))
+            elif op is not None and op.type == "=" and _truthy(src, node.child_by_field_name("left")):
+                _negate(src, node.child_by_field_name("right"), "the value assigned", add, NEGATE_VALUE_PRIOR, bare=True)
+        elif t in ("init_declarator", "variable_declarator"):
+            if _truthy(src, node.child_by_field_name("declarator") or node.child_by_field_name("name")):
+                _negate(src, node.child_by_field_name("value"), "the initial value", add, NEGATE_VALUE_PRIOR, bare=True)
         elif t == "unary_expression":
             op = operator_of(node)
             arg = node.child_by_field_name("argument")
@@ -146,13 +159,16 @@ def mutants_in(
             if expected:
                 _return_expected(src, node, expected, actual, add)
             _return_other_name(src, node, add)
-            if _returns_bool(node):
+            returns = _return_type(node)
+            if returns in ("bool", "_Bool", "int") or (returns is None and src.numeric is None):
+                # a predicate's value: C's are often `int`s, JS's have no declared type
                 _negate(src, next((c for c in node.named_children if c.type != "comment"), None), "the returned value",
-                        add)
+                        add, None if returns in ("bool", "_Bool") else NEGATE_VALUE_PRIOR, bare=returns != "bool")
         elif t in _ARG_LISTS:
             args = [c for c in node.named_children if c.type != "comment"]
-            for a in args:  # a dropped `+ 1` / `- 1` of an argument (`Array(n + 1)`)
+            for a in args:  # a dropped `+ 1` / `- 1` of an argument (`Array(n + 1)`), a dropped `!` (`assert(!x)`)
                 _add_one(src, a, "the argument", add)
+                _negate(src, a, "the argument", add, NEGATE_VALUE_PRIOR, bare=True)
             for i in range(len(args)):
                 for j in range(i + 1, len(args)):
                     _swap(src, args, i, j, add)
@@ -227,6 +243,9 @@ def _binary(src: Source, node: Any, add: Any) -> None:
 
 _NOT_NUMERIC = {"string", "string_literal", "template_string", "raw_string_literal", "regex", "null", "undefined",
                 "nullptr", "true", "false", "char_literal", "concatenated_string"}
+# a `!` dropped from a value the place does not say is a truth value (an argument, a value assigned or
+# initialized, a returned `int` or JS value): below a condition's negation, where a `!` is most often written
+NEGATE_VALUE_PRIOR = 0.47
 ADD_ONE_PRIOR = 0.55  # below the operator slips: any argument or index may take it
 _STRINGS = {"string", "template_string"}  # JS only: C's string_literal never meets a `+` that is not arithmetic
 
@@ -250,6 +269,37 @@ _INTEGER_WORDS = {"unsigned", "signed", "short", "long", "int", "char", "size_t"
                   "intptr_t", "uintptr_t", "intmax_t", "uintmax_t", "int8_t", "int16_t", "int32_t", "int64_t",
                   "uint8_t", "uint16_t", "uint32_t", "uint64_t", "const", "volatile", "register", "static"}
 _DECLARATIONS = {"declaration", "parameter_declaration", "optional_parameter_declaration"}
+
+
+_BOOL_WORDS = {"bool", "_Bool", "const", "static", "volatile", "mutable"}
+
+
+def _bool_names(nodes: Iterable[Any]) -> set[str]:
+    """Names the declarations among ``nodes`` declare ``bool`` (``bool done = false``, a field, a function)."""
+    names: set[str] = set()
+    for node in nodes:
+        if node.type not in _DECLARATIONS and node.type not in ("field_declaration", "function_definition"):
+            continue
+        kind = node.child_by_field_name("type")
+        words = _text(kind).split() if kind is not None else []
+        if not words or not set(words) <= _BOOL_WORDS or not {"bool", "_Bool"} & set(words):
+            continue
+        for decl in node.children_by_field_name("declarator"):
+            while decl is not None and decl.type in ("init_declarator", "function_declarator", "qualified_identifier"):
+                decl = decl.child_by_field_name("declarator") or decl.child_by_field_name("name")
+            if decl is not None and decl.type in ("identifier", "field_identifier"):
+                names.add(_text(decl))
+    return names
+
+
+@functools.lru_cache(maxsize=8)
+def _bool_members(rel: str, data: bytes) -> frozenset[str]:
+    """The names of the ``bool`` members and functions the file declares (``e->in_cache = x``, ``!IsEmpty()``)."""
+    root = parse(rel, data)
+    if root is None:
+        return frozenset()
+    kinds = ("field_declaration", "declaration", "function_definition")
+    return frozenset(_bool_names(n for n in nodes_on(root, 1, len(data)) if n.type in kinds))
 
 
 def _numeric_names(body: list[Any]) -> set[str]:
@@ -287,19 +337,23 @@ def _compared(node: Any) -> bool:
     return op is not None and op.type in _CMP
 
 
-def _negate(src: Source, node: Any, what: str, add: Any) -> None:
+def _negate(src: Source, node: Any, what: str, add: Any, prior: float | None = None, *, bare: bool = False) -> None:
     """``!x`` for a value used as a truth value (an operand of ``&&``/``||``, a condition, a returned
     bool): the slip of a dropped ``!``, ranked below the flips that restore code more often, as likely as
-    the whole condition negated (and so a sibling of a fix there: :func:`.native_plan.sibling_plans`)."""
+    the whole condition negated (and so a sibling of a fix there: :func:`.native_plan.sibling_plans`).
+    ``bare``: only a value that may be a truth value as it stands (a name, a call, a member, ``a && b``),
+    where the place does not say it is one (an argument, a value assigned or returned)."""
     if node is None or node.type in _NEGATE_NOT or in_error(node):
         return
     op = operator_of(node) if node.type == "binary_expression" else None
-    if op is not None and op.type in _CMP:
+    if op is not None and (op.type in _CMP or (bare and op.type not in _LOGIC)):
         return  # `!(a < b)`: the comparison flips say it, and restore the code
+    if bare and op is None and not _truthy(src, node):
+        return
     text = _text(node)
     if "\n" in text:
         return
-    add("negate", f"negate {what} `{short(text)}`", src.edit(node, _negated(text, node.type)))
+    add("negate", f"negate {what} `{short(text)}`", src.edit(node, _negated(text, node.type)), prior)
 
 
 def _negated(text: str, kind: str) -> str:
@@ -383,14 +437,37 @@ def _return_other_name(src: Source, node: Any, add: Any) -> None:
             RETURN_NAME_PRIOR - 0.005 * rank)
 
 
-def _returns_bool(node: Any) -> bool:
+def _return_type(node: Any) -> str | None:
+    """The declared return type of the C/C++ function around ``node`` ("" for a lambda's; None in JS,
+    which declares none)."""
     cur = node.parent
     while cur is not None and cur.type not in _FUNCTIONS:
         cur = cur.parent
     if cur is None or cur.type != "function_definition":
-        return False  # C/C++ only: JS has no declared return type
+        return None if cur is None or cur.type != "lambda_expression" else ""
     kind = cur.child_by_field_name("type")
-    return kind is not None and _text(kind) in ("bool", "_Bool")
+    return "" if kind is None else _text(kind)
+
+
+def _truthy(src: Source, node: Any) -> bool:
+    """Whether ``node``'s value may take a `!` (see :attr:`.Source.truthy`): a name, a member or a call
+    (the function's name) of those, ``a && b``, in JS any name, member or call."""
+    while node is not None and node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]
+    if node is None:
+        return False
+    if node.type == "binary_expression":
+        op = operator_of(node)
+        return op is not None and op.type in _LOGIC
+    if src.truthy is None:
+        return node.type in _NEGATE_BARE
+    if node.type == "call_expression":
+        if src.any_call:
+            return True
+        node = node.child_by_field_name("function")
+    while node is not None and node.type in ("field_expression", "qualified_identifier", "member_expression"):
+        node = node.child_by_field_name("field") or node.child_by_field_name("name")
+    return node is not None and node.type in ("identifier", "field_identifier") and _text(node) in src.truthy
 
 
 def _return_expected(src: Source, node: Any, expected: str, actual: str, add: Any) -> None:
