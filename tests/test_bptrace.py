@@ -150,6 +150,35 @@ def test_the_spectrum_runs_each_test_alone_failing_first(tmp_path: Path) -> None
     assert not any(f.startswith("unused_fn") for r in runs for f in r.executed.functions)
 
 
+LOOPING_GTEST = r"""
+#include <gtest/gtest.h>
+unsigned steps(unsigned n) { unsigned c = 0; for (unsigned k = n; k != 0; k += 0) c++; return c; }  // never ends
+int twice(int a) { return 2 * a; }
+int unused_fn(int a) { return a * 7; }
+TEST(Count, Steps) { EXPECT_EQ(steps(twice(2)), 4u); }
+TEST(Count, Twice) { EXPECT_EQ(twice(3), 6); }
+"""
+
+
+def test_a_failing_test_that_never_ends_is_cut_by_the_tracer_and_keeps_what_it_ran(tmp_path: Path) -> None:
+    """The fault made the failing test loop: the tracer stops it at half the time left (a second at least),
+    writes the functions it ran until then, and the run counts as failing; its neighbour runs after it."""
+    src = tmp_path / "t.cc"
+    src.write_text(LOOPING_GTEST)
+    exe = tmp_path / "t"
+    built = subprocess.run(["g++", "-O0", "-o", str(exe), str(src), "-lgtest", "-lgtest_main", "-pthread"],
+                           capture_output=True, text=True)
+    if built.returncode != 0:
+        pytest.skip("GoogleTest (libgtest-dev) not installed")
+    runs, _names, why = profile_tests([_Binary(str(exe), {"f1": "Count.Steps"})], tmp_path / "scratch", 3.0)
+    by_name = {r.name: r for r in runs}
+    assert set(by_name) == {"Count.Steps", "Count.Twice"}, why
+    assert by_name["Count.Steps"].failed and not by_name["Count.Twice"].failed
+    ran = by_name["Count.Steps"].executed.functions
+    assert any(f.startswith("steps(") for f in ran) and any(f.startswith("twice(") for f in ran)
+    assert not any(f.startswith("unused_fn") for f in ran)
+
+
 def test_no_time_no_runs(tmp_path: Path) -> None:
     exe = _build(tmp_path, ["-O0"])
     binary = _Binary(str(exe), {"f1": "prog"})

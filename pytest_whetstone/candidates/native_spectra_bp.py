@@ -48,6 +48,12 @@ MIN_S = 0.2  # a test's run below this much time left is not started
 # is stopped and left out: one long test must not use up the budget the others share.
 NEIGHBOUR_FACTOR = 4.0
 NEIGHBOUR_MIN_S = 1.0
+# A failing test still running after this share of the time left (and at least FAILING_CUT_MIN_S) is
+# stopped by the tracer itself, which keeps what the test ran until then: a loop the fault made long or
+# endless has run by then what it will run, and a run stopped from outside would leave no hits at all
+FAILING_CUT_SHARE = 0.5
+FAILING_CUT_MIN_S = 1.0
+CUT_GRACE_S = 0.5  # for the tracer to stop the program and write its hits
 _NM_LINE = re.compile(r"^([0-9a-fA-F]+) [TtWw] (.+)$")
 # Code that is never the project's: the runtime, the standard library, the test framework.
 _FOREIGN = re.compile(r"^(?:std::|__gnu_cxx::|__cxxabiv1::|testing::|_GLOBAL__|__|_init$|_fini$|_start$|"
@@ -240,9 +246,10 @@ def profile_tests(
             if ready is None:
                 why = why or f"nm read no functions from {Path(job.binary.path).name}"
                 continue
-            cap = left if job.failing else min(left, max(NEIGHBOUR_MIN_S, NEIGHBOUR_FACTOR * slowest))
+            cap = min(left, max(FAILING_CUT_MIN_S, FAILING_CUT_SHARE * left)) if job.failing \
+                else min(left, max(NEIGHBOUR_MIN_S, NEIGHBOUR_FACTOR * slowest))
             started = time.monotonic()
-            run = _run_one(tool, job, ready, out_dir / f"hits{number}", env, cap)
+            run = _run_one(tool, job, ready, out_dir / f"hits{number}", env, cap, cut=job.failing)
             if job.failing:
                 slowest = max(slowest, time.monotonic() - started)
             if run is not None:
@@ -347,11 +354,17 @@ def line_starts(table: dict[int, tuple[str, int]]) -> dict[int, tuple[str, int]]
     return out
 
 
-def _run_one(tool: Path, job: _Job, armed: _Armed, hits: Path, env: dict[str, str], timeout: float) -> TestRun | None:
-    """One test (or a whole binary) in its own process; None when it did not run to an end we can read."""
+def _run_one(tool: Path, job: _Job, armed: _Armed, hits: Path, env: dict[str, str], timeout: float,
+             cut: bool = False) -> TestRun | None:
+    """One test (or a whole binary) in its own process; None when it did not run to an end we can read.
+    ``cut``: the tracer stops the program at ``timeout`` and keeps its hits (exit 124: a failing test
+    that did not end, failed as it did in the real run; a passing one is no side then)."""
     args = [str(tool), str(armed.addresses), str(hits), "--", job.binary.path]
     if job.test:
         args.append(f"--gtest_filter={job.test}")
+    if cut:
+        env = {**env, "BPTRACE_LIMIT_MS": str(max(1, int(timeout * 1000)))}
+        timeout += CUT_GRACE_S
     try:
         code, raw = run_bounded(args, Path(job.binary.path).parent, timeout, env)
     except OSError:
