@@ -451,8 +451,10 @@ class Screen:
                     sound = self._faster(rel, schema, trial, sound, last)
                     state.schema, state.plain, state.reached = schema, sound.failing, sound.reached
                     state.skipped = skip
-                    state.spins = int(max(SPIN_FLOOR, SPIN_FACTOR * sound.evaluations)) \
-                        if sound.evaluations and SPIN_FACTOR > 0 else 0
+                    # a run that never ended counted nothing: a mutant's own expression run a million times
+                    # is in the loop that still does not end (the fix's runs a few times)
+                    state.spins = 0 if SPIN_FACTOR <= 0 else SPIN_FLOOR if sound.never_ended \
+                        else int(max(SPIN_FLOOR, SPIN_FACTOR * sound.evaluations)) if sound.evaluations else 0
                     state.runs = sound.runs or {}
                     plain_s = sound.seconds
                     state.probe = cheap_tests(sound.test_s)
