@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,8 +16,7 @@ from pytest_whetstone.classify.prefilter import (
     required_literals,
 )
 
-PATTERNS = [p for _, p in classify._BUILD_PATTERNS] + [p for _, p in classify._TEST_PATTERNS] + [
-    classify._ASSERTION, classify._EXCEPTION]
+PATTERNS = classify.built_in_patterns()
 
 # Pieces of the patterns' own words in mixed case, the letters re.I folds oddly, and noise.
 WORDS = ["Undefined Reference", "EXPECTED ‘;’ before", "No Such File", "Timed Out", "assert", "Traceback",
@@ -78,3 +78,16 @@ def test_case_sensitive_patterns_keep_their_case() -> None:
     pattern = FoldedPattern(r"ERROR collecting", ignore_case=False)
     assert pattern.found("ERROR collecting x.py")
     assert not pattern.found("error collecting x.py")
+
+
+def test_the_stored_needles_are_those_of_the_built_in_patterns_as_written_now() -> None:
+    """:mod:`.needles` saves every classifying process the parse of the classifier's long alternations;
+    it must say what the parse says, for every built-in pattern.  After a pattern changes, run
+    ``python -m pytest_whetstone.classify.needles_write``."""
+    from pytest_whetstone.classify.needles import KNOWN_NEEDLES
+    from pytest_whetstone.classify.needles_write import needles_table
+
+    assert needles_table() == Path(needles_table.__code__.co_filename).with_name("needles.py").read_text()
+    assert len(KNOWN_NEEDLES) >= 12
+    for (source, flags), needles in KNOWN_NEEDLES.items():
+        assert required_literals(source, flags) == needles

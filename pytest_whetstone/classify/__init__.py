@@ -181,6 +181,11 @@ _EXCEPTION = FoldedPattern(
     r"|abort(?:ed)?\b|std::\w+_error|C\+\+ exception|threw an exception|\bthrown\b|\*\*\*Exception"
     r"|never finished|crash|exited with \d+|\bdied\b|\bdie\b",
 )
+
+
+def built_in_patterns() -> list[FoldedPattern]:
+    """Every pattern of the classifier's own (:mod:`.needles` holds their needles)."""
+    return [p for _, p in _BUILD_PATTERNS] + [p for _, p in _TEST_PATTERNS] + [_ASSERTION, _EXCEPTION]
 _OUTPUT_TYPES = ("wrong_output", "missing_output")
 _HOOK_NAME = re.compile(r'"(?:before|after) (?:all|each)" hook')
 _ASSERTION_EXCEPTIONS = ("AssertionError", "Failed", "AssertionError [ERR_ASSERTION]", "ERR_ASSERTION")

@@ -18,6 +18,8 @@ import importlib
 import re
 from typing import Any
 
+from .needles import KNOWN_NEEDLES
+
 # Python's own regex parser: where a pattern's literal text is, exactly as re reads it.
 _sre_parse: Any
 _sre: Any
@@ -103,7 +105,9 @@ class FoldedPattern:
     and a run that classifies nothing (a passing suite, most failing pytest runs) should
     not pay for compiling them (~70 ms for the classifier's tables).  The needles come
     first and from the pattern's parse alone: a text holding none of them (most texts,
-    for most patterns) never compiles the regex at all."""
+    for most patterns) never compiles the regex at all.  The built-in patterns' needles are read from
+    :mod:`.needles` (Python's regex parser takes 1-2 ms for each of the classifier's long alternations,
+    in every process that classifies), others' computed."""
 
     __slots__ = ("pattern", "_flags", "_ignore_case", "_folded", "_lowered", "_needles")
 
@@ -136,9 +140,18 @@ class FoldedPattern:
         """Substring tests (in C, far cheaper than the search on a long text) that rule a text out
         before the regex runs: at least one of them is in every match."""
         if self._needles is False:
-            source = lower_literals(self.pattern) if self._ignore_case else self.pattern
-            self._needles = required_literals(source, self._flags)
+            known = KNOWN_NEEDLES.get((self.needles_source, self._flags), False)
+            self._needles = required_literals(self.needles_source, self._flags) if known is False else known
         return self._needles  # type: ignore[return-value]
+
+    @property
+    def flags(self) -> int:
+        return self._flags
+
+    @property
+    def needles_source(self) -> str:
+        """What the needles are read off: the pattern, its literals lowered when case is ignored."""
+        return lower_literals(self.pattern) if self._ignore_case else self.pattern
 
     def found(self, text: str) -> bool:
         return self.found_in(text, lowered_for_search(text) if self._ignore_case else None)
@@ -163,3 +176,4 @@ def lowered_for_search(text: str) -> str | None:
     if text.isascii() or _ODD_FOLDS.search(text) is None:
         return text.lower()
     return None
+
