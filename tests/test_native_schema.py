@@ -601,3 +601,40 @@ def test_negations_of_arguments_and_stored_values_compile_in_one_schema(tmp_path
     build = subprocess.run(["g++", "-std=c++17", "-c", "rel.cc", "-o", "rel.o"], cwd=tmp_path, capture_output=True,
                            text=True)
     assert build.returncode == 0, build.stderr[-2000:]
+
+
+MACRO_C = """\
+#include <stddef.h>
+typedef struct { const char *content; size_t offset, length; } buffer;
+#define can_read(b, size) (((b) != NULL) && (((b)->offset + (size)) <= (b)->length))
+int is_null(buffer *input) {
+  if (can_read(input, 4) && input->content[input->offset] == 'n') return 1;
+  return 0;
+}
+"""
+
+
+def test_an_error_in_a_macros_body_names_the_choice_whose_invocation_it_came_from(tmp_path: Path) -> None:
+    """`can_read(input, 4)` with its arguments swapped fails inside the macro's body (`(4)->offset`); gcc
+    names the line of the macro's definition and, in a note, the invocation, which lies inside that one
+    choice's text.  The swap alone is rejected; the line's other mutants (the `4` one off) keep their
+    choices in the schema instead of the whole line being left out."""
+    from pytest_whetstone.candidates.native_schema import error_lines_in
+    from pytest_whetstone.parse import parse_text
+
+    mutants = mutants_in("m.c", MACRO_C.encode(), 4, 7)
+    schema = schema_text("m.c", MACRO_C.encode(), mutants)
+    assert schema is not None
+    (tmp_path / "m.c").write_text(schema.text)
+    build = subprocess.run(["gcc", "-fdiagnostics-column-unit=byte", "-c", "m.c", "-o", "m.o"], cwd=tmp_path,
+                           capture_output=True, text=True)
+    assert build.returncode != 0 and "in expansion of macro" in build.stderr
+    records = parse_text(build.stderr, cwd=str(tmp_path)).build_errors
+    _lines, points = error_lines_in(records, tmp_path / "m.c")
+    named = {schema.at(line, col) for line, col in points} - {None}
+    by_key = {m.key: m for m in mutants}
+    assert named and {by_key[k].kind for k in named} == {"swap-args"}, [by_key[k].description for k in named]
+    again = schema_text("m.c", MACRO_C.encode(), mutants, skip=frozenset(named))
+    assert again is not None and 5 in again.lines
+    (tmp_path / "m.c").write_text(again.text)
+    assert subprocess.run(["gcc", "-c", "m.c", "-o", "m.o"], cwd=tmp_path).returncode == 0

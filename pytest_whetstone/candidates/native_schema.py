@@ -524,6 +524,9 @@ def error_lines_in(diagnostics: list[BuildErrorRecord], path: Path) -> tuple[set
         for n in d.notes:
             if n.line and here(n.file_path) and not n.message.startswith("included from"):
                 lines.add(n.line)
-                if d.severity == "error" and not here(d.file_path):
-                    points.add((n.line, n.col))  # "required from here": a template the edit broke
+                if d.severity == "error" and (not here(d.file_path) or n.message.startswith("in expansion of macro")):
+                    # "required from here": a template the edit broke; gcc's "in expansion of macro": the
+                    # error is in the macro's body, the invocation it names is inside one choice's text
+                    # (`can_read(4, buffer)`, two arguments swapped), not the whole line's
+                    points.add((n.line, n.col))
     return lines, points
