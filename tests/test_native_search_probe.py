@@ -336,3 +336,43 @@ def test_failing_tests_over_three_binaries_screen_one_binary_and_validate_on_all
     assert any("the failing tests of 1 of 3 test binaries" in note for note in stats.notes), stats.notes
     top = found[0]
     assert top.validated and top.edits[0].new_text == "<" and top.mutation.get("every"), top
+
+
+INCLUDING_MAKEFILE = THREE_BINARIES_MAKEFILE.replace("%_test: tests/%_test.o src/geo.o", "%_test: tests/%_test.o")
+
+
+def test_a_source_the_test_files_include_is_built_as_a_schema_for_the_probed_binary_alone(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test files `#include` the source (to reach its static functions, as cJSON's do): a schema of it
+    recompiles the units that include it.  With the failing tests spread over three binaries, the
+    screened runs start one, so the schema is compiled for the source and that binary's unit only (two
+    compiles, not four); the fix is still compiled alone and checked on all three."""
+    from test_native_search import GEO_H, build_make_project
+
+    from pytest_whetstone.build.gate import Gate
+    from pytest_whetstone.candidates.native_search import NativeSearchStats, native_search_candidates
+
+    files = {"Makefile": INCLUDING_MAKEFILE, "src/geo.h": GEO_H, "src/geo.cc": GEO_CC}
+    failures = []
+    for name, count in (("a", 1), ("b", 2), ("c", 1)):
+        body = "".join(f"TEST(Geo{name.upper()}, Edge{k}) {{ EXPECT_FALSE(inside({k}, 4, 4, 4)); }}\n" for k in range(count))
+        files[f"tests/{name}_test.cc"] = f'#include <gtest/gtest.h>\n#include "../src/geo.cc"\n\n{body}'
+        failures += [TestFailureRecord(failure_id=f"F{name}{k}", runner="gtest", test_suite=f"Geo{name.upper()}",
+                                       test_name=f"Edge{k}", file_path=f"tests/{name}_test.cc", failure_type="assertion",
+                                       suspects=[Suspect("src/geo.cc", "inside", 9, 11, 1.0)]) for k in range(count)]
+    proj = build_make_project(tmp_path / "geo", files)
+    schema_units: list[str] = []
+    compile_object = Gate.compile_object
+
+    def counted(self: Gate, source: str, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        if "-O0" in (args[3] if len(args) > 3 else kwargs.get("extra_args", ())):  # a schema's compile
+            schema_units.append(Path(source).name)
+        return compile_object(self, source, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Gate, "compile_object", counted)
+    stats = NativeSearchStats()
+    found = native_search_candidates(failures, proj, 60, store=proj / ".whetstone", stats=stats)
+    assert any("the failing tests of 1 of 3 test binaries" in note for note in stats.notes), stats.notes
+    assert sorted(set(schema_units)) == ["b_test.cc"], schema_units  # the probed binary's unit, nothing else
+    top = found[0]
+    assert top.validated and top.edits[0].new_text == "<" and top.mutation.get("every"), top

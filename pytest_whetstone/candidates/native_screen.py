@@ -432,6 +432,14 @@ class Screen:
         skip: frozenset[int] = frozenset()
         last = 0.0  # this file's last compile: a header's recompiles every unit that includes it
         risky = True
+        groups: list[set[str]] = getattr(trial, "processes", list)()
+        focus = getattr(trial, "focus_schema", None)
+        if focus is not None and len(groups) >= PROBE_PROCESSES:
+            # decided before the build: the schema is compiled and linked for that binary alone
+            state.probe = max(groups, key=len)
+            focus(rel, state.probe)
+            self.notes.append(f"schema of {rel}: the failing tests of 1 of {len(groups)} test binaries per "
+                              "screened mutant")
         for _ in range(MAX_COMPILES):
             schema = schema_text(rel, data, state.mutants, skip_lines=skip, skip=frozenset(state.rejected), risky=risky)
             if schema is None:
@@ -457,14 +465,13 @@ class Screen:
                         else int(max(SPIN_FLOOR, SPIN_FACTOR * sound.evaluations)) if sound.evaluations else 0
                     state.runs = sound.runs or {}
                     plain_s = sound.seconds
-                    state.probe = cheap_tests(sound.test_s)
-                    groups: list[set[str]] = getattr(trial, "processes", list)()
-                    if state.probe is None and len(groups) >= PROBE_PROCESSES:
+                    focused, state.probe = state.probe, cheap_tests(sound.test_s) or state.probe
+                    if focused is None and state.probe is None and len(groups) >= PROBE_PROCESSES:
                         state.probe = max(groups, key=len)
                         plain_s /= len(groups)
                         self.notes.append(f"schema of {rel}: the failing tests of 1 of {len(groups)} test binaries "
                                           "per screened mutant")
-                    elif state.probe is not None:
+                    elif state.probe is not None and state.probe != focused:
                         plain_s -= sum(t for fid, t in sound.test_s.items() if fid not in state.probe)
                         self.notes.append(f"schema of {rel}: {len(state.probe)} of {len(sound.test_s)} failing "
                                           "tests per screened mutant, the cheap ones there")
@@ -503,15 +510,17 @@ class Screen:
         slow = self.base.seconds >= SLOW_BASE_S
         if slow:
             limit = min(limit, max(NEVER_ENDED_SOUND_S, self.base.seconds))
+        probe = self.files[rel].probe if rel in self.files else None  # a focused schema's binary (_prepare)
+        failing = {fid: sig for fid, sig in self.base.failing.items() if probe is None or fid in probe}
         with tempfile.TemporaryDirectory(prefix="whetstone-reach-") as scratch:
             path = Path(scratch) / "reached"
-            plain = trial.run_schema(rel, schema.text, 0, limit, str(path))
+            plain = trial.run_schema(rel, schema.text, 0, limit, str(path), only=probe)
             reach = read_reach(path)
         if slow and plain.timed_out and not plain.passed:
             # what the failing tests reached before the clock stopped them is recorded as it happens; the
             # counts a bound on a mutant's loop needs are written only at the process's end
-            return _Plain(dict(self.base.failing), reach.ids, plain.seconds, {}, never_ended=True)
-        if plain.error or set(plain.failing) != set(self.base.failing) or plain.passed:
+            return _Plain(failing, reach.ids, plain.seconds, {}, never_ended=True)
+        if plain.error or set(plain.failing) != set(failing) or plain.passed:
             self.notes.append(f"schema of {rel}: not used, it changes the unmutated tests "
                               f"({plain.error or 'other failures'})")
             return None

@@ -87,6 +87,7 @@ class CxxTrial:
         self._included_by: dict[Path, list[Command]] = {}  # a file -> the other units that include it
         self._order: dict[str, int] | None = None  # object -> where the binaries meet it (see _place)
         self._failing_places = 0  # the objects the failing tests' binaries link are placed below this
+        self._schema_focus: dict[str, list[Binary]] = {}  # rel -> the binaries its schemata are built for
         self._ran_before: dict[str, tuple[set[str], int | None]] = {}  # binary -> its whole run, unchanged
         self.link_objects = LinkObjects(self.scratch, workspace, db, self.gate, timeout_s)
         self._written_dirs: set[str] = set()  # a test run wrote files there: runs there take turns (all trials)
@@ -137,7 +138,7 @@ class CxxTrial:
         """The failing tests' binaries, whole, on the schema's build with one of its mutants switched on
         (0: none): a screened fix that breaks another test there is known before it is compiled alone
         (the other binaries, each a relink, are left to :meth:`run_wider`)."""
-        built = self._build(rel, text, [b for b in self.binaries if b.tests], schema=True)
+        built = self._build(rel, text, self._schema_binaries(rel), schema=True)
         if isinstance(built, str):
             return SuiteOutcome(False, error=built)
         return self._wider(built, {SCHEMA_ENV: str(mutant_id)}, timeout_s)
@@ -176,8 +177,17 @@ class CxxTrial:
     def prepare_schema(self, rel: str, text: str) -> str:
         """Compile and link a schema of ``rel`` once ("" when it is ready, else why not; the lines the
         compiler named are in :attr:`error_lines` and :attr:`error_points`)."""
-        built = self._build(rel, text, [b for b in self.binaries if b.tests], schema=True)
+        built = self._build(rel, text, self._schema_binaries(rel), schema=True)
         return built if isinstance(built, str) else ""
+
+    def focus_schema(self, rel: str, tests: set[str]) -> None:
+        """Build ``rel``'s schemata for the test binaries holding ``tests`` only (the failing tests a screened
+        run covers, :data:`.native_screen.PROBE_PROCESSES`): units that include ``rel`` (cJSON's tests
+        ``#include "cJSON.c"``) are compiled for those binaries alone, not for every failing one."""
+        self._schema_focus[rel] = [b for b in self.binaries if b.tests and tests & set(b.tests)]
+
+    def _schema_binaries(self, rel: str) -> list[Binary]:
+        return self._schema_focus.get(rel) or [b for b in self.binaries if b.tests]
 
     def units_including(self, rel: str) -> int:
         """How many recorded units a mutant of header ``rel`` recompiles (at most MAX_UNITS_PER_HEADER)."""
@@ -229,7 +239,7 @@ class CxxTrial:
         mutant's expression may run before the run counts as timed out (0: no such bound)."""
         started = time.monotonic()
         out = TrialOutcome()
-        built = self._build(rel, text, [b for b in self.binaries if b.tests], schema=True)
+        built = self._build(rel, text, self._schema_binaries(rel), schema=True)
         if isinstance(built, str):
             out.error = built
         else:
@@ -248,7 +258,7 @@ class CxxTrial:
         ``part[1]``-th from ``part[0]``; one that ends otherwise (the others: pass) or is cut short is left out."""
         from .native_spectra_bp import gtest_tests
 
-        built = self._build(rel, text, [b for b in self.binaries if b.tests and b.gtest], schema=True)
+        built = self._build(rel, text, [b for b in self._schema_binaries(rel) if b.gtest], schema=True)
         if isinstance(built, str):
             return {}
         env = binary_env(self.scratch)
@@ -285,7 +295,7 @@ class CxxTrial:
         binaries serve every mutant, whichever trial runs it); the search closes its trials together."""
         self.link_objects = first.link_objects
         self._schemata, self._schema_locks, self._schema_lock = first._schemata, first._schema_locks, first._schema_lock
-        self._optimized = first._optimized
+        self._optimized, self._schema_focus = first._optimized, first._schema_focus
         self._written_dirs, self._turns = first._written_dirs, first._turns
 
     def warm(self, stop: threading.Event) -> None:
@@ -338,8 +348,10 @@ class CxxTrial:
     def _compile(self, rel: str, text: str, *, schema: bool = False) -> _Build | str:
         path = Path(os.path.realpath(self.workspace / rel))
         others = self._including_units(path)  # a header's units; a source's includers, besides its own unit
-        if schema:  # it screens the failing tests only: the units their binaries link
-            others = [c for c in others if self._place(c) < self._failing_places] or others
+        if schema:  # it screens the failing tests only: the units their binaries link (the focus's, when set)
+            linked = {r for b in self._schema_focus.get(rel, []) for r in self._inputs(b.link)}
+            others = [c for c in others if os.path.realpath(os.path.join(c.directory, c.output or "")) in linked] \
+                or [c for c in others if self._place(c) < self._failing_places] or others
         commands = self.db.for_source(path)[:1] + others
         if not commands:
             return _Unbuildable(f"no recorded command compiles {rel}")
