@@ -163,7 +163,7 @@ def mutants_in(
             if returns in ("bool", "_Bool", "int") or (returns is None and src.numeric is None):
                 # a predicate's value: C's are often `int`s, JS's have no declared type
                 _negate(src, next((c for c in node.named_children if c.type != "comment"), None), "the returned value",
-                        add, None if returns in ("bool", "_Bool") else NEGATE_VALUE_PRIOR, bare=returns != "bool")
+                        add, None if returns in ("bool", "_Bool") else NEGATE_VALUE_PRIOR, bare=returns not in ("bool", "_Bool"))
         elif t in _ARG_LISTS:
             args = [c for c in node.named_children if c.type != "comment"]
             for a in args:  # a dropped `+ 1` / `- 1` of an argument (`Array(n + 1)`), a dropped `!` (`assert(!x)`)
