@@ -186,6 +186,8 @@ _EXCEPTION = FoldedPattern(
 def built_in_patterns() -> list[FoldedPattern]:
     """Every pattern of the classifier's own (:mod:`.needles` holds their needles)."""
     return [p for _, p in _BUILD_PATTERNS] + [p for _, p in _TEST_PATTERNS] + [_ASSERTION, _EXCEPTION]
+
+
 _OUTPUT_TYPES = ("wrong_output", "missing_output")
 _HOOK_NAME = re.compile(r'"(?:before|after) (?:all|each)" hook')
 _ASSERTION_EXCEPTIONS = ("AssertionError", "Failed", "AssertionError [ERR_ASSERTION]", "ERR_ASSERTION")
