@@ -124,19 +124,25 @@ TEST(Other, Slow) { std::this_thread::sleep_for(std::chrono::seconds(20)); }
 """
 
 
+def _gtest_binary(tmp_path: Path, source: str) -> Path:
+    """``source`` built at -O0 with GoogleTest's main (skips without libgtest-dev)."""
+    src = tmp_path / "t.cc"
+    src.write_text(source)
+    exe = tmp_path / "t"
+    built = subprocess.run(["g++", "-O0", "-o", str(exe), str(src), "-lgtest", "-lgtest_main", "-pthread"],
+                           capture_output=True, text=True)
+    if built.returncode != 0:
+        pytest.skip("GoogleTest (libgtest-dev) not installed")
+    return exe
+
+
 class _Binary:
     def __init__(self, path: str, tests: dict[str, str]) -> None:
         self.path, self.tests, self.gtest = path, tests, True
 
 
 def test_the_spectrum_runs_each_test_alone_failing_first(tmp_path: Path) -> None:
-    src = tmp_path / "t.cc"
-    src.write_text(GTEST)
-    exe = tmp_path / "t"
-    built = subprocess.run(["g++", "-O0", "-o", str(exe), str(src), "-lgtest", "-lgtest_main", "-pthread"],
-                           capture_output=True, text=True)
-    if built.returncode != 0:
-        pytest.skip("GoogleTest (libgtest-dev) not installed")
+    exe = _gtest_binary(tmp_path, GTEST)
     runs, names, why = profile_tests([_Binary(str(exe), {"f1": "Math.Sub"})], tmp_path / "scratch", 30)
     assert why == "" and names == {"f1": "Math.Sub"}
     # its suite first, then the rest; a neighbour far slower than the failing test is stopped and left out
@@ -163,13 +169,7 @@ TEST(Count, Twice) { EXPECT_EQ(twice(3), 6); }
 def test_a_failing_test_that_never_ends_is_cut_by_the_tracer_and_keeps_what_it_ran(tmp_path: Path) -> None:
     """The fault made the failing test loop: the tracer stops it at half the time left (a second at least),
     writes the functions it ran until then, and the run counts as failing; its neighbour runs after it."""
-    src = tmp_path / "t.cc"
-    src.write_text(LOOPING_GTEST)
-    exe = tmp_path / "t"
-    built = subprocess.run(["g++", "-O0", "-o", str(exe), str(src), "-lgtest", "-lgtest_main", "-pthread"],
-                           capture_output=True, text=True)
-    if built.returncode != 0:
-        pytest.skip("GoogleTest (libgtest-dev) not installed")
+    exe = _gtest_binary(tmp_path, LOOPING_GTEST)
     runs, _names, why = profile_tests([_Binary(str(exe), {"f1": "Count.Steps"})], tmp_path / "scratch", 3.0)
     by_name = {r.name: r for r in runs}
     assert set(by_name) == {"Count.Steps", "Count.Twice"}, why

@@ -313,21 +313,30 @@ check: $(TESTS)
 """
 
 
-def test_failing_tests_over_three_binaries_screen_one_binary_and_validate_on_all(tmp_path: Path) -> None:
-    """The fault fails a test in each of three binaries: a screened run starts the binary with the most
-    failing tests only (a note says so), and the fix is compiled alone and checked on all three."""
-    from test_native_search import GEO_H, _tree_hashes, build_make_project
+def _three_binaries(makefile: str, include: str) -> tuple[dict[str, str], list[TestFailureRecord]]:
+    """The project's files, a test file per binary (``include`` names the code), and the failures of the
+    seeded `y <= h`: one in a_test, two in b_test, one in c_test."""
+    from test_native_search import GEO_H
 
-    from pytest_whetstone.candidates.native_search import NativeSearchStats, native_search_candidates
-
-    files = {"Makefile": THREE_BINARIES_MAKEFILE, "src/geo.h": GEO_H, "src/geo.cc": GEO_CC}
+    files = {"Makefile": makefile, "src/geo.h": GEO_H, "src/geo.cc": GEO_CC}
     failures = []
     for name, count in (("a", 1), ("b", 2), ("c", 1)):
         body = "".join(f"TEST(Geo{name.upper()}, Edge{k}) {{ EXPECT_FALSE(inside({k}, 4, 4, 4)); }}\n" for k in range(count))
-        files[f"tests/{name}_test.cc"] = f'#include <gtest/gtest.h>\n#include "geo.h"\n\n{body}'
+        files[f"tests/{name}_test.cc"] = f"#include <gtest/gtest.h>\n{include}\n\n{body}"
         failures += [TestFailureRecord(failure_id=f"F{name}{k}", runner="gtest", test_suite=f"Geo{name.upper()}",
                                        test_name=f"Edge{k}", file_path=f"tests/{name}_test.cc", failure_type="assertion",
                                        suspects=[Suspect("src/geo.cc", "inside", 9, 11, 1.0)]) for k in range(count)]
+    return files, failures
+
+
+def test_failing_tests_over_three_binaries_screen_one_binary_and_validate_on_all(tmp_path: Path) -> None:
+    """The fault fails a test in each of three binaries: a screened run starts the binary with the most
+    failing tests only (a note says so), and the fix is compiled alone and checked on all three."""
+    from test_native_search import _tree_hashes, build_make_project
+
+    from pytest_whetstone.candidates.native_search import NativeSearchStats, native_search_candidates
+
+    files, failures = _three_binaries(THREE_BINARIES_MAKEFILE, '#include "geo.h"')
     proj = build_make_project(tmp_path / "geo", files)
     before = _tree_hashes(proj)
     stats = NativeSearchStats()
@@ -347,19 +356,12 @@ def test_a_source_the_test_files_include_is_built_as_a_schema_for_the_probed_bin
     recompiles the units that include it.  With the failing tests spread over three binaries, the
     screened runs start one, so the schema is compiled for the source and that binary's unit only (two
     compiles, not four); the fix is still compiled alone and checked on all three."""
-    from test_native_search import GEO_H, build_make_project
+    from test_native_search import build_make_project
 
     from pytest_whetstone.build.gate import Gate
     from pytest_whetstone.candidates.native_search import NativeSearchStats, native_search_candidates
 
-    files = {"Makefile": INCLUDING_MAKEFILE, "src/geo.h": GEO_H, "src/geo.cc": GEO_CC}
-    failures = []
-    for name, count in (("a", 1), ("b", 2), ("c", 1)):
-        body = "".join(f"TEST(Geo{name.upper()}, Edge{k}) {{ EXPECT_FALSE(inside({k}, 4, 4, 4)); }}\n" for k in range(count))
-        files[f"tests/{name}_test.cc"] = f'#include <gtest/gtest.h>\n#include "../src/geo.cc"\n\n{body}'
-        failures += [TestFailureRecord(failure_id=f"F{name}{k}", runner="gtest", test_suite=f"Geo{name.upper()}",
-                                       test_name=f"Edge{k}", file_path=f"tests/{name}_test.cc", failure_type="assertion",
-                                       suspects=[Suspect("src/geo.cc", "inside", 9, 11, 1.0)]) for k in range(count)]
+    files, failures = _three_binaries(INCLUDING_MAKEFILE, '#include "../src/geo.cc"')
     proj = build_make_project(tmp_path / "geo", files)
     schema_units: list[str] = []
     compile_object = Gate.compile_object
