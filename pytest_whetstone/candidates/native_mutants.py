@@ -299,7 +299,7 @@ def _bool_members(rel: str, data: bytes) -> frozenset[str]:
     if root is None:
         return frozenset()
     kinds = ("field_declaration", "declaration", "function_definition")
-    return frozenset(_bool_names(n for n in nodes_on(root, 1, len(data)) if n.type in kinds))
+    return frozenset(_bool_names(n for n in nodes_on(root, 1, root.end_point[0] + 1) if n.type in kinds))
 
 
 def _numeric_names(body: list[Any]) -> set[str]:

@@ -433,11 +433,10 @@ class Screen:
         last = 0.0  # this file's last compile: a header's recompiles every unit that includes it
         risky = True
         groups: list[set[str]] = getattr(trial, "processes", list)()
-        focus = getattr(trial, "focus_schema", None)
-        if focus is not None and len(groups) >= PROBE_PROCESSES:
+        if len(groups) >= PROBE_PROCESSES:
             # decided before the build: the schema is compiled and linked for that binary alone
             state.probe = max(groups, key=len)
-            focus(rel, state.probe)
+            getattr(trial, "focus_schema", lambda _rel, _tests: None)(rel, state.probe)
             self.notes.append(f"schema of {rel}: the failing tests of 1 of {len(groups)} test binaries per "
                               "screened mutant")
         for _ in range(MAX_COMPILES):
@@ -466,12 +465,7 @@ class Screen:
                     state.runs = sound.runs or {}
                     plain_s = sound.seconds
                     focused, state.probe = state.probe, cheap_tests(sound.test_s) or state.probe
-                    if focused is None and state.probe is None and len(groups) >= PROBE_PROCESSES:
-                        state.probe = max(groups, key=len)
-                        plain_s /= len(groups)
-                        self.notes.append(f"schema of {rel}: the failing tests of 1 of {len(groups)} test binaries "
-                                          "per screened mutant")
-                    elif state.probe is not None and state.probe != focused:
+                    if state.probe is not None and state.probe != focused:
                         plain_s -= sum(t for fid, t in sound.test_s.items() if fid not in state.probe)
                         self.notes.append(f"schema of {rel}: {len(state.probe)} of {len(sound.test_s)} failing "
                                           "tests per screened mutant, the cheap ones there")
