@@ -22,7 +22,7 @@ import pytest
 from test_native_tests_e2e import FIXTURES, _env, build_gtest_calc
 from test_native_tests_e2e import whetstone as _whetstone
 
-from pytest_whetstone.candidates.native_search import NativeSearchStats, native_search_candidates
+from pytest_whetstone.candidates.native_search import NativeSearchStats, bound_failing_runs, native_search_candidates
 from pytest_whetstone.candidates.native_trial_cxx import CxxTrial, cxx_trial
 from pytest_whetstone.edits import apply_candidate_by_id, undo_last
 from pytest_whetstone.records import Suspect, TestFailureRecord
@@ -206,18 +206,20 @@ def _failure(proj: Path, name: str, suspect: Suspect) -> TestFailureRecord:
 
 def test_a_mutant_that_does_not_compile_or_loops_costs_one_bounded_trial(make_project: Path) -> None:
     failure = _failure(make_project, "InsideExcludesFarEdge", Suspect("src/geo.cc", "inside", 9, 11, 1.0))
-    trial, why = cxx_trial([failure], make_project, make_project / ".whetstone", timeout_s=3.0)
+    trial, why = cxx_trial([failure], make_project, make_project / ".whetstone", timeout_s=20.0)
     assert trial is not None, why
     try:
         base = trial.baseline()
         assert failure.failure_id in base.failing and not base.error
+        bound_failing_runs([trial], base.seconds)  # as the search does: a few times the baseline, not 20 s
+        assert trial.failing_timeout_s < 3.0
         broken = trial.run_failing("src/geo.cc", GEO_CC.replace("return x >= 0", "return x >= 0 +"))
         assert broken.error.startswith("does not compile"), broken.error
         looping = GEO_CC.replace("bool inside(int x, int y, int w, int h) {",
                                  "bool inside(int x, int y, int w, int h) {\n  for (volatile int i = 0; ; ++i) {}")
         started = time.monotonic()
         hung = trial.run_failing("src/geo.cc", looping)
-        assert "timed out" in hung.error and time.monotonic() - started < 20
+        assert "timed out" in hung.error and time.monotonic() - started < 10
         fixed = trial.run_failing("src/geo.cc", GEO_CC.replace("y <= h", "y < h"))
         assert fixed.passed == {failure.failure_id} and not fixed.error
     finally:

@@ -49,7 +49,7 @@ TRIAL_TIMEOUT_S = 20.0
 WORKERS = max(1, min(2, os.cpu_count() or 1))  # trials at once: compiles and test runs use a core each
 PARTIAL_GRACE = 8  # trials spent looking for a fix of every failing test after one that fixes some
 PARTIAL_KEPT = 4  # fixes of some failing tests kept beyond those wanted before the search stops (see enough)
-JS_TIMEOUT_MIN_S = 3.0  # a JS mutant's run is stopped at five times the baseline's, and no sooner than this
+FAILING_TIMEOUT_FACTOR = 5.0  # a mutant's run of the failing tests is stopped at this many times the baseline's
 DOUBT_TRIALS = 40  # trials spent looking for a natural complete fix after only doubtful ones (budget allowing)
 ALONE_FACTOR = 2.0  # a mutant compiled alone (real flags) against its file's fast schema compile
 HEADER_ALONE_UNITS = 8  # units a header's mutant recompiles when it is compiled alone, at most
@@ -145,6 +145,14 @@ def _every(candidate: FixCandidate) -> bool:
     return bool(candidate.mutation.get("complete") and candidate.mutation.get("every", True))
 
 
+def bound_failing_runs(trials: list[Trial], baseline_s: float) -> None:
+    """Stop a mutant's run of the failing tests at a few times the baseline's, not at the search's whole
+    time limit: one mutant that loops, compiled alone, could otherwise spend the whole budget."""
+    for trial in trials:
+        trial.failing_timeout_s = min(trial.failing_timeout_s, max(
+            trial.FAILING_TIMEOUT_MIN_S, FAILING_TIMEOUT_FACTOR * baseline_s + 1.0))
+
+
 class _Search(Planner):
     def __init__(self, trials: list[Trial], failures: list[TestFailureRecord], workspace: Path, deadline: float,
                  stats: NativeSearchStats, *, probe: list[TestFailureRecord] | None = None,
@@ -199,12 +207,7 @@ class _Search(Planner):
             self.stats.notes.append(f"baseline: {self.base.error}")
             self.stats.stopped = "baseline-error"
             return []
-        if self.turns and self.base.seconds:
-            # a JS trial is a run of the failing test files: a mutant that loops is stopped at a few times
-            # the baseline's run, not at the search's whole time limit
-            for trial in self.trials:
-                if hasattr(trial, "failing_timeout_s"):
-                    trial.failing_timeout_s = max(JS_TIMEOUT_MIN_S, 5 * self.base.seconds + 1.0)
+        bound_failing_runs(self.trials, self.base.seconds)
         live = [f for f in self.probe if f.failure_id in self.base.failing]
         if not live:
             self.stats.stopped = "baseline-passes"
@@ -458,7 +461,9 @@ class _Search(Planner):
                 if self.screen.breaks_others(plan.mutant, trial):  # type: ignore[arg-type]
                     screened.screened = screened.breaks_others = True
                     return screened
-        outcome = trial.run_failing(plan.rel, text)
+        # a fix the schema found is checked with the whole time limit: fixed, a test that failed fast may
+        # run much longer than its baseline
+        outcome = trial.run_failing(plan.rel, text, trial.timeout_s if why == "fix-check" else None)
         outcome.alone = why
         return outcome
 

@@ -66,8 +66,16 @@ class Trial(Protocol):
         """The failing tests on the unchanged code: they must fail here as they did in the run."""
         ...
 
-    def run_failing(self, rel: str, text: str) -> TrialOutcome:
-        """Only the failing tests, with workspace-relative ``rel`` holding ``text``."""
+    timeout_s: float  # any one run of tests is stopped after this many seconds
+    # the failing tests' runs are stopped after this many seconds (the search lowers it after the
+    # baseline: a mutant that loops is stopped at a few times the baseline's run) ...
+    failing_timeout_s: float
+    # ... and never sooner than this: what starting the runner itself may take on a loaded machine
+    FAILING_TIMEOUT_MIN_S: float
+
+    def run_failing(self, rel: str, text: str, timeout_s: float | None = None) -> TrialOutcome:
+        """Only the failing tests, with workspace-relative ``rel`` holding ``text``; each run stopped
+        after ``timeout_s`` (None: ``failing_timeout_s``)."""
         ...
 
     def run_wider(self, rel: str, text: str) -> SuiteOutcome:

@@ -65,11 +65,14 @@ class _Build:
 class CxxTrial:
     """The :class:`.native_trial.Trial` of C/C++ test binaries built through ccwrap."""
 
+    FAILING_TIMEOUT_MIN_S = 1.5
+
     def __init__(self, workspace: Path, db: CompileDatabase, binaries: list[Binary], timeout_s: float) -> None:
         self.workspace = workspace
         self.db = db
         self.binaries = binaries
         self.timeout_s = timeout_s
+        self.failing_timeout_s = timeout_s  # the failing tests' runs: the search lowers it after the baseline
         self.gate = Gate(workspace, db, timeout_s=max(30.0, timeout_s))
         self.scratch = Path(tempfile.mkdtemp(prefix="whetstone-cxx-trial-"))
         self.spectrum_tool = ""  # which profiler the last spectrum used
@@ -115,7 +118,7 @@ class CxxTrial:
         out.seconds = time.monotonic() - started
         return out
 
-    def run_failing(self, rel: str, text: str) -> TrialOutcome:
+    def run_failing(self, rel: str, text: str, timeout_s: float | None = None) -> TrialOutcome:
         started = time.monotonic()
         out = TrialOutcome()
         built = self._build(rel, text, [b for b in self.binaries if b.tests])
@@ -124,7 +127,7 @@ class CxxTrial:
             out.unbuildable = isinstance(built, _Unbuildable)
         else:
             for binary, path in built:
-                self._run_tests(binary, path, out)
+                self._run_tests(binary, path, out, timeout_s=timeout_s or self.failing_timeout_s)
         out.seconds = time.monotonic() - started
         return out
 

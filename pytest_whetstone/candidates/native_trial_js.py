@@ -54,6 +54,8 @@ class _Target:
 class JsTrial:
     """A scratch copy of one JS project and the runner that re-runs its failing tests."""
 
+    FAILING_TIMEOUT_MIN_S = 3.0  # node and the runner's own start
+
     def __init__(self, workspace: Path, kind: str, command: runs.Command, targets: list[_Target],
                  timeout_s: float) -> None:
         self.workspace = workspace
@@ -94,13 +96,13 @@ class JsTrial:
             self.filter = True
         return outcome
 
-    def run_failing(self, rel: str, text: str) -> TrialOutcome:
+    def run_failing(self, rel: str, text: str, timeout_s: float | None = None) -> TrialOutcome:
         files = sorted({t.file for t in self.targets})
         with self._mutated(rel, text) as problem:
             if problem:
                 return TrialOutcome(error=problem)
             t0 = time.monotonic()
-            timeout, self.timeout_s = self.timeout_s, min(self.timeout_s, self.failing_timeout_s)
+            timeout, self.timeout_s = self.timeout_s, min(self.timeout_s, timeout_s or self.failing_timeout_s)
             try:
                 result, error = self._run(files, self.targets if self.filter else [])
             finally:
