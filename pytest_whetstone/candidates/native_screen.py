@@ -147,6 +147,9 @@ class _FileState:
     skipped: frozenset[int] = frozenset()  # lines whose choices did not compile (left out of the schema)
     asked: list[Mutant] = field(default_factory=list)  # the latest plan's mutants of this file, once built
     rebuilt: bool = False  # built again for a later plan (see REBUILD_MIN)
+    # held while the schema is built on demand (a header's): another trial asking for this file waits for
+    # it, one asking for another file's builds that one meanwhile (two cores, two headers' units at once)
+    building: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
 
 class Screen:
@@ -188,11 +191,12 @@ class Screen:
         state = self.files.get(rel)
         if state is None:
             return None
-        with self.lock:
-            if not state.ready and is_header(rel) and self.compile_s \
-                    and self.deadline - time.monotonic() < HEADER_UNITS * max(self.compile_s):
-                state.ready = True
-                self.notes.append(f"schema of {rel}: a header, left for lack of time")
+        with state.building:
+            with self.lock:
+                if not state.ready and is_header(rel) and self.compile_s \
+                        and self.deadline - time.monotonic() < HEADER_UNITS * max(self.compile_s):
+                    state.ready = True
+                    self.notes.append(f"schema of {rel}: a header, left for lack of time")
             if not state.ready:
                 self._prepare(rel, state, trial)
         if mutant.key in state.rejected:  # it would not compile alone either: a trial spent on nothing
