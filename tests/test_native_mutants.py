@@ -78,10 +78,26 @@ def test_javascript_operator_families() -> None:
     assert JS.replace("round(sum, 2)", "round(2, sum)") in by_kind["swap-args"]
 
 
-def test_code_inside_a_parse_error_is_not_mutated() -> None:
-    text = "int f(int a) {\n  return a < 1 +;\n}\nint g(int b) { return b < 2; }\n"
-    lines = {m.line for m in mutants_in("x.c", text.encode(), 1, 4)}
-    assert 2 not in lines and 4 in lines
+def test_code_holding_or_inside_a_parse_error_is_not_mutated() -> None:
+    text = "int f(int a) {\n  return g(a < 1 +, a - 2);\n}\nint g(int b) { return b < 2; }\n"
+    mutants = mutants_in("x.c", text.encode(), 1, 4)
+    assert 4 in {m.line for m in mutants}
+    # the call holding the error is neither swapped nor negated; only what parsed whole is mutated
+    plus = text.splitlines()[1].index("+") + 1  # the edits' columns count from 1
+    on_line = [m for m in mutants if m.line == 2]
+    assert on_line and not any(m.edit.start.col <= plus < m.edit.end.col for m in on_line), \
+        [m.description for m in on_line]
+    assert not {"swap-args", "negate"} & {m.kind for m in on_line}
+
+
+def test_code_parsed_whole_beside_a_parse_error_is_mutated() -> None:
+    # tree-sitter cannot read `this->operator()(...)`; `pos - 1` beside it parses whole (kiwi's AssocVector)
+    text = ("struct V { int *p; bool operator()(int a, int b) const { return a < b; }\n"
+            "  bool at(int *pos, int val) {\n"
+            "    if (pos == p || this->operator()(*(pos - 1), val)) return true;\n"
+            "    return false;\n  }\n};\n")
+    edits = {m.edit.new_text for m in mutants_in("v.cc", text.encode(), 2, 5) if m.line == 3}
+    assert "pos + 1" in edits or "+" in edits, edits
 
 
 def test_unknown_languages_and_empty_ranges_give_nothing() -> None:

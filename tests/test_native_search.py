@@ -22,7 +22,11 @@ import pytest
 from test_native_tests_e2e import FIXTURES, _env, build_gtest_calc
 from test_native_tests_e2e import whetstone as _whetstone
 
-from pytest_whetstone.candidates.native_search import NativeSearchStats, bound_failing_runs, native_search_candidates
+from pytest_whetstone.candidates.native_search import (
+    NativeSearchStats,
+    bound_failing_runs,
+    native_search_candidates,
+)
 from pytest_whetstone.candidates.native_trial_cxx import CxxTrial, cxx_trial
 from pytest_whetstone.edits import apply_candidate_by_id, undo_last
 from pytest_whetstone.records import Suspect, TestFailureRecord

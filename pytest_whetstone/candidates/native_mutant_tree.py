@@ -39,13 +39,16 @@ class Source:
 
 
 def in_error(node: Any) -> bool:
-    """Inside an ``ERROR`` node, or in a statement tree-sitter could not parse whole."""
+    """Holding a parse error, or inside an ``ERROR`` node.  A node parsed whole beside an error in the
+    same statement is kept: tree-sitter's C++ grammar cannot read some valid code (``this->operator()(a,
+    b)``), and the compiler, not the grammar, says whether a mutant there builds (kiwi's
+    ``AssocVector::insert``: its whole condition was left unmutated)."""
+    if node.has_error:
+        return True
     cur = node
     while cur is not None:
         if cur.type == "ERROR" or cur.is_missing:
             return True
-        if cur.type.endswith(("_statement", "declaration")):
-            return bool(cur.has_error)
         cur = cur.parent
     return False
 

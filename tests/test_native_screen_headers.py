@@ -1,0 +1,73 @@
+"""A header's schema is built when its first mutant comes up (it recompiles every unit that includes it).
+Two trials asking for two headers build both at once; two asking for the same header build it once, the
+second waiting for it rather than compiling its mutant alone."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from test_native_schema import CompilingTrial
+
+from pytest_whetstone.candidates.mutant import Mutant
+from pytest_whetstone.candidates.native_mutants import mutants_in
+from pytest_whetstone.candidates.native_screen import Screen
+from pytest_whetstone.candidates.native_trial import TrialOutcome
+
+HEADER = "inline int clamp(int v, int lo, int hi) {\n  return v < lo ? lo : v > hi ? hi : v;\n}\n"
+COMPILE_S = 0.4
+
+
+class SlowCompiles(CompilingTrial):
+    """Each schema compile takes COMPILE_S; the most compiles under way at once is recorded."""
+
+    running = 0
+    most = 0
+    compiles: list[str] = []
+    lock = threading.Lock()
+
+    def prepare_schema(self, rel: str, text: str) -> str:
+        cls = SlowCompiles
+        with cls.lock:
+            cls.running += 1
+            cls.most = max(cls.most, cls.running)
+            cls.compiles.append(rel)
+        time.sleep(COMPILE_S)
+        with cls.lock:
+            cls.running -= 1
+        return ""
+
+    def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
+                   only: set[str] | None = None, spins: int = 0) -> TrialOutcome:
+        return TrialOutcome(failing={"F1": "x"}, seconds=0.001)
+
+
+def _mutants(rel: str) -> list[Mutant]:
+    return mutants_in(rel, HEADER.encode(), 1, 3)
+
+
+def _screen_and_trials() -> tuple[Screen, list[SlowCompiles]]:
+    SlowCompiles.running = SlowCompiles.most = 0
+    SlowCompiles.compiles = []
+    screen = Screen(TrialOutcome(failing={"F1": "x"}, seconds=0.01), lambda rel: HEADER, deadline=1e12, timeout_s=5.0)
+    screen.add(_mutants("a.h") + _mutants("b.h"))
+    return screen, [SlowCompiles(), SlowCompiles()]
+
+
+def test_two_trials_build_two_headers_schemata_at_once() -> None:
+    screen, trials = _screen_and_trials()
+    jobs = [(_mutants("a.h")[0], trials[0]), (_mutants("b.h")[0], trials[1])]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        outcomes = list(pool.map(lambda job: screen.outcome(*job), jobs))
+    assert all(o is not None and o.screened is False and "F1" in o.failing for o in outcomes)
+    assert sorted(SlowCompiles.compiles) == ["a.h", "b.h"] and SlowCompiles.most == 2
+
+
+def test_two_trials_asking_for_one_header_build_it_once_and_both_are_screened() -> None:
+    screen, trials = _screen_and_trials()
+    first, second = _mutants("a.h")[:2]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        outcomes = list(pool.map(lambda job: screen.outcome(*job), [(first, trials[0]), (second, trials[1])]))
+    assert all(o is not None and "F1" in o.failing for o in outcomes)  # neither left to a compile of its own
+    assert SlowCompiles.compiles == ["a.h"] and SlowCompiles.most == 1
