@@ -85,3 +85,38 @@ def test_a_header_s_schema_is_built_while_twice_the_last_header_s_compile_fits()
     screen.deadline = time.monotonic() + 1.5 * COMPILE_S  # less than twice the compile: left for lack of time
     assert screen.outcome(_mutants("c.h")[0], trials[0]) is None
     assert any("c.h: a header, left for lack of time" in note for note in screen.notes)
+
+
+class Grouping(SlowCompiles):
+    """Compiles several headers' schemata in one pass (every header in the same unit), or fails to."""
+
+    errors_by_file: dict[str, tuple[set[int], set[tuple[int, int]]]] = {}
+
+    def __init__(self, group_error: str = "") -> None:
+        self.group_error = group_error
+        self.groups: list[list[str]] = []
+
+    def schema_units(self, rel: str) -> set[str]:
+        return {"test.o"}
+
+    def prepare_schemata(self, texts: dict[str, str]) -> str:
+        self.groups.append(sorted(texts))
+        return self.group_error
+
+
+def test_headers_sharing_their_units_are_compiled_in_one_pass_with_their_ids_apart() -> None:
+    screen, _trials = _screen_and_trials()
+    trial = Grouping()
+    assert screen.outcome(_mutants("a.h")[0], trial) is not None
+    assert trial.groups == [["a.h", "b.h"]] and SlowCompiles.compiles == []  # no compile of a header alone
+    a, b = screen.files["a.h"].schema, screen.files["b.h"].schema
+    assert a is not None and b is not None and not set(a.ids.values()) & set(b.ids.values())
+    assert screen.covers(_mutants("b.h")[0]) and any("compiled together" in n for n in screen.notes)
+
+
+def test_a_pass_whose_errors_name_no_choice_leaves_each_header_to_its_own_schema() -> None:
+    screen, _trials = _screen_and_trials()
+    trial = Grouping(group_error="does not compile: somewhere else")
+    assert screen.outcome(_mutants("a.h")[0], trial) is not None  # built alone after the failed pass
+    assert trial.groups == [["a.h", "b.h"]] and SlowCompiles.compiles == ["a.h"]
+    assert not screen.settled(_mutants("b.h")[0])  # left for when its first mutant comes up

@@ -125,3 +125,32 @@ def test_a_header_mutant_compiled_alone_is_priced_by_the_units_that_include_it(p
         assert trial.units_including("lib/unused.h") == 0
     finally:
         trial.close()
+
+
+def test_two_headers_one_unit_includes_get_their_schemata_in_one_compile(
+    proj: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`mid.h` and `clamp.h` are both compiled as part of the test file: the schema the first one needs is
+    compiled with the second one's in the same pass, and either's mutants are screened on that build."""
+    import json
+
+    trace = tmp_path / "trace.jsonl"
+    monkeypatch.setenv("WHETSTONE_SEARCH_TRACE", str(trace))
+    failure = TestFailureRecord(failure_id="F1", runner="gtest", test_suite="Width", test_name="CountsBothEnds",
+                                file_path="tests/clamp_test.cc", failure_type="assertion",
+                                suspects=[Suspect("lib/mid.h", "lib::span", 4, 4, 1.0),
+                                          Suspect("lib/clamp.h", "lib::width", 8, 10, 0.9)])
+    stats = NativeSearchStats()
+    found = native_search_candidates([failure], proj, 90.0, store=proj / ".whetstone", stats=stats)
+    assert found and found[0].validated and found[0].edits[0].file_path == "lib/clamp.h"
+    rows = [json.loads(line) for line in trace.read_text().splitlines()]
+    compiles = [r["schema"] for r in rows if "schema" in r]
+    assert compiles and all(c in ("lib/mid.h+lib/clamp.h", "lib/clamp.h+lib/mid.h") for c in compiles), compiles
+    # no mutant of either header was compiled alone: screened, or known unreached from the schema's record
+    # (the failing test never calls `span`)
+    mutants = [r for r in rows if "file" in r]
+    assert {r["file"] for r in mutants} == {"lib/mid.h", "lib/clamp.h"}
+    assert all(r.get("screened") or r.get("alone") == "fix-check" or r.get("skip") in ("unreached", "rejected")
+               for r in mutants), [r for r in mutants if not r.get("screened")]
+    assert any("compiled together" in note for note in stats.notes), stats.notes
+    assert (proj / "lib/clamp.h").read_text() == CLAMP_H and (proj / "lib/mid.h").read_text() == MID_H

@@ -204,11 +204,12 @@ def _likeliest(rel: str, mutants: list[Mutant], skip: frozenset[Key], skip_lines
 
 
 def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: frozenset[int] = frozenset(),
-                skip: frozenset[Key] = frozenset(), risky: bool = True) -> Schema | None:
+                skip: frozenset[Key] = frozenset(), risky: bool = True, first_id: int = 1) -> Schema | None:
     """The schema of ``mutants`` (all edits of file ``rel``, whose bytes are ``data``), or None when
     none of them can be lifted to an expression; ``skip_lines`` and ``skip``: lines and mutants whose
     choices did not compile; ``risky``: whether choices in initializers that C++ may need as constants
-    elsewhere are in (see :func:`_constant_context`)."""
+    elsewhere are in (see :func:`_constant_context`); ``first_id``: its mutants' ids start there (the
+    schemata of headers compiled together, :mod:`.native_screen_group`, number theirs apart)."""
     js = native_schema_js.holds_js(rel)
     root = _parse(rel, data)
     if root is None:
@@ -252,7 +253,7 @@ def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: fro
     if not hosts:
         return None
     ordered = sorted(hosts.values(), key=lambda h: (h.start, -h.end))
-    _number_by_host(ordered, schema)
+    _number_by_host(ordered, schema, first_id)
     out = _Out()
     _render(data, ordered, 0, 0, len(data), out, native_schema_js.guard if js else _guard)
     body = b"".join(out.parts)
@@ -322,12 +323,12 @@ class _Out:
         self.at += len(data)
 
 
-def _number_by_host(hosts: list[_Host], schema: Schema) -> None:
-    """Number the mutants again, each host's consecutively (its guard names its first and last), in
-    the order the hosts are written."""
+def _number_by_host(hosts: list[_Host], schema: Schema, first_id: int = 1) -> None:
+    """Number the mutants again from ``first_id``, each host's consecutively (its guard names its first
+    and last), in the order the hosts are written."""
     renumbered: dict[int, int] = {}
     for host in hosts:
-        host.choices = [(renumbered.setdefault(mid, len(renumbered) + 1), new) for mid, new in host.choices]
+        host.choices = [(renumbered.setdefault(mid, len(renumbered) + first_id), new) for mid, new in host.choices]
     schema.ids = {key: renumbered[mid] for key, mid in schema.ids.items()}
     schema.host_of = {mid: host.choices[0][0] for host in hosts for mid, _ in host.choices}
 

@@ -25,6 +25,7 @@ from ..build.gate import HEADER_EXT
 from ..edits import EditError, apply_edits_text
 from .mutant import Mutant
 from .native_schema import Key, Schema, read_reach, schema_text
+from .native_screen_group import build_together
 from .native_search_stats import trace_row
 from .native_trial import TrialOutcome
 
@@ -198,7 +199,7 @@ class Screen:
                         and self.deadline - time.monotonic() < self._header_cost():
                     state.ready = True
                     self.notes.append(f"schema of {rel}: a header, left for lack of time")
-            if not state.ready:
+            if not state.ready and not (is_header(rel) and build_together(self, rel, state, trial)):
                 self._prepare(rel, state, trial)
         if mutant.key in state.rejected:  # it would not compile alone either: a trial spent on nothing
             return TrialOutcome(error="does not compile (its text, in the schema)", screened=True)
@@ -445,13 +446,7 @@ class Screen:
         skip: frozenset[int] = frozenset()
         last = 0.0  # this file's last compile: a header's recompiles every unit that includes it
         risky = True
-        groups: list[set[str]] = getattr(trial, "processes", list)()
-        if len(groups) >= PROBE_PROCESSES:
-            # decided before the build: the schema is compiled and linked for that binary alone
-            state.probe = max(groups, key=len)
-            getattr(trial, "focus_schema", lambda _rel, _tests: None)(rel, state.probe)
-            self.notes.append(f"schema of {rel}: the failing tests of 1 of {len(groups)} test binaries per "
-                              "screened mutant")
+        self.focus(rel, state, trial)
         for _ in range(MAX_COMPILES):
             schema = schema_text(rel, data, state.mutants, skip_lines=skip, skip=frozenset(state.rejected), risky=risky)
             if schema is None:
@@ -466,45 +461,56 @@ class Screen:
             trace_row({"schema": rel, "s": round(last, 3), "mutants": len(schema.ids), "error": why[:300],
                        "error_lines": len(trial.error_lines), "error_points": len(trial.error_points)})
             if not why:
-                sound = self._sound(rel, schema, trial)
-                if sound is not None:
-                    sound = self._faster(rel, schema, trial, sound, last)
-                    state.schema, state.plain, state.reached = schema, sound.failing, sound.reached
-                    state.skipped = skip
-                    # a run that never ended counted nothing: a mutant's own expression run a million times
-                    # is in the loop that still does not end (the fix's runs a few times)
-                    state.spins = 0 if SPIN_FACTOR <= 0 else SPIN_FLOOR if sound.never_ended \
-                        else int(max(SPIN_FLOOR, SPIN_FACTOR * sound.evaluations)) if sound.evaluations else 0
-                    state.runs = sound.runs or {}
-                    plain_s = sound.seconds
-                    focused, state.probe = state.probe, cheap_tests(sound.test_s) or state.probe
-                    if state.probe is not None and state.probe != focused:
-                        plain_s -= sum(t for fid, t in sound.test_s.items() if fid not in state.probe)
-                        self.notes.append(f"schema of {rel}: {len(state.probe)} of {len(sound.test_s)} failing "
-                                          "tests per screened mutant, the cheap ones there")
-                    # a trial whose screened runs share one warm process (JS) pays no process start per run:
-                    # the baseline's time, a process's, says nothing of a run's there
-                    state.timeout_s = min(self.long_timeout_s, _floor(trial, NEVER_ENDED_RUN_S) if sound.never_ended
-                                          else max(_floor(trial, self.timeout_s), SCHEMA_RUN_FACTOR * plain_s + RUN_MARGIN_S))
-                    state.dropped = len(state.mutants) - len(schema.ids) - len(state.rejected)
-                    state.own_text = self._own_text(rel, state, trial)
+                self.adopt(rel, state, schema, skip, trial, last)
                 return
-            if risky and schema.risky and (trial.error_lines - set(schema.lines) or not trial.error_lines):
-                # an error on a line with no choice: a C++ constant whose initializer is a choice, used where a
-                # constant is wanted (errors on lines with choices may only follow from it): without those
+            if risky and not_constants(schema, trial.error_lines):
                 risky = False
                 continue
-            # an error inside one mutant's text rejects that mutant; one elsewhere on a line with choices
-            # (a choice's condition, a note's line) leaves the line to the one-at-a-time path
-            own = {key for line, col in trial.error_points if (key := schema.at(line, col)) is not None}
-            lines = {line for line, col in trial.error_points if schema.at(line, col) is None}
-            lines = (lines | (trial.error_lines if not own else set())) & set(schema.lines)
+            own, lines = blamed(schema, trial.error_lines, trial.error_points)
             if not own and not lines:
                 self.notes.append(f"schema of {rel}: {why[:160]}")
                 return
             state.rejected |= own
             skip = skip | lines
         self.notes.append(f"schema of {rel}: its choices still did not compile after {MAX_COMPILES} compiles")
+
+    def focus(self, rel: str, state: _FileState, trial: SchemaTrial) -> None:
+        """With the failing tests spread over PROBE_PROCESSES binaries or more, decided before the build: the
+        schema is compiled and linked for one binary alone (the one holding most of them)."""
+        groups: list[set[str]] = getattr(trial, "processes", list)()
+        if len(groups) >= PROBE_PROCESSES and state.probe is None:
+            state.probe = max(groups, key=len)
+            getattr(trial, "focus_schema", lambda _rel, _tests: None)(rel, state.probe)
+            self.notes.append(f"schema of {rel}: the failing tests of 1 of {len(groups)} test binaries per "
+                              "screened mutant")
+
+    def adopt(self, rel: str, state: _FileState, schema: Schema, skip: frozenset[int], trial: SchemaTrial,
+              compile_s: float) -> None:
+        """A schema that compiled: used when its unmutated failing tests fail as in the real build
+        (:meth:`_sound`), with the limits its screened runs get from that run."""
+        sound = self._sound(rel, schema, trial)
+        if sound is None:
+            return
+        sound = self._faster(rel, schema, trial, sound, compile_s)
+        state.schema, state.plain, state.reached = schema, sound.failing, sound.reached
+        state.skipped = skip
+        # a run that never ended counted nothing: a mutant's own expression run a million times is in the
+        # loop that still does not end (the fix's runs a few times)
+        state.spins = 0 if SPIN_FACTOR <= 0 else SPIN_FLOOR if sound.never_ended \
+            else int(max(SPIN_FLOOR, SPIN_FACTOR * sound.evaluations)) if sound.evaluations else 0
+        state.runs = sound.runs or {}
+        plain_s = sound.seconds
+        focused, state.probe = state.probe, cheap_tests(sound.test_s) or state.probe
+        if state.probe is not None and state.probe != focused:
+            plain_s -= sum(t for fid, t in sound.test_s.items() if fid not in state.probe)
+            self.notes.append(f"schema of {rel}: {len(state.probe)} of {len(sound.test_s)} failing "
+                              "tests per screened mutant, the cheap ones there")
+        # a trial whose screened runs share one warm process (JS) pays no process start per run: the
+        # baseline's time, a process's, says nothing of a run's there
+        state.timeout_s = min(self.long_timeout_s, _floor(trial, NEVER_ENDED_RUN_S) if sound.never_ended
+                              else max(_floor(trial, self.timeout_s), SCHEMA_RUN_FACTOR * plain_s + RUN_MARGIN_S))
+        state.dropped = len(state.mutants) - len(schema.ids) - len(state.rejected)
+        state.own_text = self._own_text(rel, state, trial)
 
     def _sound(self, rel: str, schema: Schema, trial: SchemaTrial) -> _Plain | None:
         """With no mutant switched on, the schema fails the tests the unchanged code failed, and only
@@ -552,6 +558,22 @@ class Screen:
         optimize(rel, False)
         trial.prepare_schema(rel, schema.text)
         return sound
+
+
+def not_constants(schema: Schema, error_lines: set[int]) -> bool:
+    """Whether a failed compile calls for the schema again without its risky choices: an error on a line
+    with no choice (or naming no line of the file), a C++ constant whose initializer is a choice used where
+    a constant is wanted (errors on lines with choices may only follow from it)."""
+    return bool(schema.risky) and bool(error_lines - set(schema.lines) or not error_lines)
+
+
+def blamed(schema: Schema, error_lines: set[int], error_points: set[tuple[int, int]]) -> tuple[set[Key], set[int]]:
+    """What a failed compile of ``schema`` blames: the mutants whose own text holds an error (rejected),
+    and the lines with choices where an error lies outside any choice's text (a choice's condition, a
+    note's line), left to the one-at-a-time path."""
+    own = {key for line, col in error_points if (key := schema.at(line, col)) is not None}
+    lines = {line for line, col in error_points if schema.at(line, col) is None}
+    return own, (lines | (error_lines if not own else set())) & set(schema.lines)
 
 
 def cheap_tests(test_s: dict[str, float]) -> set[str] | None:

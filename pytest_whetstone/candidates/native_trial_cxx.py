@@ -97,6 +97,8 @@ class CxxTrial:
         self._turns = threading.Lock()
         self.error_lines: set[int] = set()  # lines of the mutated file the last failed compile named
         self.error_points: set[tuple[int, int]] = set()  # (line, byte column) of its errors there
+        # the last failed compile of several files' schemata (prepare_schemata): rel -> its lines and points
+        self.errors_by_file: dict[str, tuple[set[int], set[tuple[int, int]]]] = {}
 
     # ----------------------------------------------------------------- protocol
 
@@ -182,6 +184,36 @@ class CxxTrial:
         compiler named are in :attr:`error_lines` and :attr:`error_points`)."""
         built = self._build(rel, text, self._schema_binaries(rel), schema=True)
         return built if isinstance(built, str) else ""
+
+    def prepare_schemata(self, texts: dict[str, str]) -> str:
+        """Compile the schemata of several headers in one pass over the units that include any of them
+        (:mod:`.native_screen_group`), each then ready as :meth:`prepare_schema` would have made it ("" when
+        they are, else why not; the lines the compiler named in each are in :attr:`errors_by_file`)."""
+        built = self._compile(texts, schema=True)
+        if isinstance(built, str):
+            return built
+        with self._schema_lock:
+            for key in texts.items():
+                self._schemata[key] = built
+        binaries = list({b.path: b for rel in texts for b in self._schema_binaries(rel)}.values())
+        linked = self._linked(next(iter(texts)), built, binaries)
+        return linked if isinstance(linked, str) else ""
+
+    def schema_units(self, rel: str) -> set[str]:
+        """The objects a schema of ``rel`` compiles (:mod:`.native_screen_group` groups headers by them)."""
+        return set(self._units_for(rel, True))
+
+    def _units_for(self, rel: str, schema: bool) -> dict[str, Command]:
+        """Object -> command of each unit a build of ``rel`` recompiles: its own, and those that include it;
+        for a schema, which screens the failing tests only, those their binaries link (the focus's, when set)."""
+        real = Path(os.path.realpath(self.workspace / rel))
+        others = self._including_units(real)
+        if schema:
+            linked = {r for b in self._schema_focus.get(rel, []) for r in self._inputs(b.link)}
+            others = [c for c in others if os.path.realpath(os.path.join(c.directory, c.output or "")) in linked] \
+                or [c for c in others if self._place(c) < self._failing_places] or others
+        return {os.path.realpath(os.path.join(c.directory, c.output or "")): c
+                for c in self.db.for_source(real)[:1] + others}
 
     def focus_schema(self, rel: str, tests: set[str]) -> None:
         """Build ``rel``'s schemata for the test binaries holding ``tests`` only (the failing tests a screened
@@ -322,10 +354,10 @@ class CxxTrial:
                 lock = self._schema_locks.setdefault(key, threading.Lock())
             with lock:  # the search's trials share their schemata: one compile and one link each
                 if key not in self._schemata:
-                    self._schemata[key] = self._compile(rel, text, schema=True)
+                    self._schemata[key] = self._compile({rel: text}, schema=True)
                 return self._linked(rel, self._schemata[key], binaries)
         if self._last is None or self._last[0] != key:
-            self._last = (key, self._compile(rel, text))
+            self._last = (key, self._compile({rel: text}))
         return self._linked(rel, self._last[1], binaries)
 
     def _linked(self, rel: str, build: _Build | str, binaries: list[Binary]) -> list[tuple[Binary, str]] | str:
@@ -348,14 +380,15 @@ class CxxTrial:
         self._env_for = {path: str(build.objdir / "lib") for _b, path in out} if build.libs else {}
         return out
 
-    def _compile(self, rel: str, text: str, *, schema: bool = False) -> _Build | str:
-        path = Path(os.path.realpath(self.workspace / rel))
-        others = self._including_units(path)  # a header's units; a source's includers, besides its own unit
-        if schema:  # it screens the failing tests only: the units their binaries link (the focus's, when set)
-            linked = {r for b in self._schema_focus.get(rel, []) for r in self._inputs(b.link)}
-            others = [c for c in others if os.path.realpath(os.path.join(c.directory, c.output or "")) in linked] \
-                or [c for c in others if self._place(c) < self._failing_places] or others
-        commands = self.db.for_source(path)[:1] + others
+    def _compile(self, texts: dict[str, str], *, schema: bool = False) -> _Build | str:
+        """The units of each file of ``texts`` (rel -> text) and of those that include it, compiled once with
+        every one of them replaced (several only for headers' schemata compiled together)."""
+        rel = next(iter(texts))
+        paths = {r: Path(os.path.realpath(self.workspace / r)) for r in texts}
+        path = paths[rel]
+        commands: dict[str, Command] = {}  # by object: a unit that includes two of the files is compiled once
+        for each in texts:
+            commands.update(self._units_for(each, schema))
         if not commands:
             return _Unbuildable(f"no recorded command compiles {rel}")
         self._count += 1
@@ -363,7 +396,9 @@ class CxxTrial:
         objdir.mkdir()
         replaced: dict[str, str] = {}
         self.error_lines, self.error_points = set(), set()  # a link that fails names no line of rel
-        for command in commands:
+        self.errors_by_file = {}
+        edited = {paths[r]: text for r, text in texts.items()}
+        for command in commands.values():
             if not command.output:
                 return f"the recorded command for {rel} names no object"
             real_obj = os.path.realpath(os.path.join(command.directory, command.output))
@@ -373,9 +408,10 @@ class CxxTrial:
             # fixes a test is compiled alone with the recorded flags), gcc counting columns in bytes as it does
             flags = OPTIMIZED_SCHEMA_FLAGS if rel in self._optimized else SCHEMA_FLAGS
             extra = (*flags, *FAMILY_SCHEMA_FLAGS.get(command.family, ())) if schema else ()
-            unit = self.gate.compile_object(command.sources[0], command, {path: text}, obj, extra)
+            unit = self.gate.compile_object(command.sources[0], command, edited, obj, extra)
             if unit.exit_code != 0:
-                self.error_lines, self.error_points = error_lines_in(unit.diagnostics, path)
+                self.errors_by_file = {r: error_lines_in(unit.diagnostics, real) for r, real in paths.items()}
+                self.error_lines, self.error_points = self.errors_by_file[rel]
                 first = next((e for e in unit.errors), None)
                 why = f"{first.file_path}:{first.line}: {first.message}" if first else unit.output.strip()[:200]
                 return f"does not compile: {why}"
