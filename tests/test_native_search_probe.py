@@ -181,6 +181,12 @@ def test_a_mutant_compiled_alone_is_priced_by_what_its_compile_costs() -> None:
         def covers(self, mutant: Mutant) -> bool:
             return mutant.edit.file_path == "a.cc"
 
+        def settled(self, mutant: Mutant) -> bool:  # whether its file's schema was attempted
+            return mutant.edit.file_path != "c.h"
+
+        def header_cost(self) -> float:
+            return 3.5
+
     failure = TestFailureRecord(test_name="A.B", suspects=[Suspect("a.cc", "f", 1, 9, 0.9)])
 
     def plan(rel: str) -> _Plan:
@@ -194,6 +200,8 @@ def test_a_mutant_compiled_alone_is_priced_by_what_its_compile_costs() -> None:
     assert search.cost(plan("b.h")) == pytest.approx(ALONE_FACTOR * 0.6 * HEADER_ALONE_UNITS)
     search.alone_s[True] += [9.0, 8.0, 11.0]  # what the header's mutants really took
     assert search.cost(plan("b.h")) == 9.0
+    # a header whose schema is not built yet: its first mutant builds it, and the schema screens the rest
+    assert search.cost(plan("c.h")) == 3.5
 
 
 def test_a_function_whose_mutant_fixed_another_failing_test_joins_every_failures_suspects(tmp_path: Path) -> None:
@@ -378,3 +386,17 @@ def test_a_source_the_test_files_include_is_built_as_a_schema_for_the_probed_bin
     assert sorted(set(schema_units)) == ["b_test.cc"], schema_units  # the probed binary's unit, nothing else
     top = found[0]
     assert top.validated and top.edits[0].new_text == "<" and top.mutation.get("every"), top
+
+
+def test_the_plan_starts_from_the_failing_test_whose_localization_is_surest() -> None:
+    from pytest_whetstone.candidates.native_search import surest_first
+
+    def failure(name: str, top: float) -> TestFailureRecord:
+        return TestFailureRecord(failure_id=name, runner="gtest", test_suite="S", test_name=name,
+                                 file_path="t.cc", failure_type="assertion",
+                                 suspects=[Suspect("a.h", name.lower(), 1, 2, top)] if top else [])
+
+    reads_a_global, calls_it, also_calls_it, none = (failure("ReadsAGlobal", 0.47), failure("CallsIt", 0.51),
+                                                    failure("AlsoCallsIt", 0.51), failure("NoSuspect", 0.0))
+    ordered = surest_first([reads_a_global, calls_it, none, also_calls_it])
+    assert [f.failure_id for f in ordered] == ["CallsIt", "AlsoCallsIt", "ReadsAGlobal", "NoSuspect"]

@@ -31,7 +31,8 @@ from .native_trial import TrialOutcome
 
 MAX_COMPILES = 5  # per file: the first schema, then without the lines the compiler named
 HEADER_UNITS = 4  # a header's schema is taken to cost this many source compiles, until one was built
-HEADER_COMPILES = 2  # ... then this many of the longest header schema compile (the first may name errors)
+HEADER_COMPILES = 1  # ... then this many of the longest header schema compile (a second, after errors, is
+# started only while twice the first's time is left: _prepare)
 # A screened run's limit: at least RUN_FLOOR_S, else a few times the baseline's, or a few times the
 # unmutated schema's run (built at -O0, numeric code runs many times slower than the real build: a limit
 # from the baseline alone would time every one of its runs out), or ENDED_FACTOR times the longest run of
@@ -196,7 +197,7 @@ class Screen:
         with state.building:
             with self.lock:
                 if not state.ready and is_header(rel) and self.compile_s \
-                        and self.deadline - time.monotonic() < self._header_cost():
+                        and self.deadline - time.monotonic() < self.header_cost():
                     state.ready = True
                     self.notes.append(f"schema of {rel}: a header, left for lack of time")
             if not state.ready and not (is_header(rel) and build_together(self, rel, state, trial)):
@@ -228,13 +229,13 @@ class Screen:
                 outcome.failing[fid] = self.base.failing[fid]
         return outcome
 
-    def _header_cost(self) -> float:
+    def header_cost(self) -> float:
         """What one more header's schema is expected to take: read off the headers' schemata built so far
         when there are some (leveldb's `skiplist.h`: 3.1 s; four times that had the next headers' mutants
         compiled alone at 3.3 s each, where their schemata would have screened them all), else a few
-        source files' compiles."""
+        source files' compiles (nothing known before any schema was compiled: 0)."""
         headers = [t for rel, state in list(self.files.items()) if is_header(rel) for t in state.compile_s]
-        return HEADER_COMPILES * max(headers) if headers else HEADER_UNITS * max(self.compile_s)
+        return HEADER_COMPILES * max(headers) if headers else HEADER_UNITS * max(self.compile_s, default=0.0)
 
     @staticmethod
     def _spins(state: _FileState, mutant: Mutant) -> int:

@@ -145,6 +145,15 @@ def _every(candidate: FixCandidate) -> bool:
     return bool(candidate.mutation.get("complete") and candidate.mutation.get("every", True))
 
 
+def surest_first(failures: list[TestFailureRecord]) -> list[TestFailureRecord]:
+    """The failing tests in the order their plans are searched: the one whose top suspect scores highest
+    (after the spectrum) first, ties in the run's order.  Every mutant runs them all; the plan is one
+    test's suspects, and the first test the run names is not always the one that points at the fault
+    (kiwi: a test of a constraint's strength reads `strength::required`, which the faulty
+    `strength::create` computed before any test ran)."""
+    return sorted(failures, key=lambda f: -(f.suspects[0].score if f.suspects else 0.0))
+
+
 def bound_failing_runs(trials: list[Trial], baseline_s: float) -> None:
     """Stop a mutant's run of the failing tests at a few times the baseline's, not at the search's whole
     time limit: one mutant that loops, compiled alone, could otherwise spend the whole budget."""
@@ -229,7 +238,7 @@ class _Search(Planner):
         found: list[FixCandidate] = []
         fixed_ids: set[str] = set()  # failures a complete candidate already makes pass
         seen: set[tuple[str, int, int, int, int, str]] = set()
-        for failure in live:
+        for failure in surest_first(live):
             if failure.failure_id in fixed_ids:
                 continue
             with self.stats.timed("plans"):
@@ -413,6 +422,8 @@ class _Search(Planner):
         if screen is None or screen.covers(plan.mutant):
             return self.estimate() if screen is None else 0.0
         header = is_header(plan.rel)
+        if header and not screen.settled(plan.mutant):
+            return screen.header_cost()  # its first mutant builds its schema, which then screens the others
         if self.alone_s[header]:
             return statistics.median(self.alone_s[header])
         fast = statistics.median(screen.compile_s) if screen.compile_s else 0.25
