@@ -307,6 +307,8 @@ def test_a_dropped_negation_is_put_back_as_it_was_written() -> None:
     assert c.replace("while (*p && a)", "while (!*p && a)") in undone
     assert c.replace("while (*p && a)", "while (*p && !a)") in undone
     assert c.replace("if (a < 2)", "if (!(a < 2))") in undone
+    padded = "int g(int ok) {\n  if( ok )\n    return 1;\n  return 0;\n}\n"  # kiwi writes `if( !ready( x ) )`
+    assert padded.replace("if( ok )", "if( !ok )") in _undone(padded, "g.c")
 
 
 def test_a_js_function_returning_undefined_may_return_a_name_in_scope() -> None:

@@ -106,6 +106,23 @@ def test_the_less_natural_of_two_complete_fixes_loses_confidence(tmp_path: Path)
     assert constant.mutation["naturalness"] > boundary.mutation["naturalness"]
 
 
+def test_a_fix_of_every_failing_test_is_not_doubted_beside_a_natural_fix_of_fewer(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/counts.cc").write_text(COUNTS_CC)
+    line = COUNTS_CC.splitlines()[4]
+
+    def fix(old: str, new: str, fixes: list[str]) -> FixCandidate:
+        col = line.index(old) + 1
+        return FixCandidate(edits=[TextEdit("src/counts.cc", Position(5, col), Position(5, col + len(old)), new)],
+                            confidence=0.9, validated=True, mutation={"complete": True, "fixes": fixes}).ensure_id()
+
+    # the natural one fixes one failing test of four (the others fail as before); the other fixes all four
+    every, one = fix(">", ">=", ["F1", "F2", "F3", "F4"]), fix("1)", "0)", ["F1"])
+    rank_by_naturalness([every, one], tmp_path)
+    assert every.mutation["naturalness"] < 0 <= one.mutation["naturalness"]
+    assert every.confidence > 0.9 - 0.05  # a tie-break's worth, not the doubt's
+
+
 def _applied(cand: FixCandidate) -> str:
     from pytest_whetstone.edits import apply_edits_text
 

@@ -145,8 +145,10 @@ def mutants_in(
                 if inner.startswith("(") and inner.endswith(")") and not inner[1:].lstrip().startswith("!"):
                     # `if (x)` -> `if (!x)`, as the `!` is written; `if (a < b)` -> `if (!(a < b))`
                     kind = cond.named_children[0].type if cond.named_child_count == 1 else ""
+                    within = inner[1:-1]  # `if( x )`: the padding stays where it is, the `!` goes on `x`
+                    lead, trail = within[:len(within) - len(within.lstrip())], within[len(within.rstrip()):]
                     add("negate", f"negate the condition `{short(inner)}`",
-                        src.edit(cond, f"({_negated(inner[1:-1], kind)})"))
+                        src.edit(cond, f"({lead}{_negated(within.strip(), kind)}{trail})"))
         elif t in ("for_statement", "conditional_expression", "ternary_expression"):
             _negate(src, node.child_by_field_name("condition"), "the condition", add)
         elif t == "subscript_expression":

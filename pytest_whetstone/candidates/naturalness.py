@@ -185,8 +185,8 @@ def rank_by_naturalness(found: list[FixCandidate], workspace: Path,
                         naturalness: Naturalness | None = None) -> list[FixCandidate]:
     """Complete validated fixes (every failing test passes) lose up to :data:`WEIGHT` confidence the
     less natural they make their code than the most natural of them, and :data:`DOUBT` more when they
-    make it less natural than it was while another complete fix does not; the others are left as they
-    are.  Beyond that, a tie-break among fixes of close priors only: a copy of the line next to it
+    make it less natural than it was while another complete fix of as many failing tests does not; the
+    others are left as they are.  Beyond that, a tie-break among fixes of close priors only: a copy of the line next to it
     reads naturally too."""
     complete = [c for c in found if c.validated and c.mutation.get("complete") and c.edits]
     if len(complete) < 2:
@@ -200,10 +200,18 @@ def rank_by_naturalness(found: list[FixCandidate], workspace: Path,
     if len(gains) < 2:
         return found
     best = max(gains.values())
-    sound = best >= 0
+
+    def fixed(c: FixCandidate) -> int:
+        return len(c.mutation.get("fixes") or [])
+
     for cand in complete:
         if cand.candidate_id in gains:
             value = gains[cand.candidate_id]
+            # doubted only beside a natural fix of as many failing tests: one that fixes 1 of 4 and leaves the
+            # others failing as before (complete too: another fault's, perhaps) does not outrank one that
+            # fixes all 4 but reads a little worse (kiwi's `(! addWithArtificialVariable(...))`)
+            sound = any(gains[o.candidate_id] >= 0 and fixed(o) >= fixed(cand)
+                        for o in complete if o.candidate_id in gains)
             penalty = WEIGHT * (1 - math.exp(value - best)) + (DOUBT if value < 0 and sound else 0.0)
             cand.confidence = round(cand.confidence - penalty, 3)
             cand.mutation["naturalness"] = round(value, 3)
