@@ -59,6 +59,7 @@ def build_together(screen: Screen, rel: str, state: _FileState, trial: Any) -> b
 def _compile_together(screen: Screen, members: list[tuple[str, _FileState]], trial: Any) -> bool:
     from .native_screen import MAX_COMPILES, blamed
 
+    state_of = dict(members)
     data: dict[str, bytes] = {}
     for rel, state in members:
         state.ready = True
@@ -85,13 +86,13 @@ def _compile_together(screen: Screen, members: list[tuple[str, _FileState]], tri
         last = time.monotonic() - started
         errors: dict[str, tuple[set[int], set[tuple[int, int]]]] = dict(trial.errors_by_file) if why else {}
         for rel in schemata:
-            screen.files[rel].compile_s.append(last)
+            state_of[rel].compile_s.append(last)
         trace_row({"schema": "+".join(schemata), "s": round(last, 3),
                    "mutants": sum(len(s.ids) for s in schemata.values()), "error": why[:300]})
         if not why:
             screen.notes.append(f"schemata of {', '.join(schemata)}: compiled together")
             for rel, schema in schemata.items():
-                screen.adopt(rel, screen.files[rel], schema, skips[rel], trial, last)
+                screen.adopt(rel, state_of[rel], schema, skips[rel], trial, last)
             return True
         named = {rel: errors.get(rel, (set(), set())) for rel in schemata}
         if risky and any(schema.risky and (lines - set(schema.lines) or not any(e[0] for e in named.values()))
@@ -102,7 +103,7 @@ def _compile_together(screen: Screen, members: list[tuple[str, _FileState]], tri
         for rel, schema in schemata.items():
             own, bad = blamed(schema, *named[rel])
             progress = progress or bool(own or bad)
-            screen.files[rel].rejected |= own
+            state_of[rel].rejected |= own
             skips[rel] = skips[rel] | bad
         if not progress:
             break

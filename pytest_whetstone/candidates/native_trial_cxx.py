@@ -65,7 +65,7 @@ class _Build:
 class CxxTrial:
     """The :class:`.native_trial.Trial` of C/C++ test binaries built through ccwrap."""
 
-    FAILING_TIMEOUT_MIN_S = 1.5
+    FAILING_TIMEOUT_MIN_S = 1.5  # a test binary's start and a gtest filter's run on a loaded machine
 
     def __init__(self, workspace: Path, db: CompileDatabase, binaries: list[Binary], timeout_s: float) -> None:
         self.workspace = workspace
