@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from test_native_search import GEO_CC, build_make_geo
+from test_native_search import _failure as geo_failure
 
 from pytest_whetstone.candidates.native_mutants import mutants_in
 from pytest_whetstone.candidates.native_schema import schema_text
@@ -260,14 +261,12 @@ def test_a_fault_that_makes_the_failing_test_run_long_is_screened_at_a_unit_test
     monkeypatch.setattr(native_screen, "SLOW_BASE_S", 0.2)
     monkeypatch.setattr(native_screen, "NEVER_ENDED_SOUND_S", 0.2)
     proj = build_make_geo(tmp_path / "geo", geo_cc=WRAPPING_GEO_CC, geo_test=WRAPPING_TEST)
-    failure = TestFailureRecord(failure_id="F1", runner="gtest", test_suite="Geo", test_name="Countdown",
-                                file_path="tests/geo_test.cc", failure_type="assertion",
-                                suspects=[Suspect("src/geo.cc", "countdown", 3, 9, 1.0)])
+    failure = geo_failure(proj, "Countdown", Suspect("src/geo.cc", "countdown", 3, 9, 1.0))
     trial, why = cxx_trial([failure], proj, proj / ".whetstone", timeout_s=30.0)
     assert trial is not None, why
     try:
         base = trial.baseline()
-        assert set(base.failing) == {"F1"} and base.seconds >= 0.2, base
+        assert set(base.failing) == {failure.failure_id} and base.seconds >= 0.2, base
         screen = Screen(base, lambda rel: (proj / rel).read_text(), float("inf"), 30.0)
         mutants = mutants_in("src/geo.cc", WRAPPING_GEO_CC.encode(), 3, 9, qualname="countdown")
         screen.add(mutants)
@@ -285,7 +284,7 @@ def test_a_fault_that_makes_the_failing_test_run_long_is_screened_at_a_unit_test
         assert screen.spun == 1 and time.monotonic() - started < NEVER_ENDED_RUN_S, cut
         exact = next(m for m in mutants if m.edit.new_text == "-=")
         fixed = screen.outcome(exact, trial)
-        assert fixed is not None and fixed.passed == {"F1"} and not fixed.error, fixed
+        assert fixed is not None and fixed.passed == {failure.failure_id} and not fixed.error, fixed
     finally:
         trial.close()
     assert (proj / "src/geo.cc").read_text() == WRAPPING_GEO_CC

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_native_search import GEO_CC, build_make_geo
+from test_native_search import GEO_CC, _failure, build_make_geo
 from test_native_tests_e2e import whetstone
 
 from pytest_whetstone.candidates.native_probe import probe_tests
@@ -87,14 +87,12 @@ def slow_geo(tmp_path: Path) -> Path:
 
 
 def test_the_baseline_runs_only_the_failing_tests_not_the_other_binaries(slow_geo: Path) -> None:
-    failure = TestFailureRecord(failure_id="Finside", runner="gtest", test_suite="Geo", test_name="InsideExcludesFarEdge",
-                                file_path="tests/geo_test.cc", failure_type="assertion",
-                                suspects=[Suspect("src/geo.cc", "inside", 9, 11, 1.0)])
+    failure = _failure(slow_geo, "InsideExcludesFarEdge", Suspect("src/geo.cc", "inside", 9, 11, 1.0))
     trial, why = cxx_trial([failure], slow_geo, slow_geo / ".whetstone", timeout_s=10.0)
     assert trial is not None, why
     try:
         base = trial.baseline()
-        assert set(base.failing) == {"Finside"} and not (slow_geo / "more_ran.txt").exists()
+        assert set(base.failing) == {failure.failure_id} and not (slow_geo / "more_ran.txt").exists()
         assert trial.run_wider("src/geo.cc", GEO_CC.replace("y <= h", "y < h")).ok
         assert (slow_geo / "more_ran.txt").exists()  # the wider check does run the other binary
     finally:

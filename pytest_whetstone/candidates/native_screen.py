@@ -561,11 +561,13 @@ class Screen:
         return sound
 
 
-def not_constants(schema: Schema, error_lines: set[int]) -> bool:
+def not_constants(schema: Schema, error_lines: set[int], named_any: bool | None = None) -> bool:
     """Whether a failed compile calls for the schema again without its risky choices: an error on a line
-    with no choice (or naming no line of the file), a C++ constant whose initializer is a choice used where
-    a constant is wanted (errors on lines with choices may only follow from it)."""
-    return bool(schema.risky) and bool(error_lines - set(schema.lines) or not error_lines)
+    with no choice (or naming no line at all: ``named_any``, by default whether this file's were named), a
+    C++ constant whose initializer is a choice used where a constant is wanted (errors on lines with
+    choices may only follow from it)."""
+    named_any = bool(error_lines) if named_any is None else named_any
+    return bool(schema.risky) and bool(error_lines - set(schema.lines) or not named_any)
 
 
 def blamed(schema: Schema, error_lines: set[int], error_points: set[tuple[int, int]]) -> tuple[set[Key], set[int]]:

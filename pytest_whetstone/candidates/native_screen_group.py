@@ -57,7 +57,7 @@ def build_together(screen: Screen, rel: str, state: _FileState, trial: Any) -> b
 
 
 def _compile_together(screen: Screen, members: list[tuple[str, _FileState]], trial: Any) -> bool:
-    from .native_screen import MAX_COMPILES, blamed
+    from .native_screen import MAX_COMPILES, blamed, not_constants
 
     state_of = dict(members)
     data: dict[str, bytes] = {}
@@ -95,9 +95,9 @@ def _compile_together(screen: Screen, members: list[tuple[str, _FileState]], tri
                 screen.adopt(rel, state_of[rel], schema, skips[rel], trial, last)
             return True
         named = {rel: errors.get(rel, (set(), set())) for rel in schemata}
-        if risky and any(schema.risky and (lines - set(schema.lines) or not any(e[0] for e in named.values()))
-                         for schema, (lines, _points) in zip(schemata.values(), named.values(), strict=True)):
-            risky = False  # as for one file (native_screen.not_constants), the files' errors read together
+        named_any = any(lines for lines, _points in named.values())  # the files' errors read together
+        if risky and any(not_constants(schema, named[rel][0], named_any) for rel, schema in schemata.items()):
+            risky = False
             continue
         progress = False
         for rel, schema in schemata.items():
