@@ -41,6 +41,7 @@ MAX_SCHEMA_MUTANTS = 4000  # per file (below the prelude's REACH_SLOTS); at -O0 
 REACH_SLOTS = 4096  # mutant ids whose reach the schema can record
 REACHED_ENV = "WHETSTONE_REACHED"  # named in PRELUDE too
 SPINS_ENV = "WHETSTONE_SPINS"  # named in PRELUDE too
+CHOICE_OPEN, CHOICE_CLOSE = " ? (", ") : "  # around each choice's own text (see Schema.at)
 LEAST_LIKELY = 0.5  # mutants below this prior go last into a schema that cannot hold them all
 
 # Declares getenv with the exception specification glibc's own declaration has, so no header is
@@ -178,8 +179,16 @@ class Schema:
     host_of: dict[int, int] = field(default_factory=dict)  # mutant id -> its host's first id (a guard's ``lo``)
 
     def at(self, line: int, col: int) -> Key | None:
-        """The mutant whose text holds 1-based byte column ``col`` of ``line``."""
-        return next((key for lo, hi, key in self.spans.get(line, ()) if lo <= col < hi), None)
+        """The mutant whose text holds 1-based byte column ``col`` of ``line``, or whose own ``?`` or
+        ``:`` of its choice sits there (``guard ? (text) : rest``).  A choice whose type the rest of the
+        conditional cannot take (`return s` -> `return options`: a Status and a pointer) is named there:
+        g++ and clang point at the ``?`` before it, gcc's C front end at the ``:`` after it."""
+        spans = self.spans.get(line, ())
+        inside = next((key for lo, hi, key in spans if lo <= col < hi), None)
+        if inside is not None:
+            return inside
+        question, colon = len(CHOICE_OPEN) - CHOICE_OPEN.index("?"), CHOICE_CLOSE.index(":")
+        return next((key for lo, hi, key in spans if col in (lo - question, hi + colon)), None)
 
 
 @dataclass
@@ -350,9 +359,9 @@ def _render(data: bytes, hosts: list[_Host], i: int, start: int, end: int, out: 
         out.put(data[pos:host.start] + (b"" if host.bare else b"("))
         first, last = host.choices[0][0], host.choices[-1][0]
         for mid, new in host.choices:
-            out.put(f"{guard(first, mid, last)} ? (".encode())
+            out.put(f"{guard(first, mid, last)}{CHOICE_OPEN}".encode())
             out.spans.append((out.at, out.at + len(new), mid))
-            out.put(new + b") : ")
+            out.put(new + CHOICE_CLOSE.encode())
         out.put(b"(")
         i = _render(data, hosts, i + 1, host.start, host.end, out, guard)
         out.put(b")" if host.bare else b"))")
