@@ -37,8 +37,8 @@ from .mutant import Mutant
 from .native_mutant_tree import parse as _parse
 
 ENV = "WHETSTONE_MUTANT"  # named in PRELUDE too
-MAX_SCHEMA_MUTANTS = 4000  # per file (below the prelude's REACH_SLOTS); at -O0 a choice costs the compile little
-REACH_SLOTS = 4096  # mutant ids whose reach the schema can record
+MAX_SCHEMA_MUTANTS = 8000  # per file (below the prelude's REACH_SLOTS); at -O0 a choice costs the compile little
+REACH_SLOTS = 8192  # mutant ids whose reach the schema can record
 REACHED_ENV = "WHETSTONE_REACHED"  # named in PRELUDE too
 SPINS_ENV = "WHETSTONE_SPINS"  # named in PRELUDE too
 CHOICE_OPEN, CHOICE_CLOSE = " ? (", ") : "  # around each choice's own text (see Schema.at)
