@@ -177,18 +177,25 @@ class Schema:
     spans: dict[int, list[tuple[int, int, Key]]] = field(default_factory=dict)
     risky: int = 0  # choices in initializers C++ may need as constants (:func:`_constant_context`)
     host_of: dict[int, int] = field(default_factory=dict)  # mutant id -> its host's first id (a guard's ``lo``)
+    kinds: dict[Key, str] = field(default_factory=dict)  # mutant key -> its kind (Mutant.kind)
 
     def at(self, line: int, col: int) -> Key | None:
-        """The mutant whose text holds 1-based byte column ``col`` of ``line``, or whose own ``?`` or
-        ``:`` of its choice sits there (``guard ? (text) : rest``).  A choice whose type the rest of the
-        conditional cannot take (`return s` -> `return options`: a Status and a pointer) is named there:
-        g++ and clang point at the ``?`` before it, gcc's C front end at the ``:`` after it."""
-        spans = self.spans.get(line, ())
-        inside = next((key for lo, hi, key in spans if lo <= col < hi), None)
-        if inside is not None:
-            return inside
+        """The mutant whose text holds 1-based byte column ``col`` of ``line``."""
+        return next((key for lo, hi, key in self.spans.get(line, ()) if lo <= col < hi), None)
+
+    def beside(self, line: int, col: int) -> Key | None:
+        """The mutant whose choice's own ``?`` or ``:`` sits at ``col`` (``guard ? (text) : rest``).  A
+        choice whose type the rest of the conditional cannot take (`return s` -> `return options`: a
+        Status and a pointer) is named there: g++ and clang point at the ``?`` before it, gcc's C front
+        end at the ``:`` after it."""
         question, colon = len(CHOICE_OPEN) - CHOICE_OPEN.index("?"), CHOICE_CLOSE.index(":")
-        return next((key for lo, hi, key in spans if col in (lo - question, hi + colon)), None)
+        return next((key for lo, hi, key in self.spans.get(line, ()) if col in (lo - question, hi + colon)), None)
+
+    def kin(self, key: Key) -> set[Key]:
+        """``key`` and the other mutants of its expression of the same kind (`return s` -> `options`,
+        `name`, `handle`: each another name, each its own type)."""
+        host, kind = self.host_of.get(self.ids.get(key, 0)), self.kinds.get(key)
+        return {other for other, mid in self.ids.items() if self.host_of.get(mid) == host and self.kinds.get(other) == kind}
 
 
 @dataclass
@@ -258,6 +265,7 @@ def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: fro
         # host's first), so every line the compiler names is still the user's
         host.choices.append((mid, _one_line(data[start:lo] + edit.new_text.encode("utf-8") + data[hi:end])))
         schema.ids[mutant.key] = mid
+        schema.kinds[mutant.key] = mutant.kind
         schema.lines.setdefault(line, []).append(mutant.key)
     if not hosts:
         return None
