@@ -544,6 +544,10 @@ class _Search(Planner):
                 ev.changed += 1
             return None
         self.stats.fixed += 1
+        if outcome.breaks_others:
+            ev.changed += 1  # as a wider check that fails, below: known from the schema, no compile spent
+            self.stats.wider_rejected += 1
+            return None
         unchanged = sum(outcome.failing.get(fid) == sig for fid, sig in base.items())
         partial = len(fixes) + unchanged < len(base)
         if partial and set(fixes) <= self.partly_fixed.get((plan.rel, plan.qualname), set()):
@@ -552,10 +556,6 @@ class _Search(Planner):
             # edits that skip the crashing code)
             ev.fixed += 1
             self.stats.redundant += 1
-            return None
-        if outcome.breaks_others:
-            ev.changed += 1  # as a wider check that fails, below: known from the schema, no compile spent
-            self.stats.wider_rejected += 1
             return None
         with self.stats.timed("wider"):
             wider = trial.run_wider(plan.rel, text)
