@@ -37,11 +37,10 @@ from .mutant import Mutant
 from .native_mutant_tree import parse as _parse
 
 ENV = "WHETSTONE_MUTANT"  # named in PRELUDE too
-MAX_SCHEMA_MUTANTS = 8000  # per file (below the prelude's REACH_SLOTS); at -O0 a choice costs the compile little
-REACH_SLOTS = 8192  # mutant ids whose reach the schema can record
+MAX_SCHEMA_MUTANTS = 4000  # per file (below the prelude's REACH_SLOTS); at -O0 a choice costs the compile little
+REACH_SLOTS = 4096  # mutant ids whose reach the schema can record
 REACHED_ENV = "WHETSTONE_REACHED"  # named in PRELUDE too
 SPINS_ENV = "WHETSTONE_SPINS"  # named in PRELUDE too
-CHOICE_OPEN, CHOICE_CLOSE = " ? (", ") : "  # around each choice's own text (see Schema.at)
 LEAST_LIKELY = 0.5  # mutants below this prior go last into a schema that cannot hold them all
 
 # Declares getenv with the exception specification glibc's own declaration has, so no header is
@@ -177,25 +176,10 @@ class Schema:
     spans: dict[int, list[tuple[int, int, Key]]] = field(default_factory=dict)
     risky: int = 0  # choices in initializers C++ may need as constants (:func:`_constant_context`)
     host_of: dict[int, int] = field(default_factory=dict)  # mutant id -> its host's first id (a guard's ``lo``)
-    kinds: dict[Key, str] = field(default_factory=dict)  # mutant key -> its kind (Mutant.kind)
 
     def at(self, line: int, col: int) -> Key | None:
         """The mutant whose text holds 1-based byte column ``col`` of ``line``."""
         return next((key for lo, hi, key in self.spans.get(line, ()) if lo <= col < hi), None)
-
-    def beside(self, line: int, col: int) -> Key | None:
-        """The mutant whose choice's own ``?`` or ``:`` sits at ``col`` (``guard ? (text) : rest``).  A
-        choice whose type the rest of the conditional cannot take (`return s` -> `return options`: a
-        Status and a pointer) is named there: g++ and clang point at the ``?`` before it, gcc's C front
-        end at the ``:`` after it."""
-        question, colon = len(CHOICE_OPEN) - CHOICE_OPEN.index("?"), CHOICE_CLOSE.index(":")
-        return next((key for lo, hi, key in self.spans.get(line, ()) if col in (lo - question, hi + colon)), None)
-
-    def kin(self, key: Key) -> set[Key]:
-        """``key`` and the other mutants of its expression of the same kind (`return s` -> `options`,
-        `name`, `handle`: each another name, each its own type)."""
-        host, kind = self.host_of.get(self.ids.get(key, 0)), self.kinds.get(key)
-        return {other for other, mid in self.ids.items() if self.host_of.get(mid) == host and self.kinds.get(other) == kind}
 
 
 @dataclass
@@ -265,7 +249,6 @@ def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: fro
         # host's first), so every line the compiler names is still the user's
         host.choices.append((mid, _one_line(data[start:lo] + edit.new_text.encode("utf-8") + data[hi:end])))
         schema.ids[mutant.key] = mid
-        schema.kinds[mutant.key] = mutant.kind
         schema.lines.setdefault(line, []).append(mutant.key)
     if not hosts:
         return None
@@ -367,9 +350,9 @@ def _render(data: bytes, hosts: list[_Host], i: int, start: int, end: int, out: 
         out.put(data[pos:host.start] + (b"" if host.bare else b"("))
         first, last = host.choices[0][0], host.choices[-1][0]
         for mid, new in host.choices:
-            out.put(f"{guard(first, mid, last)}{CHOICE_OPEN}".encode())
+            out.put(f"{guard(first, mid, last)} ? (".encode())
             out.spans.append((out.at, out.at + len(new), mid))
-            out.put(new + CHOICE_CLOSE.encode())
+            out.put(new + b") : ")
         out.put(b"(")
         i = _render(data, hosts, i + 1, host.start, host.end, out, guard)
         out.put(b")" if host.bare else b"))")

@@ -447,7 +447,6 @@ class Screen:
         skip: frozenset[int] = frozenset()
         last = 0.0  # this file's last compile: a header's recompiles every unit that includes it
         risky = True
-        named_beside: set[int] = set()  # lines an error named by a choice's ? or : (see blamed)
         self.focus(rel, state, trial)
         for _ in range(MAX_COMPILES):
             schema = schema_text(rel, data, state.mutants, skip_lines=skip, skip=frozenset(state.rejected), risky=risky)
@@ -468,13 +467,12 @@ class Screen:
             if risky and not_constants(schema, trial.error_lines):
                 risky = False
                 continue
-            own, lines, beside = blamed(schema, trial.error_lines, trial.error_points, named_beside)
+            own, lines = blamed(schema, trial.error_lines, trial.error_points)
             if not own and not lines:
                 self.notes.append(f"schema of {rel}: {why[:160]}")
                 return
             state.rejected |= own
             skip = skip | lines
-            named_beside |= beside
         self.notes.append(f"schema of {rel}: its choices still did not compile after {MAX_COMPILES} compiles")
 
     def focus(self, rel: str, state: _FileState, trial: SchemaTrial) -> None:
@@ -572,36 +570,13 @@ def not_constants(schema: Schema, error_lines: set[int], named_any: bool | None 
     return bool(schema.risky) and bool(error_lines - set(schema.lines) or not named_any)
 
 
-class Blame(NamedTuple):
-    """What a failed compile of a schema blames (:func:`blamed`)."""
-
-    own: set[Key]  # mutants whose own text (or own ``?`` / ``:``) holds an error: rejected
-    lines: set[int]  # lines with choices where an error lies outside any choice: left out
-    beside: set[int]  # lines whose errors named a choice by its ``?`` or ``:`` this time
-
-
-def blamed(schema: Schema, error_lines: set[int], error_points: set[tuple[int, int]],
-           named_beside: set[int] | frozenset[int] = frozenset()) -> Blame:
+def blamed(schema: Schema, error_lines: set[int], error_points: set[tuple[int, int]]) -> tuple[set[Key], set[int]]:
     """What a failed compile of ``schema`` blames: the mutants whose own text holds an error (rejected),
     and the lines with choices where an error lies outside any choice's text (a choice's condition, a
-    note's line), left to the one-at-a-time path.  An error at a choice's own ``?`` or ``:`` (a type
-    its conditional cannot take) is that choice's, and its expression's other choices of the same kind
-    go with it: a compile names one such choice per expression, the innermost, and `return s` with
-    five other names in scope, each of its own type, would take five compiles.  A line ``named_beside``
-    before is left out."""
-    own: set[Key] = set()
-    lines: set[int] = set()
-    beside: set[int] = set()
-    for line, col in error_points:
-        key = schema.at(line, col)
-        if key is not None:
-            own.add(key)
-        elif line not in named_beside and (key := schema.beside(line, col)) is not None:
-            own |= schema.kin(key)
-            beside.add(line)
-        else:
-            lines.add(line)
-    return Blame(own, (lines | (error_lines if not own else set())) & set(schema.lines), beside)
+    note's line), left to the one-at-a-time path."""
+    own = {key for line, col in error_points if (key := schema.at(line, col)) is not None}
+    lines = {line for line, col in error_points if schema.at(line, col) is None}
+    return own, (lines | (error_lines if not own else set())) & set(schema.lines)
 
 
 def cheap_tests(test_s: dict[str, float]) -> set[str] | None:

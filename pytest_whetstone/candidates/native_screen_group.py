@@ -68,7 +68,6 @@ def _compile_together(screen: Screen, members: list[tuple[str, _FileState]], tri
             data[rel] = text.encode("utf-8", "surrogateescape")
             screen.focus(rel, state, trial)
     skips: dict[str, frozenset[int]] = {rel: frozenset() for rel in data}
-    named_beside: dict[str, set[int]] = {rel: set() for rel in data}  # see native_screen.blamed
     risky, last = True, 0.0
     for _ in range(MAX_COMPILES):
         schemata: dict[str, Schema] = {}
@@ -102,11 +101,10 @@ def _compile_together(screen: Screen, members: list[tuple[str, _FileState]], tri
             continue
         progress = False
         for rel, schema in schemata.items():
-            own, bad, beside = blamed(schema, *named[rel], named_beside[rel])
+            own, bad = blamed(schema, *named[rel])
             progress = progress or bool(own or bad)
             state_of[rel].rejected |= own
             skips[rel] = skips[rel] | bad
-            named_beside[rel] |= beside
         if not progress:
             break
     for _rel, state in members:  # each on its own, when its first mutant comes up (what was rejected stays so)
