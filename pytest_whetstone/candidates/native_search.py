@@ -130,13 +130,10 @@ def native_search_candidates(
 
 def enough(found: list[FixCandidate], wanted: int) -> bool:
     """Whether the search has found enough: ``wanted`` fixes that make every failing test pass, or
-    ``PARTIAL_KEPT`` more than that, each partial fix counted once per set of failing tests it makes
-    pass.  Fixes of some failing tests only do not end it while time is left: with one fault, the edit
-    that fixes them all is the fault's (one of jsonnet's lexer faults let three edits of its caller fix
-    7, 4 and 4 of 8 failing tests before the callee's turn; a crashing test binary is "fixed" by any
-    edit that skips the crashing code, in every function on its way)."""
-    partial_sets = {frozenset(c.mutation.get("fixes") or ()) for c in found if not _every(c)}
-    return _complete(found) >= wanted or _complete(found) + len(partial_sets) >= wanted + PARTIAL_KEPT
+    ``PARTIAL_KEPT`` more than that of any kind.  Fixes of some failing tests only do not end it while
+    time is left: with one fault, the edit that fixes them all is the fault's (one of jsonnet's lexer
+    faults let three edits of its caller fix 7, 4 and 4 of 8 failing tests before the callee's turn)."""
+    return _complete(found) >= wanted or len(found) >= wanted + PARTIAL_KEPT
 
 
 def _complete(found: list[FixCandidate]) -> int:
@@ -193,8 +190,6 @@ class _Search(Planner):
         self.alone_s: dict[bool, list[float]] = {False: [], True: []}  # compiled alone: header? -> seconds
         self.ran: dict[tuple[str, str], bool] = {}  # (file, qualname) -> the failing tests ran some of it
         self.unbuildable: set[str] = set()  # files no trial can build (TrialOutcome.unbuildable)
-        # (file, qualname) -> the failing tests its validated partial fixes make pass (see judge)
-        self.partly_fixed: dict[tuple[str, str], set[str]] = {}
         # mutants take turns by function (see ordered_rest): with schemata, and for JS, where a trial is a test run
         self.turns = bool(failures and failures[0].suspects and family_of(failures[0].suspects[0].file_path) == "js")
         self.started = time.monotonic()
@@ -548,15 +543,6 @@ class _Search(Planner):
             ev.changed += 1  # as a wider check that fails, below: known from the schema, no compile spent
             self.stats.wider_rejected += 1
             return None
-        unchanged = sum(outcome.failing.get(fid) == sig for fid, sig in base.items())
-        partial = len(fixes) + unchanged < len(base)
-        if partial and set(fixes) <= self.partly_fixed.get((plan.rel, plan.qualname), set()):
-            # another edit of a function that already has a validated fix of these tests: evidence, not a
-            # new candidate worth a compile of its own and a whole run (a crash's test is "fixed" by many
-            # edits that skip the crashing code)
-            ev.fixed += 1
-            self.stats.redundant += 1
-            return None
         with self.stats.timed("wider"):
             wider = trial.run_wider(plan.rel, text)
         if not wider.ok:
@@ -567,8 +553,6 @@ class _Search(Planner):
             return None
         ev.fixed += 1
         self.stats.validated += 1
-        if partial:
-            self.partly_fixed.setdefault((plan.rel, plan.qualname), set()).update(fixes)
         if self.stats.first_validated_s is None:
             self.stats.first_validated_s = round(time.monotonic() - self.started, 3)
         return validated_candidate(plan.mutant, base, outcome, wider, fixes, failing, self.workspace)

@@ -24,7 +24,6 @@ class NativeSearchStats:
     fixed: int = 0  # mutants that made a failing test pass
     validated: int = 0
     wider_rejected: int = 0  # made the failing test pass but broke another
-    redundant: int = 0  # partial fixes of tests their function's validated partial fix already makes pass: not checked wider
     siblings: int = 0  # other edits of a complete fix's line tried after it (see native_search.siblings)
     doubted: int = 0  # failures whose first complete fixes all read less naturally (or left failing tests failing): it looked on
     baseline_s: float = 0.0
