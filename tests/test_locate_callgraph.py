@@ -53,6 +53,31 @@ def test_module_bindings_and_default_exports() -> None:
     assert "default" in callgraph.default_export_names(anon)
 
 
+
+def test_a_files_walks_are_kept_per_version_and_handed_out_as_copies(tmp_path: Path, monkeypatch) -> None:
+    _write(tmp_path, {"test/a.test.js": "const a = require('../');\ntest('one', () => { a(1); });\n"})
+    path = tmp_path / "test" / "a.test.js"
+    first = jsfamily.parse_file(path)
+    assert first is not None
+    walks: list[str] = []
+    for name in ("_read_imports", "_read_tests"):
+        real = getattr(jsfamily, name)
+        monkeypatch.setattr(jsfamily, name, lambda pf, real=real, name=name: walks.append(name) or real(pf))
+    # many failures in one file ask the same questions: each walk of the tree is made once
+    for _ in range(3):
+        imports = jsfamily.imports_of(first)
+        imports.append("changed by a caller")
+        assert [t.title for t in jsfamily.tests_in(first)] == ["one"]
+        bindings = callgraph.module_bindings(first)
+        bindings["x"] = "changed by a caller"
+    assert walks == ["_read_imports", "_read_tests"]
+    assert jsfamily.imports_of(first) == ["../"]
+    assert callgraph.module_bindings(first) == {"a": "../"}
+    # a new version of the file is a new parse, read afresh
+    path.write_text("const b = require('./b');\n")
+    second = jsfamily.parse_file(path)
+    assert second is not first and jsfamily.imports_of(second) == ["./b"]
+
 EVAL = {
     "src/tokenizer.cc": "int count_tokens(const char* s) {\n  int n = 0;\n  while (*s) { if (*s != ' ') ++n; ++s; }\n"
                         "  return n;\n}\n",

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from . import cfamily, jsfamily
+from .filecache import kept
 
 Call = tuple[str, str, int]  # (short name, callee text, 1-based line)
 MAX_DEPTH = 2
@@ -112,8 +113,14 @@ def body_calls(root: Path, fn: FunctionLike, family: str) -> list[Call]:
             pf.calls[span] = c_calls(node) if node is not None else []
         return pf.calls[span]
     pj = jsfamily.parse_file(root / fn.file_path)
-    node = _function_node(pj.tree.root_node, fn.line_start, fn.line_end, _JS_FUNCTIONS) if pj else None
-    return jsfamily.calls_in(node) if node is not None else []
+    if pj is None:
+        return []
+
+    def read() -> list[Call]:
+        node = _function_node(pj.tree.root_node, fn.line_start, fn.line_end, _JS_FUNCTIONS)
+        return jsfamily.calls_in(node) if node is not None else []
+
+    return kept(pj.facts, ("calls", fn.line_start, fn.line_end), read)
 
 
 def callees(
@@ -149,6 +156,10 @@ def callees(
 def module_bindings(pj: jsfamily.ParsedJs) -> dict[str, str]:
     """Local names bound to a whole module: ``const x = require('s')``, ``import x from 's'``,
     ``import * as x from 's'`` -> {x: s}."""
+    return dict(kept(pj.facts, "bindings", lambda: _read_bindings(pj)))
+
+
+def _read_bindings(pj: jsfamily.ParsedJs) -> dict[str, str]:
     out: dict[str, str] = {}
     stack = [pj.tree.root_node]
     while stack:
@@ -193,6 +204,10 @@ def _required(node: Any) -> str:
 def default_export_names(pj: jsfamily.ParsedJs) -> set[str]:
     """Names of the function a module exports as a whole: ``module.exports = f`` / ``= function f``,
     ``export default f``; an anonymous function is named as :func:`.jsfamily.function_of` names it."""
+    return set(kept(pj.facts, "default_exports", lambda: _read_default_exports(pj)))
+
+
+def _read_default_exports(pj: jsfamily.ParsedJs) -> set[str]:
     out: set[str] = set()
     stack = [pj.tree.root_node]
     while stack:

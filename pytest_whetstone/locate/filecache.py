@@ -4,9 +4,9 @@ changes the ctime even when a tool puts the old mtime back)."""
 from __future__ import annotations
 
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 T = TypeVar("T")
 
@@ -40,3 +40,11 @@ class ParseCache(Generic[T]):
 
     def clear(self) -> None:
         self._entries.clear()
+
+
+def kept(facts: dict[Hashable, Any], name: Hashable, read: Callable[[], T]) -> T:
+    """``read()`` the first time a parse's ``facts`` are asked for ``name``, the kept value after: a walk
+    of a tree made once per version of the file, however many failures ask for it."""
+    if name not in facts:
+        facts[name] = read()
+    return cast(T, facts[name])

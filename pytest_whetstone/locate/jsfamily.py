@@ -15,13 +15,14 @@ still yields most functions of a TS file, error-tolerantly).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Hashable
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from .. import paths
-from .filecache import ParseCache
+from .filecache import ParseCache, kept
 
 JS_EXTS = {".js", ".mjs", ".cjs", ".jsx"}
 TS_EXTS = {".ts", ".mts", ".cts", ".tsx"}
@@ -71,6 +72,9 @@ class ParsedJs:
     lines: list[str]
     tree: Any
     language: str
+    # what walks of the tree found, read once per version of the file however many failures ask (the
+    # parse cache hands back this object while the file is unchanged): see filecache.kept
+    facts: dict[Hashable, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 def _parse_path(path: Path, source: bytes) -> ParsedJs:
@@ -205,6 +209,10 @@ def functions_in(pf: ParsedJs, rel: str) -> list[JsFunction]:
 
 def imports_of(pf: ParsedJs) -> list[str]:
     """Module specifiers this file imports, in source order (relative ones are resolvable)."""
+    return list(kept(pf.facts, "imports", lambda: _read_imports(pf)))
+
+
+def _read_imports(pf: ParsedJs) -> list[str]:
     out: list[str] = []
     stack = [pf.tree.root_node]
     while stack:
@@ -288,6 +296,10 @@ class JsTest:
 
 def tests_in(pf: ParsedJs) -> list[JsTest]:
     """Every test()/it() call with a literal title, with its describe path."""
+    return list(kept(pf.facts, "tests", lambda: _read_tests(pf)))
+
+
+def _read_tests(pf: ParsedJs) -> list[JsTest]:
     out: list[JsTest] = []
 
     def walk(node: Any, path: list[str]) -> None:

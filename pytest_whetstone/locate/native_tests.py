@@ -149,6 +149,13 @@ def _read_related_c(ws: Workspace, rel: str) -> list[str]:
 
 
 def _related_js(ws: Workspace, rel: str) -> list[str]:
+    """Implementation files of a JS test: naming convention, then what it imports (once per file)."""
+    if rel not in ws.related:
+        ws.related[rel] = _read_related_js(ws, rel)
+    return list(ws.related[rel])
+
+
+def _read_related_js(ws: Workspace, rel: str) -> list[str]:
     out: list[str] = []
     stem = impl_stem(Path(rel).name)
     if stem:
