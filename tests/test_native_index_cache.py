@@ -75,3 +75,36 @@ def test_generated_data_is_not_indexed(tree: Path) -> None:
     assert not cfamily.looks_generated(tree / "src/calc.cc")
     assert {f for f, _q, _l in _index(tree)} == {"src/calc.cc"}
     assert tree / "src/std_lib.h" not in cfamily.iter_sources(tree)
+
+
+def test_a_failure_reads_unchanged_headers_and_test_helpers_from_what_the_store_kept(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A gtest failure reads the functions of the headers its test includes and of its test files; on the
+    next run those unchanged files are not parsed again (only what is read for bodies: the test's own,
+    a helper it calls, the callees), and the suspects are the same."""
+    from pytest_whetstone.locate.native_tests import locate_native_failures
+    from pytest_whetstone.records import TestFailureRecord
+
+    (tree / "src/calc.h").write_text("int add(int a, int b);\nint twice(int a);\n")
+    (tree / "tests").mkdir()
+    (tree / "tests/helpers.h").write_text('#include "../src/calc.h"\nstatic int check_twice(int a) { return twice(a); }\n')
+    (tree / "tests/fixtures.h").write_text("static int unused_fixture(void) { return 0; }\n")
+    (tree / "tests/calc_test.cc").write_text('#include <gtest/gtest.h>\n#include "helpers.h"\n#include "fixtures.h"\n'
+                                             "TEST(Calc, Twice) {\n  EXPECT_EQ(check_twice(2), 4);\n}\n")
+
+    def locate() -> list[tuple[str, str]]:
+        failure = TestFailureRecord(failure_id="F1", runner="gtest", test_suite="Calc", test_name="Twice",
+                                    file_path="tests/calc_test.cc", line=5)
+        locate_native_failures([failure], tree, store=tree / ".whetstone")
+        return [(s.file_path, s.qualname) for s in failure.suspects]
+
+    first = locate()
+    assert first[0] == ("src/calc.cc", "twice")
+    parsed: list[str] = []
+    real = cfamily.parse_file
+    monkeypatch.setattr(cfamily, "parse_file", lambda path: parsed.append(Path(path).name) or real(path))
+    cfamily._CACHE.clear()  # a new process: nothing parsed yet
+    assert locate() == first
+    assert "calc.h" not in parsed and "fixtures.h" not in parsed
+    assert "calc_test.cc" in parsed and "helpers.h" in parsed  # the bodies: the test's, its helper's

@@ -2,7 +2,8 @@
 
 Locating a test failure names functions across the whole workspace (what the test calls, what those
 call), so every C/C++ file's functions are listed.  Parsing each file with tree-sitter is most of a
-default run's own cost on a real code base; the list of a file changes only when the file does.  Each
+default run's own cost on a real code base; the list of a file changes only when the file does.  The
+files a failure reads closely (the headers a test includes, its own helpers) are listed the same way.  Each
 file's functions are kept in the store (``cache/c_functions.json``) under the file's size and CRC-32
 (reading a file is far cheaper than parsing it, and a checksum does not trust modification times that
 tools preserve); a file whose bytes differ is parsed again.  A missing, unreadable or

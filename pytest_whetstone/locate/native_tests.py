@@ -354,12 +354,12 @@ def locate_failure(
         record.impl_file, record.impl_line = frames[0].file_path, frames[0].line
     pool: dict[tuple[str, str, int], Func] = {}
     for rel in related:
-        for fn in functions_of_file(ws.root, rel):
+        for fn in ws.functions(rel):
             pool[(fn.file_path, fn.qualname, fn.line_start)] = fn
     if site is not None and family == "c":
         test_files = [site.file_path, *(r for r in related if is_test_file(r))]  # the index holds no test files
         for call in calls_through_helpers(ws.root, site.file_path, site.calls,
-                                          (fn for rel in test_files for fn in functions_of_file(ws.root, rel))):
+                                          (fn for rel in test_files for fn in ws.functions(rel))):
             site.helper_calls.setdefault(call[0], []).append(call)
     called = {c[0] for c in site.calls} | set(site.helper_calls) if site else set()
     if family == "c":
@@ -374,7 +374,7 @@ def locate_failure(
                 pool.setdefault((jf.file_path, jf.qualname, jf.line_start), jf)
     for frame in frames:
         if not any(fn.contains(frame.file_path, frame.line) for fn in pool.values()):
-            for fn in functions_of_file(ws.root, frame.file_path):
+            for fn in ws.functions(frame.file_path):
                 if fn.contains(frame.file_path, frame.line):
                     pool[(fn.file_path, fn.qualname, fn.line_start)] = fn
     if site is not None and family == "js":
@@ -453,6 +453,7 @@ def locate_native_failures(
             locate_failure(record, ws, allowed, compiled)
         except Exception:  # noqa: BLE001 - locating is best effort; never break the pipeline
             continue
+    ws.save()
     return records
 
 

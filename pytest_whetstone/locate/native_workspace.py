@@ -38,6 +38,8 @@ class Workspace:
         self._js_funcs: dict[str, list[Func]] | None = None
         self._c_index: cfamily.FunctionIndex | None = None
         self._c_by_short: dict[str, list[cfamily.FunctionDef]] = {}  # the index by short name
+        self._listed: dict[str, list[cfamily.FunctionDef] | None] = {}  # a C/C++ file's functions, read once
+        self._cache: IndexCache | None = None  # the functions kept in the store, read once
         self._gtests: dict[tuple[str, str], str] = {}  # (suite, name) -> the first file defining it
         self._gtest_scanned = 0  # how many of ``files`` the gtest definitions were read from
         self.related: dict[str, list[str]] = {}  # a test file -> its implementation files (the locator's)
@@ -129,21 +131,50 @@ class Workspace:
             index = cfamily.FunctionIndex.__new__(cfamily.FunctionIndex)
             index.workspace = self.root
             index.functions = []
-            cache = IndexCache(self.store)
             for rel in self.files:
-                path = self.root / rel
-                if Path(rel).suffix in C_EXTS and not is_test_file(rel) and not cfamily.looks_generated(path):
-                    listed = cache.get(rel, path)
-                    if listed is None:
-                        pf = cfamily.parse_file(path)
-                        listed = cfamily.functions_in(pf, rel) if pf is not None else []
-                        cache.put(rel, path, listed)
+                listed = None if is_test_file(rel) else self._listing(rel)  # a test defines no suspect
+                if listed is not None:
                     index.functions.extend(listed)
-            cache.save()
+            self.save()
             self._c_index = index
             for f in index.functions:
                 self._c_by_short.setdefault(f.short, []).append(f)
         return self._c_index
+
+    def functions(self, rel: str) -> list[Func]:
+        """A file's functions; a C/C++ file's as the store kept them across runs while the file is unchanged
+        (an unchanged header is not parsed again), else read from its parse."""
+        listed = self._listing(rel) if family_of(rel) == "c" else None
+        if listed is None:
+            return functions_of_file(self.root, rel)
+        return [Func(f.file_path, f.qualname, f.line_start, f.line_end, f.short)
+                for f in listed if f.short not in GTEST_MACROS]
+
+    def _listing(self, rel: str) -> list[cfamily.FunctionDef] | None:
+        """The functions of a C/C++ file (None: not one, or generated), once per run: what the store kept
+        for this version of the file, else read from its parse and kept."""
+        if rel not in self._listed:
+            path = self.root / rel
+            listed = None
+            if Path(rel).suffix in C_EXTS and not cfamily.looks_generated(path):
+                cache = self._kept()
+                listed = cache.get(rel, path)
+                if listed is None:
+                    pf = cfamily.parse_file(path)
+                    listed = cfamily.functions_in(pf, rel) if pf is not None else []
+                    cache.put(rel, path, listed)
+            self._listed[rel] = listed
+        return self._listed[rel]
+
+    def save(self) -> None:
+        """Keep in the store what this run listed that it did not hold (a no-op when nothing changed)."""
+        if self._cache is not None:
+            self._cache.save()
+
+    def _kept(self) -> IndexCache:
+        if self._cache is None:
+            self._cache = IndexCache(self.store)
+        return self._cache
 
     def c_named(self, short: str) -> list[cfamily.FunctionDef]:
         """The workspace's C/C++ functions whose short name is ``short`` (the index, built once)."""
