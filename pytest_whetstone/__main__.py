@@ -1,7 +1,5 @@
 """python -m pytest_whetstone: the whetstone command."""
 
-import sys
+from .cli import console
 
-from .cli import main
-
-sys.exit(main())
+console()
