@@ -100,6 +100,32 @@ def test_cpp_callees_of_the_called_entry_point_become_suspects(tmp_path: Path) -
     assert "count_tokens" in names and "weigh" in names  # not in a file the test includes: reached by calls
 
 
+def test_many_failing_tests_of_one_file_walk_its_tree_once(tmp_path: Path, monkeypatch) -> None:
+    """Twenty failing TESTs of one file: its TEST declarations are listed in one walk, not twenty, and
+    each test's suspects are those it gets when located alone."""
+    from pytest_whetstone.locate import cfamily
+
+    files = dict(EVAL)
+    files["tests/evaluator_test.cc"] = '#include <gtest/gtest.h>\n#include "evaluator.h"\n' + "".join(
+        f'TEST(EvaluatorTest, Counts{i}) {{\n  EXPECT_EQ(evaluate("1 + {i}"), 6);\n}}\n' for i in range(20))
+    _write(tmp_path, files)
+
+    def failure(i: int) -> TestFailureRecord:
+        return TestFailureRecord(failure_id=f"F{i}", runner="gtest", test_suite="EvaluatorTest",
+                                 test_name=f"Counts{i}", file_path="tests/evaluator_test.cc", line=4 + 3 * i)
+
+    alone = failure(7)
+    locate_native_failures([alone], tmp_path)
+    cfamily._CACHE.clear()
+    walks = []
+    real = cfamily.file_scope_functions
+    monkeypatch.setattr(cfamily, "file_scope_functions", lambda root: walks.append(1) or real(root))
+    together = [failure(i) for i in range(20)]
+    locate_native_failures(together, tmp_path)
+    assert len(walks) == 1
+    assert together[7].suspects == alone.suspects and alone.suspects[0].qualname == "evaluate"
+
+
 @pytest.mark.skipif(not shutil.which("node"), reason="node not installed")
 def test_real_node_run_locates_a_fault_in_a_helper(tmp_path: Path) -> None:
     shutil.copytree(TEXTKIT, tmp_path / "tk")

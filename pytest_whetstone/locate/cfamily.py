@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -82,6 +82,8 @@ class ParsedFile:
     functions: dict[str, list[FunctionDef]] = field(default_factory=dict, repr=False, compare=False)
     # (first, last line) -> the calls in that function's body (see locate.callgraph.body_calls)
     calls: dict[tuple[int, int], list[tuple[str, str, int]]] = field(default_factory=dict, repr=False, compare=False)
+    # what other walks of the tree found, once per version of the file (see filecache.kept)
+    facts: dict[Hashable, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 def _parse_path(path: Path, source: bytes) -> ParsedFile:

@@ -27,14 +27,17 @@ for a crash with a stack trace, ``impl_file``/``impl_line`` are filled in place.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..records import Suspect, TestFailureRecord, is_python_failure
 from . import callgraph, cfamily, jsfamily
 from .callgraph import c_calls
+from .filecache import kept
 from .native_helpers import calls_through_helpers
 from .native_names import C_EXTS, gtest_names, impl_stem, is_test_file, name_tokens
 from .native_workspace import GTEST_MACROS, Func, Workspace, family_of, functions_of_file
@@ -79,20 +82,37 @@ def _gtest_site(ws: Workspace, rel: str, suite: str, name: str, line: int) -> Te
     pf = cfamily.parse_file(ws.root / rel)
     if pf is None:
         return None
-    for node in cfamily.file_scope_functions(pf.tree.root_node):
-        decl = node.child_by_field_name("declarator")
-        if decl is None or decl.type != "function_declarator":
-            continue
-        macro = cfamily._text(decl.child_by_field_name("declarator") or decl)
-        params = decl.child_by_field_name("parameters")
-        args = [" ".join(cfamily._text(p).split()) for p in (params.named_children if params is not None else [])]
-        start, end = node.start_point[0] + 1, node.end_point[0] + 1
+    for macro, args, start, end, node in _declared_functions(pf):
         named = macro in GTEST_MACROS and len(args) >= 2 and args[0] == suite and args[1] == name
         if named or (not suite and start <= line <= end):
-            body = node.child_by_field_name("body")
+            calls = kept(pf.facts, ("site calls", start, end), functools.partial(_body_calls, node))
             return TestSite(rel, f"{args[0]}.{args[1]}" if named else cfamily.qualified_name(node), start, end,
-                            c_calls(body) if body is not None else [])
+                            list(calls))
     return None
+
+
+def _declared_functions(pf: cfamily.ParsedFile) -> list[tuple[str, list[str], int, int, Any]]:
+    """The file's functions declared ``NAME(args)`` (``TEST(Suite, Name)`` and plain ones): macro or
+    name, the arguments' texts, first and last line, node; one walk per version of the file, however
+    many of its tests failed."""
+    def read() -> list[tuple[str, list[str], int, int, Any]]:
+        out = []
+        for node in cfamily.file_scope_functions(pf.tree.root_node):
+            decl = node.child_by_field_name("declarator")
+            if decl is None or decl.type != "function_declarator":
+                continue
+            macro = cfamily._text(decl.child_by_field_name("declarator") or decl)
+            params = decl.child_by_field_name("parameters")
+            args = [" ".join(cfamily._text(p).split()) for p in (params.named_children if params is not None else [])]
+            out.append((macro, args, node.start_point[0] + 1, node.end_point[0] + 1, node))
+        return out
+
+    return kept(pf.facts, "declared functions", read)
+
+
+def _body_calls(node: Any) -> list[tuple[str, str, int]]:
+    body = node.child_by_field_name("body")
+    return c_calls(body) if body is not None else []
 
 
 def _file_site(ws: Workspace, rel: str, suite: str, line: int) -> TestSite:
@@ -221,9 +241,18 @@ def _callee_matches(fn: Func, short: str, text: str) -> bool:
     return fn.short == short and callgraph.names_definition(fn.qualname, text)
 
 
+def _calls_by_short(site: TestSite) -> dict[str, list[tuple[str, str, int]]]:
+    """The test's calls by the short name they call, in order: each function looks up its own."""
+    out: dict[str, list[tuple[str, str, int]]] = {}
+    for call in site.calls:
+        out.setdefault(call[0], []).append(call)
+    return out
+
+
 def _score(
     fn: Func,
     site: TestSite | None,
+    calls: dict[str, list[tuple[str, str, int]]],
     fail_line: int,
     tokens: set[str],
     class_tokens: set[str],
@@ -236,7 +265,7 @@ def _score(
             score += W_FRAME * (FRAME_DECAY**k)
             break
     if site is not None:
-        hits = [c for c in site.calls if _callee_matches(fn, c[0], c[1])]
+        hits = [c for c in calls.get(fn.short, []) if callgraph.names_definition(fn.qualname, c[1])]
         through = [] if hits else [c for c in site.helper_calls.get(fn.short, []) if _callee_matches(fn, c[0], c[1])]
         if hits or through:
             score += W_CALLED if hits else W_HELPER_CALLED
@@ -278,11 +307,13 @@ def _add_module_calls(ws: Workspace, site: TestSite, pool: dict[tuple[str, str, 
 
 
 def _add_callees(
-    ws: Workspace, family: str, site: TestSite, pool: dict[tuple[str, str, int], Func]
+    ws: Workspace, family: str, site: TestSite, calls: dict[str, list[tuple[str, str, int]]],
+    pool: dict[tuple[str, str, int], Func],
 ) -> dict[tuple[str, int], int]:
     """Functions reached from what the test calls, added to the pool: {(file, line): depth}."""
     direct = [fn for fn in pool.values()
-              if any(_callee_matches(fn, c[0], c[1]) for c in [*site.calls, *site.helper_calls.get(fn.short, [])])]
+              if any(callgraph.names_definition(fn.qualname, c[1])
+                     for c in [*calls.get(fn.short, []), *site.helper_calls.get(fn.short, [])])]
     if not direct:
         return {}
     if family == "c":
@@ -379,7 +410,8 @@ def locate_failure(
                     pool[(fn.file_path, fn.qualname, fn.line_start)] = fn
     if site is not None and family == "js":
         _add_module_calls(ws, site, pool)
-    depth_of = _add_callees(ws, family, site, pool) if site is not None and family in ("c", "js") else {}
+    calls = _calls_by_short(site) if site is not None else {}
+    depth_of = _add_callees(ws, family, site, calls, pool) if site is not None and family in ("c", "js") else {}
     framed = {(f.file_path, f.line) for f in frames}
     for sources, path_of in ((allowed_sources, lambda rel: str(ws.root / rel)),
                              (compiled_sources, lambda rel: os.path.realpath(ws.root / rel))):
@@ -394,10 +426,11 @@ def locate_failure(
     class_tokens = name_tokens(re.sub(r"(?i)tests?$|spec$", "", suite)) if suite else set()
     fail_line = record.line if site is not None and record.file_path and ws.find(record.file_path) == site.file_path else 0
     scored = []
+    related_files = set(related)
     for fn in pool.values():
         if is_test_file(fn.file_path):
             continue
-        score = _score(fn, site, fail_line, tokens, class_tokens, frames, set(related))
+        score = _score(fn, site, calls, fail_line, tokens, class_tokens, frames, related_files)
         depth = depth_of.get((fn.file_path, fn.line_start))
         if depth:  # reached through calls from what the test calls: below a direct call, above nothing
             score += W_CALLEE * CALLEE_DECAY ** (depth - 1)
