@@ -9,7 +9,7 @@ Four kinds:
   hiredis, fasttext, kiwi: a header-only library whose code is all templates and inline members);
 * Debian's upstream tarballs (``apt-get source`` through a private deb-src list, bench/debian_source.py),
   tested by the project's own tests: built by a build file written here (leveldb) or by the project's own
-  CMake build (cjson);
+  CMake build (cjson); or tested by ours, with our Makefile (bench/native_dev/tinyxml2: one big source file);
 * third-party npm libraries that ship their own tape tests in the registry tarball: ``npm pack`` into
   bench/_work/npm/ and ``npm install --ignore-scripts`` there once (cached, never committed); the scratch
   tree is the package's files with ``node_modules`` linked to that install.
@@ -115,6 +115,14 @@ PROJECTS = {
         "static library, faults in cJSON.c; its own Unity tests under tests/, 18 binaries, and test.c, one ctest "
         "test each; its own CMake with -DENABLE_CJSON_TEST=ON and without its -Werror flags, valgrind or "
         "sanitizers, Ninja, ccwrap as the C compiler launcher, ctest)"),
+    "tinyxml2": Project(
+        "tinyxml2", ["tinyxml2.cpp"], ["make", "-s"], ["make", "-s", "check"],
+        debian="tinyxml2=tinyxml2-9.0.0",
+        about="tinyxml2 9.0.0, Debian bookworm's upstream tarball (C++: one big tinyxml2.cpp of about 3000 lines "
+        "and 200 functions, as a static library, faults in tinyxml2.cpp; our gtest tests of its API in "
+        "bench/native_dev/tinyxml2, not its xmltest.cpp: parsing and the DOM, attributes and typed values, "
+        "printing and whitespace, errors and entities, 102 tests in four binaries run by `make check`; a plain Makefile, "
+        "-g -O0 -std=c++17, CC=ccwrap CXX=ccwrap++)"),
     "object-inspect": Project(
         "object-inspect", ["index.js"], None, ["node_modules/.bin/tape", "test/*.js"], npm="object-inspect@1.12.3",
         about="object-inspect 1.12.3 from its npm tarball (JS: one big index.js of `function` declarations and "
@@ -165,6 +173,8 @@ def materialize(project: Project, dest: Path) -> None:
         root = fetch_debian_source(package, dirname, WORK)
         if project.name == "cjson":
             shutil.copytree(root, dest)  # its own CMakeLists.txt and tests, as they are
+        elif project.name == "tinyxml2":
+            _tinyxml2(root, dest)
         else:
             _leveldb(root, dest)
         return
@@ -300,6 +310,13 @@ def _leveldb(root: Path, dest: Path) -> None:
         shutil.copytree(root / part, dest / part)
     (dest / "port" / "port_config.h").write_text(PORT_CONFIG)
     (dest / "CMakeLists.txt").write_text(LEVELDB_CMAKE.replace("@TESTS@", " ".join(LEVELDB_TESTS)))
+
+
+def _tinyxml2(root: Path, dest: Path) -> None:
+    """Our Makefile and tests, the library's one source file and its header beside them (not its xmltest.cpp)."""
+    shutil.copytree(HERE / "native_dev" / "tinyxml2", dest)
+    for name in ("tinyxml2.cpp", "tinyxml2.h"):
+        shutil.copy2(root / name, dest / name)
 
 
 def fetch_npm(spec: str) -> Path:
