@@ -53,7 +53,8 @@ def test_a_changed_file_is_read_again_even_with_its_old_time_and_size(tree: Path
     assert ("src/calc.cc", "twine", 2) in _index(tree)
 
 
-@pytest.mark.parametrize("junk", [b"\x00\xff not json", b"[1, 2]", b'{"version": 1, "files": {"src/calc.cc": 7}}'])
+@pytest.mark.parametrize("junk", [b"\x00\xff not json", b"[1, 2]", b'{"version": 1, "files": {"src/calc.cc": 7}}',
+                                  b'{"version": 3, "files": {"src/calc.cc": [1, 2, [], "calls"]}}'])
 def test_a_corrupt_cache_is_an_empty_one(tree: Path, junk: bytes) -> None:
     cache = tree / ".whetstone" / "cache"
     cache.mkdir()
@@ -80,9 +81,10 @@ def test_generated_data_is_not_indexed(tree: Path) -> None:
 def test_a_failure_reads_unchanged_headers_and_test_helpers_from_what_the_store_kept(
     tree: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A gtest failure reads the functions of the headers its test includes and of its test files; on the
-    next run those unchanged files are not parsed again (only what is read for bodies: the test's own,
-    a helper it calls, the callees), and the suspects are the same."""
+    """A gtest failure reads the functions of the headers its test includes and of its test files, and the
+    calls of the bodies it follows (a helper of the test, the callees of what the test calls); on the next
+    run those unchanged files are not parsed again, only the test file for its TEST, and the suspects are
+    the same."""
     from pytest_whetstone.locate.native_tests import locate_native_failures
     from pytest_whetstone.records import TestFailureRecord
 
@@ -106,5 +108,10 @@ def test_a_failure_reads_unchanged_headers_and_test_helpers_from_what_the_store_
     monkeypatch.setattr(cfamily, "parse_file", lambda path: parsed.append(Path(path).name) or real(path))
     cfamily._CACHE.clear()  # a new process: nothing parsed yet
     assert locate() == first
-    assert "calc.h" not in parsed and "fixtures.h" not in parsed
-    assert "calc_test.cc" in parsed and "helpers.h" in parsed  # the bodies: the test's, its helper's
+    assert set(parsed) == {"calc_test.cc"}
+    # a changed file is read again, bodies and all
+    calc = tree / "src/calc.cc"
+    calc.write_text(calc.read_text().replace("return add(a, a);", "return add(a, a) + 0;"))
+    parsed.clear()
+    assert locate() == first
+    assert "calc.cc" in parsed and "helpers.h" not in parsed

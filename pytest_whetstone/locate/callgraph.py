@@ -125,18 +125,19 @@ def body_calls(root: Path, fn: FunctionLike, family: str) -> list[Call]:
 
 def callees(
     root: Path, family: str, start: Iterable[_F], lookup: Callable[[str, str], list[_F]],
-    *, max_depth: int = MAX_DEPTH, limit: int = MAX_CALLEES,
+    *, max_depth: int = MAX_DEPTH, limit: int = MAX_CALLEES, calls_of: Callable[[_F], list[Call]] | None = None,
 ) -> list[tuple[_F, int]]:
     """Functions reached from ``start`` through calls, breadth first: (function, depth >= 1).
 
-    ``lookup(short, text)`` names the project functions a call may reach."""
+    ``lookup(short, text)`` names the project functions a call may reach; ``calls_of(fn)`` reads a body's
+    calls (default :func:`body_calls`)."""
     seen = {(f.file_path, f.line_start) for f in start}
     frontier = list(start)
     out: list[tuple[_F, int]] = []
     for depth in range(1, max_depth + 1):
         following: list[_F] = []
         for fn in frontier:
-            for short, text, _line in body_calls(root, fn, family):
+            for short, text, _line in (calls_of(fn) if calls_of is not None else body_calls(root, fn, family)):
                 for target in lookup(short, text):
                     key = (target.file_path, target.line_start)
                     if key in seen:

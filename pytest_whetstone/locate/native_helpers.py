@@ -10,7 +10,7 @@ under test then calls is :mod:`.callgraph`'s job.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Protocol
 
@@ -30,10 +30,12 @@ MAX_HELPERS = 150  # helper bodies read per failing test (once more for each new
 MAX_HELPER_CALLS = 4000  # one per call and line it stands for
 
 
-def calls_through_helpers(root: Path, test_rel: str, calls: list[Call], functions: Iterable[_Helper]) -> list[Call]:
+def calls_through_helpers(root: Path, test_rel: str, calls: list[Call], functions: Iterable[_Helper],
+                          calls_of: Callable[[_Helper], list[Call]] | None = None) -> list[Call]:
     """The calls that test-file helpers reached from ``calls`` make, one entry per line they stand for:
     the line of the test body's call that led there and, inside the test's own file, the line of each
-    call on the way (so a failing assertion inside a helper still marks the calls it made)."""
+    call on the way (so a failing assertion inside a helper still marks the calls it made).
+    ``calls_of(helper)`` reads a body's calls (default :func:`.callgraph.body_calls`)."""
     helpers: dict[str, list[_Helper]] = {}
     for f in functions:
         if is_test_file(f.file_path):
@@ -57,7 +59,8 @@ def calls_through_helpers(root: Path, test_rel: str, calls: list[Call], function
                 expanded[key] = expanded.get(key, frozenset()) | lines
                 read += 1
                 own_file = helper.file_path == test_rel
-                for inner_short, inner_text, line in body_calls(root, helper, "c"):
+                inner = calls_of(helper) if calls_of is not None else body_calls(root, helper, "c")
+                for inner_short, inner_text, line in inner:
                     stands_for = lines | {line} if own_file else lines
                     if inner_short in helpers:
                         following.append((inner_short, inner_text, stands_for))

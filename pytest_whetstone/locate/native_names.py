@@ -35,6 +35,18 @@ def name_tokens(text: str) -> set[str]:
     return set(_tokens(text))
 
 
+def frozen_name_tokens(text: str) -> frozenset[str]:
+    """:func:`name_tokens`, shared and not to be changed: for the scores asked per function and failure."""
+    return _tokens(text)
+
+
+@lru_cache(maxsize=8192)
+def owner_tokens(qualname: str) -> frozenset[str]:
+    """The tokens of the class or namespace a qualified name sits in (``ns::Parser::f`` -> Parser's)."""
+    owners = qualname.replace(".", "::").split("::")[:-1]
+    return _tokens(owners[-1]) if owners else frozenset()
+
+
 # The same few names are asked about for every failure a run reports (each function of the related
 # files is scored against each failing test): these answers depend on the string alone.
 @lru_cache(maxsize=8192)

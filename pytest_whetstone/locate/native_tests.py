@@ -39,7 +39,15 @@ from . import callgraph, cfamily, jsfamily
 from .callgraph import c_calls
 from .filecache import kept
 from .native_helpers import calls_through_helpers
-from .native_names import C_EXTS, gtest_names, impl_stem, is_test_file, name_tokens
+from .native_names import (
+    C_EXTS,
+    frozen_name_tokens,
+    gtest_names,
+    impl_stem,
+    is_test_file,
+    name_tokens,
+    owner_tokens,
+)
 from .native_workspace import GTEST_MACROS, Func, Workspace, family_of, functions_of_file
 
 NATIVE_RUNNERS = {"gtest", "ctest", "jest", "tap", "junit"}
@@ -271,12 +279,11 @@ def _score(
             score += W_CALLED if hits else W_HELPER_CALLED
             if fail_line and any(c[2] == fail_line for c in hits or through):
                 score += W_CALLED_ON_LINE
-    fn_tokens = name_tokens(fn.short)
+    fn_tokens = frozen_name_tokens(fn.short)
     if tokens and fn_tokens:
         # Dice overlap: covering more of the test's words beats a one-word name
         score += W_NAME * 2 * len(fn_tokens & tokens) / (len(fn_tokens) + len(tokens))
-    owners = fn.qualname.replace(".", "::").split("::")[:-1]
-    if class_tokens and owners and name_tokens(owners[-1]) & class_tokens:
+    if class_tokens and owner_tokens(fn.qualname) & class_tokens:
         score += W_CLASS
     if fn.file_path in related:  # a function of a file the test imports: a suspect, if nothing else points
         score += W_RELATED if score > 0 else W_RELATED_ONLY
@@ -311,9 +318,9 @@ def _add_callees(
     pool: dict[tuple[str, str, int], Func],
 ) -> dict[tuple[str, int], int]:
     """Functions reached from what the test calls, added to the pool: {(file, line): depth}."""
-    direct = [fn for fn in pool.values()
-              if any(callgraph.names_definition(fn.qualname, c[1])
-                     for c in [*calls.get(fn.short, []), *site.helper_calls.get(fn.short, [])])]
+    direct = [fn for fn in pool.values() if (fn.short in calls or fn.short in site.helper_calls)
+              and any(callgraph.names_definition(fn.qualname, c[1])
+                      for c in [*calls.get(fn.short, []), *site.helper_calls.get(fn.short, [])])]
     if not direct:
         return {}
     if family == "c":
@@ -327,7 +334,8 @@ def _add_callees(
             return list(table.get(short, []))
 
     depth_of: dict[tuple[str, int], int] = {}
-    for fn, depth in callgraph.callees(ws.root, family, direct, lookup):
+    calls_of = ws.body_calls if family == "c" else None
+    for fn, depth in callgraph.callees(ws.root, family, direct, lookup, calls_of=calls_of):
         if is_test_file(fn.file_path):
             continue
         pool.setdefault((fn.file_path, fn.qualname, fn.line_start), fn)
@@ -390,7 +398,7 @@ def locate_failure(
     if site is not None and family == "c":
         test_files = [site.file_path, *(r for r in related if is_test_file(r))]  # the index holds no test files
         for call in calls_through_helpers(ws.root, site.file_path, site.calls,
-                                          (fn for rel in test_files for fn in ws.functions(rel))):
+                                          (fn for rel in test_files for fn in ws.functions(rel)), ws.body_calls):
             site.helper_calls.setdefault(call[0], []).append(call)
     called = {c[0] for c in site.calls} | set(site.helper_calls) if site else set()
     if family == "c":

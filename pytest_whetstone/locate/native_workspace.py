@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import paths
-from . import cfamily, jsfamily
+from . import callgraph, cfamily, jsfamily
 from .index_cache import IndexCache
 from .native_names import C_EXTS, is_test_file
 
@@ -40,6 +40,7 @@ class Workspace:
         self._c_by_short: dict[str, list[cfamily.FunctionDef]] = {}  # the index by short name
         self._listed: dict[str, list[cfamily.FunctionDef] | None] = {}  # a C/C++ file's functions, read once
         self._cache: IndexCache | None = None  # the functions kept in the store, read once
+        self._funcs: dict[str, list[Func]] = {}  # a C/C++ file's functions as the locators take them
         self._gtests: dict[tuple[str, str], str] = {}  # (suite, name) -> the first file defining it
         self._gtest_scanned = 0  # how many of ``files`` the gtest definitions were read from
         self.related: dict[str, list[str]] = {}  # a test file -> its implementation files (the locator's)
@@ -144,11 +145,25 @@ class Workspace:
     def functions(self, rel: str) -> list[Func]:
         """A file's functions; a C/C++ file's as the store kept them across runs while the file is unchanged
         (an unchanged header is not parsed again), else read from its parse."""
-        listed = self._listing(rel) if family_of(rel) == "c" else None
-        if listed is None:
-            return functions_of_file(self.root, rel)
-        return [Func(f.file_path, f.qualname, f.line_start, f.line_end, f.short)
-                for f in listed if f.short not in GTEST_MACROS]
+        if rel not in self._funcs:
+            listed = self._listing(rel) if family_of(rel) == "c" else None
+            if listed is None:
+                return functions_of_file(self.root, rel)
+            self._funcs[rel] = [Func(f.file_path, f.qualname, f.line_start, f.line_end, f.short)
+                                for f in listed if f.short not in GTEST_MACROS]
+        return list(self._funcs[rel])
+
+    def body_calls(self, fn: callgraph.FunctionLike) -> list[callgraph.Call]:
+        """The calls a C/C++ function's body makes: as the store kept them while its file is unchanged (an
+        unchanged header is not parsed again for its inline functions), else read from its parse and kept."""
+        if self._listing(fn.file_path) is None:  # not a file the store keeps
+            return callgraph.body_calls(self.root, fn, "c")
+        cache = self._kept()
+        calls = cache.calls(fn.file_path, fn.line_start, fn.line_end)
+        if calls is None:
+            calls = callgraph.body_calls(self.root, fn, "c")
+            cache.put_calls(fn.file_path, fn.line_start, fn.line_end, calls)
+        return calls
 
     def _listing(self, rel: str) -> list[cfamily.FunctionDef] | None:
         """The functions of a C/C++ file (None: not one, or generated), once per run: what the store kept
