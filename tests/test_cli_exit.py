@@ -15,17 +15,18 @@ import pytest
 CONSOLE = "import sys; from pytest_whetstone.cli import console; sys.argv[0] = 'whetstone'; console()"
 
 
-def _env(tmp_path: Path) -> dict[str, str]:
+def _console(tmp_path: Path, *args: str, before: str = "") -> subprocess.CompletedProcess[str]:
+    """``whetstone ARGS`` through the console entry point, after the Python statements ``before``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("WHETSTONE_") and k not in ("AGENT", "AI_AGENT")}
     env["WHETSTONE_DIR"] = str(tmp_path / ".whetstone")
-    return env
+    return subprocess.run([sys.executable, "-c", before + CONSOLE, *args], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)
 
 
 @pytest.mark.parametrize("status", [0, 3, 8])
 def test_the_commands_status_and_output_come_through_with_the_verdict_last(tmp_path: Path, status: int) -> None:
     lines = "".join(f"line {i}\\n" for i in range(2000))  # more than one pipe buffer: all flushed
-    proc = subprocess.run([sys.executable, "-c", CONSOLE, "run", "--", "sh", "-c", f"printf '{lines}'; exit {status}"],
-                          cwd=tmp_path, env=_env(tmp_path), capture_output=True, text=True, timeout=60)
+    proc = _console(tmp_path, "run", "--", "sh", "-c", f"printf '{lines}'; exit {status}")
     assert proc.returncode == status
     out = proc.stdout.splitlines()
     assert out[:2000] == [f"line {i}" for i in range(2000)]
@@ -34,27 +35,22 @@ def test_the_commands_status_and_output_come_through_with_the_verdict_last(tmp_p
 
 def test_atexit_callbacks_still_run(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
-    code = (f"import atexit, pathlib; atexit.register(lambda: pathlib.Path({str(marker)!r}).write_text('yes')); "
-            + CONSOLE)
-    proc = subprocess.run([sys.executable, "-c", code, "run", "--", "true"], cwd=tmp_path, env=_env(tmp_path),
-                          capture_output=True, text=True, timeout=60)
+    proc = _console(tmp_path, "run", "--", "true",
+                    before=f"import atexit, pathlib; atexit.register(lambda: pathlib.Path({str(marker)!r}).write_text('yes')); ")
     assert proc.returncode == 0
     assert marker.read_text() == "yes"
 
 
 def test_a_live_non_daemon_thread_is_waited_for(tmp_path: Path) -> None:
     marker = tmp_path / "thread"
-    code = ("import threading, time, pathlib; "
-            f"threading.Thread(target=lambda: (time.sleep(0.5), pathlib.Path({str(marker)!r}).write_text('done'))).start(); "
-            + CONSOLE)
-    proc = subprocess.run([sys.executable, "-c", code, "run", "--", "true"], cwd=tmp_path, env=_env(tmp_path),
-                          capture_output=True, text=True, timeout=60)
+    proc = _console(tmp_path, "run", "--", "true",
+                    before="import threading, time, pathlib; threading.Thread(target=lambda: (time.sleep(0.5), "
+                    f"pathlib.Path({str(marker)!r}).write_text('done'))).start(); ")
     assert proc.returncode == 0
     assert marker.read_text() == "done"
 
 
 def test_a_usage_error_keeps_its_status(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-c", CONSOLE, "run"], cwd=tmp_path, env=_env(tmp_path),
-                          capture_output=True, text=True, timeout=60)
+    proc = _console(tmp_path, "run")
     assert proc.returncode == 2
     assert "no command given" in proc.stderr
