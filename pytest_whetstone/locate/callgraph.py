@@ -102,25 +102,20 @@ def _function_node(root: Any, first: int, last: int, types: set[str]) -> Any:
 
 
 def body_calls(root: Path, fn: FunctionLike, family: str) -> list[Call]:
-    """The calls a function's body makes (its own nested functions included)."""
-    if family == "c":
-        pf = cfamily.parse_file(root / fn.file_path)
-        if pf is None:
-            return []
-        span = (fn.line_start, fn.line_end)
-        if span not in pf.calls:  # read once per version of the file, however many failures ask
-            node = _function_node(pf.tree.root_node, fn.line_start, fn.line_end, _C_FUNCTIONS)
-            pf.calls[span] = c_calls(node) if node is not None else []
-        return pf.calls[span]
-    pj = jsfamily.parse_file(root / fn.file_path)
-    if pj is None:
+    """The calls a function's body makes (its own nested functions included), read once per version of
+    the file however many failures ask."""
+    parsed = cfamily.parse_file(root / fn.file_path) if family == "c" else jsfamily.parse_file(root / fn.file_path)
+    if parsed is None:
         return []
 
     def read() -> list[Call]:
-        node = _function_node(pj.tree.root_node, fn.line_start, fn.line_end, _JS_FUNCTIONS)
+        if family == "c":
+            node = _function_node(parsed.tree.root_node, fn.line_start, fn.line_end, _C_FUNCTIONS)
+            return c_calls(node) if node is not None else []
+        node = _function_node(parsed.tree.root_node, fn.line_start, fn.line_end, _JS_FUNCTIONS)
         return jsfamily.calls_in(node) if node is not None else []
 
-    return kept(pj.facts, ("calls", fn.line_start, fn.line_end), read)
+    return kept(parsed.facts, ("calls", fn.line_start, fn.line_end), read)
 
 
 def callees(

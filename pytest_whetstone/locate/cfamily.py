@@ -26,7 +26,7 @@ from typing import Any
 
 from .. import paths
 from ..records import BuildErrorRecord
-from .filecache import ParseCache
+from .filecache import ParseCache, kept
 
 C_EXTS = {".c"}
 CPP_EXTS = {".cc", ".cpp", ".cxx", ".c++", ".C", ".hpp", ".hh", ".hxx", ".ipp", ".tpp", ".inl"}
@@ -77,12 +77,9 @@ class ParsedFile:
     lines: list[str]  # decoded lines without their newline
     tree: Any
     language: str
-    # rel -> the functions defined here: one walk of the tree per version of the file, however many
-    # failures, locators and indexes ask (see functions_in)
-    functions: dict[str, list[FunctionDef]] = field(default_factory=dict, repr=False, compare=False)
-    # (first, last line) -> the calls in that function's body (see locate.callgraph.body_calls)
-    calls: dict[tuple[int, int], list[tuple[str, str, int]]] = field(default_factory=dict, repr=False, compare=False)
-    # what other walks of the tree found, once per version of the file (see filecache.kept)
+    # what walks of the tree found (its functions, a body's calls, ...), read once per version of the file
+    # however many failures, locators and indexes ask (the parse cache hands back this object while the
+    # file is unchanged): see filecache.kept
     facts: dict[Hashable, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
@@ -404,9 +401,7 @@ def looks_generated(path: Path) -> bool:
 
 def functions_in(pf: ParsedFile, rel: str) -> list[FunctionDef]:
     """The functions defined in the file, in order (read from its tree once; a new list each call)."""
-    if rel not in pf.functions:
-        pf.functions[rel] = _read_functions(pf, rel)
-    return list(pf.functions[rel])
+    return list(kept(pf.facts, ("functions", rel), lambda: _read_functions(pf, rel)))
 
 
 def _read_functions(pf: ParsedFile, rel: str) -> list[FunctionDef]:
