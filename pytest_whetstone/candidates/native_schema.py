@@ -177,9 +177,18 @@ class Schema:
     risky: int = 0  # choices in initializers C++ may need as constants (:func:`_constant_context`)
     host_of: dict[int, int] = field(default_factory=dict)  # mutant id -> its host's first id (a guard's ``lo``)
 
+    # line -> (first byte column, past the last on that line, its mutant keys) of each host as written, so an
+    # error in a host's guards (its branches' types disagree) is that host's, not its whole line's
+    hosts: dict[int, list[tuple[int, int, list[Key]]]] = field(default_factory=dict)
+
     def at(self, line: int, col: int) -> Key | None:
         """The mutant whose text holds 1-based byte column ``col`` of ``line``."""
         return next((key for lo, hi, key in self.spans.get(line, ()) if lo <= col < hi), None)
+
+    def host_at(self, line: int, col: int) -> list[Key]:
+        """The mutants of the innermost host whose written text holds byte column ``col`` of ``line``."""
+        holding = [(hi - lo, keys) for lo, hi, keys in self.hosts.get(line, ()) if lo <= col < hi]
+        return min(holding, key=lambda h: h[0])[1] if holding else []
 
 
 @dataclass
@@ -188,6 +197,7 @@ class _Host:
     end: int
     line: int  # 1-based
     bare: bool = False  # a whole JS expression statement: written without the outer parenthesis
+    truth: bool = False  # C/C++ reads only its truth: every branch written as `!!(...)` (see _tests_truth)
     choices: list[tuple[int, bytes]] = field(default_factory=list)  # (mutant id, the host's mutated bytes)
 
 
@@ -243,7 +253,7 @@ def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: fro
         if line in skip_lines or (not js and (_directive(data, starts, line) or not _flattens(data[start:end]))):
             continue  # the rewrite must stay outside the preprocessor
         schema.risky += context == RISKY
-        host = hosts.setdefault((start, end), _Host(start, end, line, bare))
+        host = hosts.setdefault((start, end), _Host(start, end, line, bare, truth=not js and _tests_truth(node, data)))
         mid = len(schema.ids) + 1
         # a host over several lines keeps them in its original text; each mutated copy is one line (the
         # host's first), so every line the compiler names is still the user's
@@ -263,6 +273,11 @@ def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: fro
         line = _line_of(starts_out, lo)
         col = lo - starts_out[line - 1] + 1
         schema.spans.setdefault(line, []).append((col, col + hi - lo, key_of[mid]))
+    for lo, hi, mids in out.hosts:
+        line = _line_of(starts_out, lo)
+        col = lo - starts_out[line - 1] + 1
+        width = min(hi, starts_out[line] - 1 if line < len(starts_out) else hi) - lo  # its first line: the choices'
+        schema.hosts.setdefault(line, []).append((col, col + width, [key_of[mid] for mid in mids]))
     schema.text = ("" if js else PRELUDE) + body.decode("utf-8", "surrogateescape")
     return schema
 
@@ -317,6 +332,7 @@ class _Out:
         self.parts: list[bytes] = []
         self.at = 0
         self.spans: list[tuple[int, int, int]] = []  # (start, end, mutant id) in the body's bytes
+        self.hosts: list[tuple[int, int, list[int]]] = []  # (start, end, its mutant ids): each host as written
 
     def put(self, data: bytes) -> None:
         self.parts.append(data)
@@ -347,15 +363,19 @@ def _render(data: bytes, hosts: list[_Host], i: int, start: int, end: int, out: 
         host = hosts[i]
         if host.end > end:  # cannot happen for tree nodes; never produce a broken text
             break
-        out.put(data[pos:host.start] + (b"" if host.bare else b"("))
+        out.put(data[pos:host.start])
+        begin = out.at
+        out.put(b"" if host.bare else b"(")
         first, last = host.choices[0][0], host.choices[-1][0]
+        truth = b"!!(" if host.truth else b"("
         for mid, new in host.choices:
-            out.put(f"{guard(first, mid, last)} ? (".encode())
+            out.put(f"{guard(first, mid, last)} ? ".encode() + truth)
             out.spans.append((out.at, out.at + len(new), mid))
             out.put(new + b") : ")
-        out.put(b"(")
+        out.put(truth)
         i = _render(data, hosts, i + 1, host.start, host.end, out, guard)
         out.put(b")" if host.bare else b"))")
+        out.hosts.append((begin, out.at, [mid for mid, _ in host.choices]))
         pos = host.end
     out.put(data[pos:end])
     return i
@@ -470,6 +490,35 @@ def _retypes_deduced(node: Any, old: str, new: str) -> bool:
             kind = cur.child_by_field_name("type")
             return kind is not None and kind.type == "placeholder_type_specifier"
         cur = cur.parent
+    return False
+
+
+_TRUTH_OPERATORS = {"!", "&&", "||", "not", "and", "or"}
+
+
+def _tests_truth(node: Any, data: bytes) -> bool:
+    """Whether C/C++ reads only the truth of expression ``node``: a condition (if, while, do, for, ``?:``),
+    an operand of ``!``, ``&&`` or ``||``, or a ``bool`` function's returned value.  There every branch
+    of its choice is written ``!!(...)``: a negated pointer (`!node` against `node`) or a returned `1`
+    against a `bool` then have one type, where a bare choice would not compile and would leave its line
+    out of the schema (the negation a dropped `!` wants most of all)."""
+    parent = node.parent
+    if parent is None:
+        return False
+    kind = parent.type
+    if kind in ("parenthesized_expression", "condition_clause") and parent.named_child_count == 1:
+        return kind == "condition_clause" or _tests_truth(parent, data)
+    if kind in ("if_statement", "while_statement", "do_statement", "for_statement", "conditional_expression"):
+        return parent.child_by_field_name("condition") == node
+    if kind in ("unary_expression", "binary_expression"):
+        op = parent.child_by_field_name("operator")
+        return op is not None and op.type in _TRUTH_OPERATORS
+    if kind == "return_statement":
+        fn = parent.parent
+        while fn is not None and fn.type not in ("function_definition", "lambda_expression"):
+            fn = fn.parent
+        kind_node = fn.child_by_field_name("type") if fn is not None and fn.type == "function_definition" else None
+        return kind_node is not None and data[kind_node.start_byte:kind_node.end_byte] in (b"bool", b"_Bool")
     return False
 
 

@@ -130,6 +130,7 @@ class _FileState:
     ready: bool = False  # built and checked on one trial (or given up: schema None)
     dropped: int = 0  # mutants left out because their line did not compile
     rejected: set[Key] = field(default_factory=set)  # mutants whose own text did not compile
+    apart: set[Key] = field(default_factory=set)  # mutants of hosts whose choice did not compile: compiled alone
     # the schema's unmutated failing tests: failure id -> its signature there.  Built fast (-O0), a crash
     # or an uninitialized read may fail with other words than the real build; same tests, same verdict
     plain: dict[str, str] = field(default_factory=dict)
@@ -369,7 +370,7 @@ class Screen:
         first = {m.key for m in state.asked}
         mutants = list({m.key: m for m in state.asked + [m for m in state.mutants if m.key not in first]}.values())
         self.notes.append(f"schema of {rel}: built again for {len(new)} mutants the plan after the spectrum added")
-        return _FileState(mutants=mutants, keys={m.key for m in mutants}, rejected=set(state.rejected),
+        return _FileState(mutants=mutants, keys={m.key for m in mutants}, rejected=set(state.rejected), apart=set(state.apart),
                           compile_s=state.compile_s, rebuilt=True)
 
     def forget_pending(self) -> None:
@@ -449,7 +450,8 @@ class Screen:
         risky = True
         self.focus(rel, state, trial)
         for _ in range(MAX_COMPILES):
-            schema = schema_text(rel, data, state.mutants, skip_lines=skip, skip=frozenset(state.rejected), risky=risky)
+            schema = schema_text(rel, data, state.mutants, skip_lines=skip, skip=frozenset(state.rejected | state.apart),
+                                 risky=risky)
             if schema is None:
                 return
             if last and self.deadline - time.monotonic() < 2 * last:
@@ -467,11 +469,12 @@ class Screen:
             if risky and not_constants(schema, trial.error_lines):
                 risky = False
                 continue
-            own, lines = blamed(schema, trial.error_lines, trial.error_points)
-            if not own and not lines:
+            own, apart, lines = blamed(schema, trial.error_lines, trial.error_points)
+            if not own and not apart and not lines:
                 self.notes.append(f"schema of {rel}: {why[:160]}")
                 return
             state.rejected |= own
+            state.apart |= apart
             skip = skip | lines
         self.notes.append(f"schema of {rel}: its choices still did not compile after {MAX_COMPILES} compiles")
 
@@ -570,13 +573,24 @@ def not_constants(schema: Schema, error_lines: set[int], named_any: bool | None 
     return bool(schema.risky) and bool(error_lines - set(schema.lines) or not named_any)
 
 
-def blamed(schema: Schema, error_lines: set[int], error_points: set[tuple[int, int]]) -> tuple[set[Key], set[int]]:
-    """What a failed compile of ``schema`` blames: the mutants whose own text holds an error (rejected),
-    and the lines with choices where an error lies outside any choice's text (a choice's condition, a
-    note's line), left to the one-at-a-time path."""
-    own = {key for line, col in error_points if (key := schema.at(line, col)) is not None}
-    lines = {line for line, col in error_points if schema.at(line, col) is None}
-    return own, (lines | (error_lines if not own else set())) & set(schema.lines)
+def blamed(schema: Schema, error_lines: set[int], error_points: set[tuple[int, int]]
+           ) -> tuple[set[Key], set[Key], set[int]]:
+    """What a failed compile of ``schema`` blames: the mutants whose own text holds an error (rejected);
+    the mutants of a host where an error lies in its guards (its branches' types disagree: `1` where a
+    pointer's `0` was), left to the one-at-a-time path with the rest of their line kept; and the lines
+    with choices where an error lies outside any host (a note's line), left to that path whole."""
+    own: set[Key] = set()
+    apart: set[Key] = set()
+    lines: set[int] = set()
+    for line, col in error_points:
+        key = schema.at(line, col)
+        if key is not None:
+            own.add(key)
+        elif host := schema.host_at(line, col):
+            apart.update(host)
+        else:
+            lines.add(line)
+    return own, apart, (lines | (error_lines if not own and not apart else set())) & set(schema.lines)
 
 
 def cheap_tests(test_s: dict[str, float]) -> set[str] | None:

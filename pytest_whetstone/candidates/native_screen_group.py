@@ -75,7 +75,7 @@ def _compile_together(screen: Screen, members: list[tuple[str, _FileState]], tri
         for rel, state in members:
             if rel in data:
                 schema = schema_text(rel, data[rel], state.mutants, skip_lines=skips[rel],
-                                     skip=frozenset(state.rejected), risky=risky, first_id=first)
+                                     skip=frozenset(state.rejected | state.apart), risky=risky, first_id=first)
                 first += len(state.mutants)  # ids apart, whatever each schema holds
                 if schema is not None:
                     schemata[rel] = schema
@@ -101,9 +101,10 @@ def _compile_together(screen: Screen, members: list[tuple[str, _FileState]], tri
             continue
         progress = False
         for rel, schema in schemata.items():
-            own, bad = blamed(schema, *named[rel])
-            progress = progress or bool(own or bad)
+            own, apart, bad = blamed(schema, *named[rel])
+            progress = progress or bool(own or apart or bad)
             state_of[rel].rejected |= own
+            state_of[rel].apart |= apart
             skips[rel] = skips[rel] | bad
         if not progress:
             break

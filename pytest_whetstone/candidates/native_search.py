@@ -35,7 +35,7 @@ from ..locate.native_tests import family_of
 from ..locate.v8coverage import counts_itself
 from ..records import FixCandidate, Suspect, TestFailureRecord, rank_candidates
 from .native_candidate import validated_candidate
-from .native_plan import SURE_AFTER, Planner, _Plan, sibling_plans
+from .native_plan import SURE_AFTER, Planner, _Plan, same_line, sibling_plans
 from .native_probe import probe_tests
 from .native_screen import Screen, is_header
 from .native_search_spectrum import lines_from_schemata, locate_by_spectrum, spectrum_cap
@@ -48,6 +48,7 @@ MAX_SCREENED = 3000  # mutants screened through schemata per search (a few ms ea
 TRIAL_TIMEOUT_S = 20.0
 WORKERS = max(1, min(2, os.cpu_count() or 1))  # trials at once: compiles and test runs use a core each
 PARTIAL_GRACE = 8  # trials spent looking for a fix of every failing test after one that fixes some
+PARTIAL_NEAR = 12  # edits of a partial fix's line tried first, beyond PARTIAL_GRACE
 PARTIAL_KEPT = 4  # fixes of some failing tests kept beyond those wanted before the search stops (see enough)
 FAILING_TIMEOUT_FACTOR = 5.0  # a mutant's run of the failing tests is stopped at this many times the baseline's
 DOUBT_TRIALS = 40  # trials spent looking for a natural complete fix after only doubtful ones (budget allowing)
@@ -256,10 +257,11 @@ class _Search(Planner):
             after_partial = -1  # trials left to look for a complete fix once a partial one is found
             doubt_left = -1  # trials left to look for a natural complete fix once only doubtful ones are found
             last_standing = self.standing()
-            while queue and after_partial != 0 and doubt_left != 0:
+            near: list[_Plan] = []  # the edits of a partial fix's line: tried first (see same_line)
+            while (near or queue) and after_partial != 0 and doubt_left != 0:
                 batch: list[_Plan] = []
-                while queue and len(batch) < len(self.trials):
-                    plan = queue.pop(0)
+                while (near or queue) and len(batch) < len(self.trials):
+                    plan = near.pop(0) if near else queue.pop(0)
                     if not queue and not ordered:
                         queue, ordered = self.ordered_rest(failure, rest), True
                     if not queue:  # widened only while nothing is found: not to dodge a doubtful fix elsewhere
@@ -307,6 +309,9 @@ class _Search(Planner):
                         continue  # one that fixes another failing test only: keep looking for this one
                     if after_partial < 0:
                         after_partial = PARTIAL_GRACE  # one edit may still fix every failing test: look a little
+                        # (its own line first, those edits beyond the grace)
+                        near = same_line(plan, near + queue + ([] if ordered else rest) + self.later, seen)[:PARTIAL_NEAR]
+                        after_partial += len(near)
                 if complete:
                     if winner is not None and doubt_left < 0:
                         pending = queue + ([] if ordered else rest) + self.later
