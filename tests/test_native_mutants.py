@@ -183,6 +183,18 @@ def test_a_literal_may_become_an_integer_written_elsewhere_in_the_file_the_neare
     assert small[0].prior < min(m.prior for m in file_ints)
 
 
+def test_a_literal_may_be_half_or_twice_what_it_should_be() -> None:
+    """A size, a mask or a count a factor of two off (`0x100` written for `0x80`, `8` for `4`): both are
+    tried, hex kept hex, below the file's own integers and above the small integer."""
+    source = "unsigned lead(unsigned c) {\n  if (c < 0x100) return 1;\n  return c / 8 + 3;\n}\n"
+    mutants = mutants_in("utf.c", source.encode(), 1, 4, qualname="lead")
+    twice = {(m.edit.start.line, m.edit.new_text): m for m in mutants if "a factor of two" in m.description}
+    assert {(2, "0x80"), (2, "0x200"), (3, "4"), (3, "16"), (3, "6")} <= set(twice)
+    assert (3, "1") not in twice  # 3 is no double of anything; its own 2 and 4 are off by one
+    small = next(m for m in mutants if "a small integer" in m.description)
+    assert all(m.prior > small.prior for m in twice.values())
+
+
 def test_every_relational_and_arithmetic_slip_can_be_undone() -> None:
     """A slip is not always to the neighbouring operator: whichever operator of its family replaced the
     original, some mutant gives the original back (the whole relational and arithmetic families)."""

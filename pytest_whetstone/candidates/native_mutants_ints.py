@@ -1,5 +1,5 @@
 """Integer constants a literal may have been meant to be (:mod:`.native_mutants`): off by one, 0 and 1,
-the function's other integers, those written nearby in the file, a small integer."""
+the function's other integers, half or twice it, those written nearby in the file, a small integer."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ MAX_FILE_INTS = 3  # integers of the rest of the file a literal may become, the 
 FILE_INT_PRIOR = 0.45  # below the function's own integers: a constant written elsewhere in the file
 SMALL_INT = 2  # every literal may also become this (after 0 and 1, which the constants family tries)
 SMALL_INT_PRIOR = 0.43  # below the file's integers: a value written nearby is the likelier slip
+TWICE_PRIOR = 0.44  # half or twice the literal: between the file's integers and a small integer
 FILE_INTS_UP_TO = 4  # integer literals in the function, at most, for its literals to get the file's integers
 
 
@@ -92,6 +93,11 @@ def number_mutants(src: Source, node: Any, ints: list[int], around: list[tuple[i
         near.add(SMALL_INT)
         add("int-const", f"`{value}` -> `{SMALL_INT}` (a small integer)", src.edit(node, int_text(SMALL_INT, text)),
             SMALL_INT_PRIOR)
+    for new in ([value // 2] if value >= 4 and value % 2 == 0 else []) + ([value * 2] if value >= 2 else []):
+        if new not in near:  # a size, a mask or a count a factor of two off (a shift's slip: 0x80 for 0x100)
+            near.add(new)
+            add("int-const", f"`{value}` -> `{new}` (a factor of two)", src.edit(node, int_text(new, text)),
+                TWICE_PRIOR)
     for new in [v for _d, v in around if v not in near][:MAX_FILE_INTS]:
         add("int-const", f"`{value}` -> `{new}` (an integer of the file)", src.edit(node, int_text(new, text)),
             FILE_INT_PRIOR)
