@@ -147,6 +147,28 @@ def test_a_crash_is_located_from_its_stack_and_fixed(shapes: Path) -> None:
     assert _applied(shapes, found[0]) == original
 
 
+def test_a_stack_overflow_no_frame_of_which_is_a_test_is_run_from_the_file_that_declares_the_test(shapes: Path) -> None:
+    """Recursion that never ends: node's stack names ten frames of the library, none of a test file, so the
+    record knows its test by name only.  The trial runs the one test file that declares that name (not
+    the command's glob, which neither the spectrum nor the screen can run), and the search fixes it."""
+    original = "'use strict';\n\nmodule.exports = function down(n) {\n  if (n <= 0) return 0;\n  return 1 + down(n - 1);\n};\n"
+    (shapes / "lib/down.js").write_text(original.replace("n - 1", "n + 1"))
+    (shapes / "test/down.js").write_text("'use strict';\n\nvar test = require('tape');\nvar down = require('../lib/down');\n\n"
+                                         "test('counts down to zero', function (t) {\n  t.equal(down(3), 3);\n  t.end();\n});\n")
+    [crash] = [f for f in _failures(shapes) if f.test_name == "counts down to zero"]
+    assert crash.exception_type == "RangeError"
+    trial, why = js_trial([crash], shapes, command=COMMAND, timeout_s=20)
+    assert trial is not None, why
+    try:
+        assert [t.file for t in trial.targets] == ["test/down.js"]
+    finally:
+        trial.close()
+    found, stats = _search(shapes, [crash])
+    assert found and found[0].validated, stats.notes
+    assert _applied(shapes, found[0]) == original
+    assert stats.screened, "screened through the file's schema, not a whole tape run a mutant"
+
+
 def test_two_files_fail_in_one_process_and_the_search_fixes_both(shapes: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     original = (shapes / "lib/area.js").read_text()
     _seed(shapes, "lib/area.js", "side * side", "side + side")

@@ -21,18 +21,15 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..paths import SKIP_DIRS
 from ..records import TestFailureRecord
 from . import native_js_runs as runs
 from . import native_js_screen, native_schema_js
+from .native_js_targets import SKIP_COPY, declaring_file, test_file_of
 from .native_trial import SuiteOutcome, TrialOutcome
 
 if TYPE_CHECKING:
     from ..locate.native_spectrum import TestRun
 
-# Generated output and caches: never needed by a test run, often large.
-SKIP_COPY = SKIP_DIRS | {"coverage", ".nyc_output", ".next", ".nuxt", ".turbo", ".cache", ".parcel-cache",
-                         ".svelte-kit", ".vite", ".jest-cache", ".yarn"}
 # Written by tools at run time: left out of the symlinked node_modules so writes land in the copy.
 NODE_MODULES_WRITABLE = {".cache", ".vite", ".vitest", ".vite-temp"}
 MAX_COPY_FILES = 20000
@@ -504,45 +501,6 @@ def _last_line(text: str, root: str) -> str:
 # --------------------------------------------------------------------------- making a trial
 
 
-def _test_file(record: TestFailureRecord, workspace: Path) -> str:
-    """The workspace-relative test file of a record (its suite, or the first frame in a test file)."""
-    for cand in (record.test_suite, record.file_path, record.node_id.split("::", 1)[0]):
-        if not cand:
-            continue
-        path = Path(cand)
-        if path.is_absolute():
-            try:
-                rel = path.resolve().relative_to(workspace.resolve()).as_posix()
-            except ValueError:
-                continue
-            if (workspace / rel).is_file():
-                return rel
-            continue
-        cand = cand.removeprefix("./")
-        if (workspace / cand).is_file():
-            return cand
-        hits = _find(workspace, cand)
-        if len(hits) == 1:
-            return hits[0]
-    return ""
-
-
-def _find(workspace: Path, tail: str) -> list[str]:
-    """Workspace-relative files ending with ``/tail`` (Jest's JSON names suites from their common
-    directory), outside node_modules and generated output; at most two."""
-    name = Path(tail).name
-    hits: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(workspace):
-        dirnames[:] = [d for d in dirnames if d not in SKIP_COPY]
-        if name in filenames:
-            rel = (Path(dirpath) / name).relative_to(workspace).as_posix()
-            if ("/" + rel).endswith("/" + tail):
-                hits.append(rel)
-                if len(hits) > 1:
-                    break
-    return hits
-
-
 def _parts(record: TestFailureRecord, kind: str) -> list[str]:
     name = record.test_name
     if record.runner == "jest":
@@ -569,9 +527,11 @@ def js_trial(failures: list[TestFailureRecord], workspace: Path, *, command: str
         return None, f"{kind} is not installed in node_modules"
     targets = []
     for r in records:
-        file = _test_file(r, workspace)
+        file = test_file_of(r, workspace)
         if not file and kind == "tape" and len(cmd.paths) == 1:
-            file = cmd.paths[0]  # a crash whose stack never reached the test file: the run the command made
+            # a crash whose stack never reached the test file: the one file that declares the test's name,
+            # else the run the command made (a glob: no spectrum, no screen, each mutant a whole tape run)
+            file = declaring_file(workspace, cmd.paths, r.test_name) or cmd.paths[0]
         if not file:
             return None, f"cannot find the test file of {r.test_name!r}"
         parts = _parts(r, kind)
