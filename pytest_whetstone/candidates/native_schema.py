@@ -177,8 +177,9 @@ class Schema:
     risky: int = 0  # choices in initializers C++ may need as constants (:func:`_constant_context`)
     host_of: dict[int, int] = field(default_factory=dict)  # mutant id -> its host's first id (a guard's ``lo``)
 
-    # line -> (first byte column, past the last on that line, its mutant keys) of each host as written, so an
-    # error in a host's guards (its branches' types disagree) is that host's, not its whole line's
+    # line -> (first byte column, past the last, its mutant keys) of each host's guards and choices as written
+    # (not the original it ends with), so an error there (its branches' types disagree) is that host's, not
+    # its whole line's; one in the original's text (`p == <a choice of 0>`) is not known to be any host's
     hosts: dict[int, list[tuple[int, int, list[Key]]]] = field(default_factory=dict)
 
     def at(self, line: int, col: int) -> Key | None:
@@ -186,7 +187,7 @@ class Schema:
         return next((key for lo, hi, key in self.spans.get(line, ()) if lo <= col < hi), None)
 
     def host_at(self, line: int, col: int) -> list[Key]:
-        """The mutants of the innermost host whose written text holds byte column ``col`` of ``line``."""
+        """The mutants of the host whose guards and choices hold byte column ``col`` of ``line``."""
         holding = [(hi - lo, keys) for lo, hi, keys in self.hosts.get(line, ()) if lo <= col < hi]
         return min(holding, key=lambda h: h[0])[1] if holding else []
 
@@ -276,8 +277,7 @@ def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: fro
     for lo, hi, mids in out.hosts:
         line = _line_of(starts_out, lo)
         col = lo - starts_out[line - 1] + 1
-        width = min(hi, starts_out[line] - 1 if line < len(starts_out) else hi) - lo  # its first line: the choices'
-        schema.hosts.setdefault(line, []).append((col, col + width, [key_of[mid] for mid in mids]))
+        schema.hosts.setdefault(line, []).append((col, col + hi - lo, [key_of[mid] for mid in mids]))
     schema.text = ("" if js else PRELUDE) + body.decode("utf-8", "surrogateescape")
     return schema
 
@@ -332,7 +332,7 @@ class _Out:
         self.parts: list[bytes] = []
         self.at = 0
         self.spans: list[tuple[int, int, int]] = []  # (start, end, mutant id) in the body's bytes
-        self.hosts: list[tuple[int, int, list[int]]] = []  # (start, end, its mutant ids): each host as written
+        self.hosts: list[tuple[int, int, list[int]]] = []  # (start, end, mutant ids): each host's guards and choices
 
     def put(self, data: bytes) -> None:
         self.parts.append(data)
@@ -373,9 +373,9 @@ def _render(data: bytes, hosts: list[_Host], i: int, start: int, end: int, out: 
             out.spans.append((out.at, out.at + len(new), mid))
             out.put(new + b") : ")
         out.put(truth)
+        out.hosts.append((begin, out.at, [mid for mid, _ in host.choices]))  # its guards and choices, one line
         i = _render(data, hosts, i + 1, host.start, host.end, out, guard)
         out.put(b")" if host.bare else b"))")
-        out.hosts.append((begin, out.at, [mid for mid, _ in host.choices]))
         pos = host.end
     out.put(data[pos:end])
     return i
