@@ -8,9 +8,10 @@ expression as a choice between its mutants and the original,
     a < b   ->   ((whetstone_enter_(7, 8), whetstone_now_ == 7) ? (a <= b) : whetstone_now_ == 8 ? (a > b) : (a < b))
 
 so one compile and one link serve every mutant of the file; ``$WHETSTONE_MUTANT`` picks one per test
-run (0: none, the original code).  Mutants whose rewrite does not compile (a constant expression, a
-C static initializer, a template argument) are found by the lines the compiler names and left to the
-one-at-a-time path.  A schema only *screens*: a mutant that makes a failing test pass there is then
+run (0: none, the original code).  Where C/C++ reads only an expression's truth, each branch is
+written ``!!(...)`` so a negated pointer and the pointer have one type.  Mutants whose rewrite does not
+compile (a constant expression, a C static initializer, a template argument, branches whose types
+disagree) are found by the expressions and lines the compiler names and left to the one-at-a-time path.  A schema only *screens*: a mutant that makes a failing test pass there is then
 compiled alone, exactly as it would be applied, before it becomes a candidate
 (:mod:`.native_search`).
 
