@@ -57,7 +57,8 @@ def build_together(screen: Screen, rel: str, state: _FileState, trial: Any) -> b
 
 
 def _compile_together(screen: Screen, members: list[tuple[str, _FileState]], trial: Any) -> bool:
-    from .native_screen import MAX_COMPILES, blamed, not_constants
+    from .native_schema_errors import blamed, not_constants
+    from .native_screen import MAX_COMPILES
 
     state_of = dict(members)
     data: dict[str, bytes] = {}

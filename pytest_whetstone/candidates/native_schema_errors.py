@@ -1,0 +1,36 @@
+"""What a failed compile of a schema blames (:mod:`.native_screen` and :mod:`.native_screen_group` build them):
+the mutants whose own text holds an error, the expressions whose branches' types disagree, the lines
+left to the one-at-a-time path, and when to compile again without the risky constant choices."""
+
+from __future__ import annotations
+
+from .native_schema import Key, Schema
+
+
+def not_constants(schema: Schema, error_lines: set[int], named_any: bool | None = None) -> bool:
+    """Whether a failed compile calls for the schema again without its risky choices: an error on a line
+    with no choice (or naming no line at all: ``named_any``, by default whether this file's were named), a
+    C++ constant whose initializer is a choice used where a constant is wanted (errors on lines with
+    choices may only follow from it)."""
+    named_any = bool(error_lines) if named_any is None else named_any
+    return bool(schema.risky) and bool(error_lines - set(schema.lines) or not named_any)
+
+
+def blamed(schema: Schema, error_lines: set[int], error_points: set[tuple[int, int]]
+           ) -> tuple[set[Key], set[Key], set[int]]:
+    """What a failed compile of ``schema`` blames: the mutants whose own text holds an error (rejected);
+    the mutants of a host where an error lies in its guards (its branches' types disagree: `1` where a
+    pointer's `0` was), left to the one-at-a-time path with the rest of their line kept; and the lines
+    with choices where an error lies outside any host (a note's line), left to that path whole."""
+    own: set[Key] = set()
+    apart: set[Key] = set()
+    lines: set[int] = set()
+    for line, col in error_points:
+        key = schema.at(line, col)
+        if key is not None:
+            own.add(key)
+        elif host := schema.host_at(line, col):
+            apart.update(host)
+        else:
+            lines.add(line)
+    return own, apart, (lines | (error_lines if not own and not apart else set())) & set(schema.lines)
