@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from test_native_search import MAKEFILE, build_make_project
+from test_native_search_doubt import MORE_TEST  # spread(10, 4) == 3
 
 from pytest_whetstone.candidates.native_search import NativeSearchStats, native_search_candidates
 from pytest_whetstone.records import Suspect, TestFailureRecord
@@ -41,7 +42,7 @@ const char* label(const char* name, int n) {
   return buf;
 }
 
-int spread(int items, int buckets) { return items / buckets; }
+int spread(int items, int buckets) { return (items + buckets - 1) / buckets; }
 """
 GEO_TEST = """\
 #include <gtest/gtest.h>
@@ -52,14 +53,6 @@ TEST(Label, Named) { EXPECT_EQ(std::string(label("abc", 3)), "Abc"); }
 TEST(Label, Unnamed) { EXPECT_EQ(std::string(label(nullptr, 2)), "none"); }
 TEST(Label, Negative) { EXPECT_EQ(std::string(label("ab", -1)), "none"); }
 """
-MORE_TEST = """\
-#include <gtest/gtest.h>
-#include "geo.h"
-
-TEST(More, Spread) { EXPECT_EQ(spread(10, 5), 2); }
-"""
-
-
 @pytest.fixture()
 def proj(tmp_path: Path) -> Path:
     return build_make_project(tmp_path / "weigh", {"Makefile": MAKEFILE, "src/geo.h": GEO_H, "src/geo.cc": GEO_CC,
