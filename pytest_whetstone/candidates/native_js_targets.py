@@ -13,6 +13,7 @@ from .native_spectra_js import suite_files
 SKIP_COPY = SKIP_DIRS | {"coverage", ".nyc_output", ".next", ".nuxt", ".turbo", ".cache", ".parcel-cache",
                          ".svelte-kit", ".vite", ".jest-cache", ".yarn"}
 
+
 def test_file_of(record: TestFailureRecord, workspace: Path) -> str:
     """The workspace-relative test file of a record (its suite, or the first frame in a test file)."""
     for cand in (record.test_suite, record.file_path, record.node_id.split("::", 1)[0]):

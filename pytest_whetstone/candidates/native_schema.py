@@ -11,8 +11,9 @@ so one compile and one link serve every mutant of the file; ``$WHETSTONE_MUTANT`
 run (0: none, the original code).  Where C/C++ reads only an expression's truth, each branch is
 written ``!!(...)`` so a negated pointer and the pointer have one type.  Mutants whose rewrite does not
 compile (a constant expression, a C static initializer, a template argument, branches whose types
-disagree) are found by the expressions and lines the compiler names and left to the one-at-a-time path.  A schema only *screens*: a mutant that makes a failing test pass there is then
-compiled alone, exactly as it would be applied, before it becomes a candidate
+disagree) are found by the expressions and lines the compiler names and left to the one-at-a-time
+path (:mod:`.native_schema_errors`).  A schema only *screens*: a mutant that makes a failing test pass
+there is then compiled alone, exactly as it would be applied, before it becomes a candidate
 (:mod:`.native_search`).
 
 Expressions are rewritten in place without adding lines (a prelude ends in ``#line 1``), so every
