@@ -190,8 +190,8 @@ class Schema:
 
     def host_at(self, line: int, col: int) -> list[Key]:
         """The mutants of the host whose guards and choices hold byte column ``col`` of ``line``."""
-        holding = [(hi - lo, keys) for lo, hi, keys in self.hosts.get(line, ()) if lo <= col < hi]
-        return min(holding, key=lambda h: h[0])[1] if holding else []
+        # guards never nest: an inner host's are written inside its outer host's original text
+        return next((keys for lo, hi, keys in self.hosts.get(line, ()) if lo <= col < hi), [])
 
 
 @dataclass

@@ -310,12 +310,11 @@ class _Search(Planner):
                     if after_partial < 0:
                         after_partial = PARTIAL_GRACE  # one edit may still fix every failing test: look a little
                         # (its own line first, those edits beyond the grace)
-                        near = same_line(plan, near + queue + ([] if ordered else rest) + self.later, seen)[:PARTIAL_NEAR]
+                        near = same_line(plan, self.pending(queue, rest, ordered), seen)[:PARTIAL_NEAR]
                         after_partial += len(near)
                 if complete:
                     if winner is not None and doubt_left < 0:
-                        pending = queue + ([] if ordered else rest) + self.later
-                        found += self.siblings(winner, pending, seen, wanted - _complete(found),
+                        found += self.siblings(winner, self.pending(queue, rest, ordered), seen, wanted - _complete(found),
                                                len(live) + len(self.failures) - len(self.probe))
                     doubtful = self.only_doubtful(found, failure)
                     if _complete(found) < wanted and (doubtful or not _complete(found)):
@@ -340,6 +339,11 @@ class _Search(Planner):
         self.stats.stopped = self.stats.stopped or (
             "found" if found else "budget" if self.stats.priced_out else "exhausted")
         return self.finish(found)
+
+    def pending(self, queue: list[_Plan], rest: list[_Plan], ordered: bool) -> list[_Plan]:
+        """What the search has still to try for this failure, in order: the queue, the rest of the plan
+        when it has not joined the queue yet, then the suspects past the top ones."""
+        return queue + ([] if ordered else rest) + self.later
 
     def siblings(self, winner: _Plan, pending: list[_Plan], seen: set[tuple[str, int, int, int, int, str]], room: int,
                  failing: int) -> list[FixCandidate]:
