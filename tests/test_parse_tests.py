@@ -138,6 +138,14 @@ def test_gtest_crash_is_exception_record() -> None:
     assert crashed and crashed[0].failure_type == "exception" and "never finished" in crashed[0].message
 
 
+
+def test_gtest_progress_names_what_ended_and_the_test_a_death_left_open() -> None:
+    from pytest_whetstone.parse.gtest import test_progress
+
+    assert test_progress((FIXTURES / "gtest" / "abort.log").read_text()) == ({"AbortTest.Ok": True}, "AbortTest.Aborts")
+    ended, running = test_progress((FIXTURES / "gtest" / "params.log").read_text())
+    assert running == "" and ended["TypedAdd/0.Sum"] is False and ended["Evens/EvenParam.IsEven/2"] is True
+
 def test_gtest_parametrized_names_and_param() -> None:
     records = parse_text((FIXTURES / "gtest" / "params.log").read_bytes()).test_failures
     r = next(r for r in records if r.test_name == "IsEven/0")

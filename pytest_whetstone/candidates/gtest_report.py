@@ -8,6 +8,8 @@ import re
 from pathlib import Path
 from xml.etree import ElementTree
 
+from ..parse.gtest import test_progress
+
 
 def last_line(text: str) -> str:
     lines = [ln for ln in text.strip().splitlines() if ln.strip()]
@@ -23,13 +25,10 @@ def steady(signature: str) -> str:
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
 
 
-_GTEST_OK = re.compile(r"^\[       OK \] (\S+) \(", re.MULTILINE)
-
-
 def passed_so_far(output: str) -> set[str]:
     """The tests gtest's own output says passed (it flushes each line as the test ends): what a run
     stopped at its time limit did finish.  Its XML report is written only at the end."""
-    return set(_GTEST_OK.findall(output))
+    return {name for name, passed in test_progress(output)[0].items() if passed}
 
 
 def gtest_results(report: Path, times: dict[str, float] | None = None) -> dict[str, str | None]:

@@ -29,6 +29,7 @@ from ..process import dir_stamp, run_bounded
 from ..records import TestFailureRecord
 from .gtest_report import gtest_results, last_line, passed_so_far
 from .native_cxx_binaries import Binary, test_binaries
+from .native_cxx_whole import run_whole
 from .native_link_objects import SCHEMA_FLAGS, LinkObjects, quiet
 from .native_schema import ENV as SCHEMA_ENV
 from .native_schema import REACHED_ENV, SPINS_ENV, error_lines_in, read_reached
@@ -155,7 +156,7 @@ class CxxTrial:
         others: dict[str, bool] = {}
         for binary, path in built:
             covered.append(os.path.relpath(binary.path, self.workspace))
-            code, _output, results = self._execute(binary, path, None, extra_env, timeout_s)
+            code, results = run_whole(self._execute, binary, path, extra_env, timeout_s)
             if code is None:
                 return SuiteOutcome(False, covered, error=f"{Path(binary.path).name} timed out")
             known = set(binary.failing.values())  # failing before the change: not a breakage
@@ -173,7 +174,7 @@ class CxxTrial:
     def _before(self, binary: Binary) -> tuple[set[str], int | None]:
         """The user's own ``binary`` run whole once: its failing tests and exit code, unchanged (see _wider)."""
         if binary.path not in self._ran_before:
-            code, _output, results = self._execute(binary, binary.path, None)
+            code, results = run_whole(self._execute, binary, binary.path)
             self._ran_before[binary.path] = ({name for name, sig in results.items() if sig is not None}, code)
         return self._ran_before[binary.path]
 
@@ -526,6 +527,8 @@ class CxxTrial:
                     out.passed.add(failure_id)
                 else:
                     out.failing[failure_id] = sig
+            elif binary.gtest and not results and name in passed_so_far(output):  # another test died after it
+                out.passed.add(failure_id)
             elif binary.gtest and not results:
                 out.failing[failure_id] = f"crashed (exit {code}): {last_line(output)}"
             elif not binary.gtest:

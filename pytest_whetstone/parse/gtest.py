@@ -56,6 +56,21 @@ def is_structure(line: str) -> bool:
     return any(p.match(line) for p in (_RUN, _OK, _FAILED, _SKIPPED, _BANNER, _FAILURE_AT))
 
 
+def test_progress(text: str) -> tuple[dict[str, bool], str]:
+    """Each test the text saw end (its name -> it passed) and the one it opened and never closed ("" when
+    none): what a run that died or was stopped had done, which no report of its own says (gtest writes
+    its XML at the end only)."""
+    ended: dict[str, bool] = {}
+    running = ""
+    for line in text.splitlines():
+        if m := _RUN.match(line):
+            running = m.group(1)
+        elif (m := _OK.match(line) or _FAILED.match(line)) and not _SUITE_FAILED.match(line):
+            ended[m.group(1)] = line.startswith("[       OK ]")
+            running = "" if m.group(1) == running else running
+    return ended, running
+
+
 # Substrings every line an idle parser can claim holds, besides "[..." lines.
 _IDLE_WORDS = ("Running main() from ", "Note: Google Test filter = ", "Repeating all tests", "DISABLED TEST",
                "FAILED TEST", ": Failure", ": error:")
