@@ -179,10 +179,20 @@ def _adapt_newlines(new_text: str, newline: str) -> str:
     return new_text
 
 
+# the last text's line starts and newline: a mutant search applies hundreds of edits to the same original,
+# and reading a large file's lines again for each cost as much as a screened run's own bookkeeping
+_last_text: tuple[str, list[int], str] = ("", [0], "\n")
+
+
 def apply_edits_text(text: str, edits: list[TextEdit], name: str = "<text>") -> str:
     """Apply edits (same file) to text; EditError on overlap or bad positions."""
-    starts = _line_starts(text)
-    newline = _newline_of(text)
+    global _last_text
+    last = _last_text
+    if last[0] is text:
+        starts, newline = last[1], last[2]
+    else:
+        starts, newline = _line_starts(text), _newline_of(text)
+        _last_text = (text, starts, newline)
     spans: list[tuple[int, int, str]] = []
     for edit in edits:
         a = _offset(text, starts, edit.start.line, edit.start.col, name)

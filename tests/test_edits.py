@@ -47,6 +47,14 @@ def test_apply_text_replace_insert_delete() -> None:
     assert out == "#include <stdio.h>\nint main() {\n  return 1;\n}\n"
 
 
+
+def test_texts_applied_in_turn_each_keep_their_own_lines() -> None:
+    one, two = "a\nbb\nccc\n", "x\r\ny\r\n"
+    for _ in range(2):  # the second time round, each text after the other: no line table of the other's
+        assert edits.apply_edits_text(one, [te("f", 3, 2, 3, 3, "Z")]) == "a\nbb\ncZc\n"
+        assert edits.apply_edits_text(two, [te("f", 2, 1, 2, 2, "w\nv")]) == "x\r\nw\r\nv\r\n"
+    assert edits.apply_edits_text(one, [te("f", 2, 1, 2, 3, "")]) == "a\n\nccc\n"
+
 def test_columns_are_characters_not_bytes() -> None:
     text = 'const char *s = "é"; int x = y;\n'
     col = text.index("y") + 1  # character column
