@@ -123,6 +123,19 @@ PROJECTS = {
         "bench/native_dev/tinyxml2, not its xmltest.cpp: parsing and the DOM, attributes and typed values, "
         "printing and whitespace, errors and entities, 102 tests in four binaries run by `make check`; a plain Makefile, "
         "-g -O0 -std=c++17, CC=ccwrap CXX=ccwrap++)"),
+    "double-conversion": Project(
+        "double-conversion", [f"double-conversion/{f}.cc" for f in (
+            "bignum", "bignum-dtoa", "cached-powers", "double-to-string", "fast-dtoa", "fixed-dtoa",
+            "string-to-double", "strtod")],
+        ["cmake", "--build", "build"], CTEST,
+        ["cmake", "-S", ".", "-B", "build", "-G", "Ninja", "-DBUILD_TESTING=ON",
+         "-DCMAKE_CXX_COMPILER_LAUNCHER=ccwrap"],
+        compiler_env=False, debian="double-conversion=double-conversion-3.2.1",
+        about="double-conversion 3.2.1, Debian bookworm's upstream tarball (C++, Google style: bignums, "
+        "shortest and fixed dtoa, strtod, as a static library, faults in its eight .cc files; its own tests "
+        "under test/cctest, one `cctest` binary of its own harness (not GoogleTest) that ctest runs once per "
+        "test file, `cctest test-bignum`, judged by exit status; its own CMake with -DBUILD_TESTING=ON, "
+        "Ninja, ccwrap as the compiler launcher, ctest)"),
     "object-inspect": Project(
         "object-inspect", ["index.js"], None, ["node_modules/.bin/tape", "test/*.js"], npm="object-inspect@1.12.3",
         about="object-inspect 1.12.3 from its npm tarball (JS: one big index.js of `function` declarations and "
@@ -171,7 +184,7 @@ def materialize(project: Project, dest: Path) -> None:
     if project.debian:
         package, dirname = project.debian.split("=")
         root = fetch_debian_source(package, dirname, WORK)
-        if project.name == "cjson":
+        if project.name in ("cjson", "double-conversion"):
             shutil.copytree(root, dest)  # its own CMakeLists.txt and tests, as they are
         elif project.name == "tinyxml2":
             _tinyxml2(root, dest)
