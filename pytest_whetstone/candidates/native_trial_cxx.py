@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING
 
 from ..build.compdb import Command, CompileDatabase
 from ..build.gate import Gate, _relink_args
-from ..build.linkinfo import is_shared, shared_links_for_object
 from ..process import dir_stamp, run_bounded
 from ..records import TestFailureRecord
 from .gtest_report import gtest_results, last_line, passed_so_far
@@ -33,6 +32,7 @@ from .native_cxx_whole import run_whole
 from .native_link_objects import SCHEMA_FLAGS, LinkObjects, quiet
 from .native_schema import ENV as SCHEMA_ENV
 from .native_schema import REACHED_ENV, SPINS_ENV, error_lines_in, read_reached
+from .native_shared_libs import SharedLibraries, link_inputs
 from .native_spectra_cxx import binary_env
 from .native_trial import SuiteOutcome, TrialOutcome
 
@@ -81,8 +81,7 @@ class CxxTrial:
         self._members: dict[str, set[str]] = {}
         self._last: tuple[tuple[str, str], _Build | str] | None = None
         self._env_for: dict[str, str] = {}  # scratch binary -> the directory of its relinked shared libraries
-        self._obj_dirs: dict[str, str] = {}  # real object -> the directory its compile ran in
-        self._shared_links: dict[str, list[Command]] = {}  # real object -> the build's own .so links of it
+        self.shared = SharedLibraries(db, workspace, timeout_s)
         self._schemata: dict[tuple[str, str], _Build | str] = {}  # (rel, schema text) -> its one build
         self._schema_locks: dict[tuple[str, str], threading.Lock] = {}  # one build of each, whichever trial asks
         self._schema_lock = threading.Lock()  # guards _schema_locks
@@ -210,7 +209,7 @@ class CxxTrial:
         real = Path(os.path.realpath(self.workspace / rel))
         others = self._including_units(real)
         if schema:
-            linked = {r for b in self._schema_focus.get(rel, []) for r in self._inputs(b.link)}
+            linked = {r for b in self._schema_focus.get(rel, []) for r in link_inputs(b.link)}
             others = [c for c in others if os.path.realpath(os.path.join(c.directory, c.output or "")) in linked] \
                 or [c for c in others if self._place(c) < self._failing_places] or others
         return {os.path.realpath(os.path.join(c.directory, c.output or "")): c
@@ -248,7 +247,7 @@ class CxxTrial:
         if self._order is None:
             order: dict[str, int] = {}
             for binary in [b for b in self.binaries if b.tests] + [b for b in self.binaries if not b.tests]:
-                for real in self._inputs(binary.link):
+                for real in link_inputs(binary.link):
                     names = [real] if not real.endswith(".a") else \
                         [os.path.join(os.path.dirname(real), m) for m in sorted(self._archive_members(real))]
                     for name in names:
@@ -417,15 +416,15 @@ class CxxTrial:
                 why = f"{first.file_path}:{first.line}: {first.message}" if first else unit.output.strip()[:200]
                 return f"does not compile: {why}"
             replaced[real_obj] = str(obj)
-            self._obj_dirs.setdefault(real_obj, command.directory)
-        libs = self._relink_shared(replaced, objdir)
+            self.shared.obj_dirs.setdefault(real_obj, command.directory)
+        libs = self.shared.relink(replaced, objdir)
         if isinstance(libs, str):
             return libs
         return _Build(objdir, replaced, libs, source=str(path))
 
     def _link(self, binary: Binary, build: _Build) -> str | None:
         """The scratch path of this binary with the build's objects (None: the code is not in it)."""
-        inputs = self._inputs(binary.link)
+        inputs = link_inputs(binary.link)
         swapped = self._swap_archives(binary.link, build)
         if not swapped and not any(r in build.replaced for r in inputs):
             # only its shared library changed (LD_LIBRARY_PATH), or the mutated code is not in it at all
@@ -437,39 +436,6 @@ class CxxTrial:
         if code != 0:
             return f"does not link: {output.strip().splitlines()[-1][:200] if output.strip() else f'exit {code}'}"
         return str(target)
-
-    def _inputs(self, link: Command) -> list[str]:
-        return [os.path.realpath(os.path.join(link.directory, a)) for a in link.arguments[1:] if not a.startswith("-")]
-
-    def _relink_shared(self, replaced: dict[str, str], objdir: Path) -> set[str] | str:
-        """Project shared libraries built from a replaced object, relinked into ``objdir/lib`` under their
-        own file names (the test binaries find them there through LD_LIBRARY_PATH)."""
-        done: set[str] = set()
-        links = list(self.db.links())
-        if not any(is_shared(link) for link in links):
-            # a compiler launcher recorded no link: the build system's own commands (ninja, link.txt)
-            for real_obj in replaced:
-                if real_obj not in self._shared_links:
-                    self._shared_links[real_obj] = shared_links_for_object(
-                        real_obj, self._obj_dirs.get(real_obj, str(self.workspace)))
-                links += self._shared_links[real_obj]
-        for link in links:
-            if not link.output or not is_shared(link):
-                continue
-            real = os.path.realpath(os.path.join(link.directory, link.output))
-            if real in done or not any(r in replaced for r in self._inputs(link)):
-                continue
-            libdir = objdir / "lib"
-            libdir.mkdir(exist_ok=True)
-            args = _relink_args(link, replaced, [], libdir / Path(real).name)
-            code, output = quiet(args, link.directory, max(60.0, self.timeout_s))
-            if code != 0:
-                return f"does not link: {output.strip().splitlines()[-1][:200] if output.strip() else f'exit {code}'}"
-            for alias in {Path(link.output).name, Path(real).name} - {Path(real).name}:
-                (libdir / alias).symlink_to(Path(real).name)
-            done.add(real)
-            done.add(os.path.join(os.path.dirname(real), Path(link.output).name))
-        return done
 
     def _swap_archives(self, link: Command, build: _Build) -> dict[str, str]:
         """Project archives on the link line holding a replaced object: scratch copies with it swapped

@@ -18,6 +18,7 @@ import json
 import os
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..build.compdb import Command, CompileDatabase
@@ -28,20 +29,41 @@ TIMEOUT_S = 10.0
 MAX_BUILD_DIRS = 3
 
 
+@dataclass(frozen=True)
+class CtestCommand:
+    """How ctest runs one test: its executable (realpath), the words after it, and where; and the build
+    directory that lists it."""
+
+    executable: str
+    args: tuple[str, ...]
+    cwd: str
+    build_dir: str
+
+
 def test_sources(db: CompileDatabase, workspace: Path, names: set[str]) -> dict[str, str]:
     """ctest test name -> workspace-relative source of its own code, for the names found."""
+    found: dict[str, str] = {}
+    root = os.path.realpath(workspace)
+    for name, command in ctest_commands(db, workspace, names).items():
+        rel = _own_source(db, command, root)
+        if rel is not None:
+            found[name] = rel
+    return found
+
+
+def ctest_commands(db: CompileDatabase, workspace: Path, names: set[str] | None = None) -> dict[str, CtestCommand]:
+    """ctest test name -> how ctest runs it, for ``names`` (None: every test of the build directories
+    whose executable the build or the workspace holds)."""
     ctest = shutil.which("ctest")
-    if ctest is None or not names or not db:
+    if ctest is None or names is not None and not names or not db:
         return {}
     root = os.path.realpath(workspace)
-    found: dict[str, str] = {}
+    found: dict[str, CtestCommand] = {}
     for build_dir in _build_dirs(db)[:MAX_BUILD_DIRS]:
-        for name, binary in _executables(ctest, build_dir, root).items():
-            if name in names and name not in found:
-                rel = _own_source(db, binary, build_dir, root)
-                if rel is not None:
-                    found[name] = rel
-        if len(found) == len(names):
+        for name, command in _tests(ctest, build_dir, root).items():
+            if (names is None or name in names) and name not in found:
+                found[name] = command
+        if names is not None and len(found) == len(names):
             break
     return found
 
@@ -63,10 +85,10 @@ def _build_dirs(db: CompileDatabase) -> list[str]:
     return tops
 
 
-def _executables(ctest: str, build_dir: str, root: str) -> dict[str, str]:
-    """Each test's executable (realpath), as ctest itself would run it: the first word of its command
+def _tests(ctest: str, build_dir: str, root: str) -> dict[str, CtestCommand]:
+    """Each test's command as ctest itself would run it: its executable is the first word of its command
     that is an executable file of the build or the workspace (past a wrapper such as valgrind or
-    ``cmake -E env``)."""
+    ``cmake -E env``), its arguments the words after it, its directory its WORKING_DIRECTORY."""
     try:
         proc = subprocess.run([ctest, "--show-only=json-v1"], cwd=build_dir, capture_output=True, text=True,
                               timeout=TIMEOUT_S, check=False)
@@ -75,26 +97,31 @@ def _executables(ctest: str, build_dir: str, root: str) -> dict[str, str]:
         tests = json.loads(proc.stdout).get("tests") or []
     except (OSError, subprocess.TimeoutExpired, ValueError, AttributeError):
         return {}
-    out: dict[str, str] = {}
+    out: dict[str, CtestCommand] = {}
     for test in tests:
         command = test.get("command") if isinstance(test, dict) else None
         if not isinstance(command, list):
             continue
-        for word in command:
+        properties = test.get("properties") if isinstance(test.get("properties"), list) else []
+        cwd = next((str(p.get("value")) for p in properties
+                    if isinstance(p, dict) and p.get("name") == "WORKING_DIRECTORY"), build_dir)
+        for at, word in enumerate(command):
             path = os.path.realpath(os.path.join(build_dir, str(word)))
             if path.startswith((build_dir + os.sep, root + os.sep)) and os.path.isfile(path) \
                     and os.access(path, os.X_OK):
-                out[str(test.get("name", ""))] = path
+                out[str(test.get("name", ""))] = CtestCommand(path, tuple(str(a) for a in command[at + 1:]), cwd, build_dir)
                 break
     return out
 
 
-def _own_source(db: CompileDatabase, binary: str, build_dir: str, root: str) -> str | None:
-    """The workspace source of the executable's own code, when that is plain: of the sources compiled
-    into its own objects, the test file named after it, else its only test file, else its namesake,
-    else its only source.  An executable of many test files and none named after it (a gtest runner of
-    a whole suite) names none: its test is not known from the executable alone."""
-    link = db.link_making(binary) or link_for_output(binary, build_dir)
+def _own_source(db: CompileDatabase, command: CtestCommand, root: str) -> str | None:
+    """The workspace source of the test's own code, when that is plain: of the sources compiled into its
+    executable's own objects, the test file its arguments name (``cctest test-bignum``: test-bignum.cc),
+    else the one named after the executable, else its only test file, else its namesake, else its only
+    source.  An executable of many test files, none named after it or by an argument (a gtest runner of
+    a whole suite), names none: its test is not known from the executable alone."""
+    binary = command.executable
+    link = db.link_making(binary) or link_for_output(binary, command.build_dir)
     if link is None:
         return None
     sources = [rel for src in _linked_sources(db, link)
@@ -102,7 +129,10 @@ def _own_source(db: CompileDatabase, binary: str, build_dir: str, root: str) -> 
     stem = Path(binary).name.split(".")[0]
     named = [rel for rel in sources if Path(rel).name.split(".")[0] == stem]
     tests = [rel for rel in sources if is_test_file(rel)]
-    for pool in ([rel for rel in named if rel in tests], tests if len(tests) == 1 else [], named):
+    argued = {Path(a).name.split(".")[0] for a in command.args if not a.startswith("-")}
+    by_argument = [rel for rel in sources if Path(rel).name.split(".")[0] in argued]
+    for pool in (by_argument if len(by_argument) == 1 else [], [rel for rel in named if rel in tests],
+                 tests if len(tests) == 1 else [], named):
         if pool:
             return pool[0]
     return sources[0] if len(sources) == 1 and not tests else None

@@ -73,6 +73,14 @@ _SAN_FRAME = re.compile(r"^\s*#\d+\s+0x[0-9a-fA-F]+\s+in\s+(?P<func>.+?)\s+(?P<f
 _GDB_FRAME = re.compile(r"^\s*#\d+\s+(?:0x[0-9a-fA-F]+\s+in\s+)?(?P<func>[\w:~<>]+)\s*\(.*\)\s+at\s+(?P<file>\S+):(?P<line>\d+)\s*$")
 _RUNTIME_ERR = re.compile(r"^(?P<file>[^\s:]+\.\w+):(?P<line>\d+):\d+: runtime error:")
 _JS_FRAME = re.compile(r"(?:^|\s)(?:at\s+)?(?:(?P<func>[^\s()]+)\s+)?\(?(?P<file>(?:[A-Za-z]:)?[^\s():]+\.[cm]?[jt]sx?):(?P<line>\d+):\d+\)?\s*$")
+# An assert() that failed, as the C library prints it: where it stands is the innermost frame.  glibc:
+# "prog: /src/x.cc:390: int f(int): Assertion `n > 0' failed."; BSD and macOS: "Assertion failed: (n > 0),
+# function f, file x.c, line 12."; musl: "Assertion failed: n > 0 (x.c: f: 12)".
+_ASSERT_AT = re.compile(r"(?:^|: )(?P<file>/?[^\s:]+\.\w+):(?P<line>\d+): .*: Assertion [`'\u2018].*failed\.$"
+                        r"|^Assertion failed: .*, function \S+, file (?P<bfile>\S+), line (?P<bline>\d+)\.$"
+                        r"|^Assertion failed: .* \((?P<mfile>[^\s:]+): [^:]*: (?P<mline>\d+)\)$")
+_FILE_GROUPS = (("file", "line"), ("bfile", "bline"), ("mfile", "mline"))
+
 
 @dataclass
 class TestSite:
@@ -226,13 +234,17 @@ def stack_frames(record: TestFailureRecord, ws: Workspace) -> list[Frame]:
     text = "\n".join(t for t in (record.raw, record.message) if t)
     for raw in text.splitlines()[:400]:
         line = raw.rstrip()
-        m = _SAN_FRAME.match(line) or _GDB_FRAME.match(line) or _RUNTIME_ERR.match(line) or _JS_FRAME.search(line)
-        if not m or "node_modules" in m.group("file") or m.group("file").startswith("node:"):
+        m = _SAN_FRAME.match(line) or _GDB_FRAME.match(line) or _RUNTIME_ERR.match(line) or _JS_FRAME.search(line) \
+            or _ASSERT_AT.search(line)
+        if not m:
             continue
-        rel = ws.find(m.group("file"))
+        file, at = next((m.group(f), m.group(n)) for f, n in _FILE_GROUPS if m.groupdict().get(f))
+        if "node_modules" in file or file.startswith("node:"):
+            continue
+        rel = ws.find(file)
         if rel is None or is_test_file(rel):
             continue
-        frame = Frame(rel, int(m.group("line")), m.groupdict().get("func") or "")
+        frame = Frame(rel, int(at), m.groupdict().get("func") or "")
         if not any(f.file_path == frame.file_path and f.line == frame.line for f in out):
             out.append(frame)
     if record.impl_file and record.impl_line:
