@@ -3,7 +3,9 @@
 From the commands ccwrap recorded (:mod:`..build.compdb`): a failing test's source file leads to its
 object and the link that made its binary (or, with only a compiler launcher, the link the build
 wrote down); every other executable linked from a test source's object is a neighbour the wider
-check runs too.
+check runs too.  A binary without GoogleTest that ctest runs is run as ctest runs each of its tests
+(its words and working directory, from ``ctest --show-only``): one of many test files of a
+``cctest``-style harness alone, not the whole suite.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 
 from ..build.compdb import Command, CompileDatabase
 from ..build.linkinfo import link_for_object
+from ..locate.ctest_sources import CtestCommand, ctest_commands
 from ..locate.native_names import gtest_names, is_test_file
 from ..locate.native_tests import Workspace
 from ..records import TestFailureRecord
@@ -32,6 +35,14 @@ class Binary:
     tests: dict[str, str] = field(default_factory=dict)  # failure id -> gtest name (Suite.Name) run by the trial
     gtest: bool = True
     failing: dict[str, str] = field(default_factory=dict)  # every failing test of the binary, focused or not
+    # a binary without GoogleTest that ctest runs: each of its ctest tests' command (``cctest test-bignum``)
+    ctest: dict[str, CtestCommand] = field(default_factory=dict)
+
+    @property
+    def per_test(self) -> bool:
+        """Whether each failing test runs and is judged on its own: by gtest's filter, or by ctest's own
+        command for it (every failure of the binary is one of its ctest tests)."""
+        return self.gtest or bool(self.ctest) and set(self.failing.values()) <= self.ctest.keys()
 
 
 def filter_name(failure: TestFailureRecord) -> str:
@@ -122,4 +133,9 @@ def test_binaries(db: CompileDatabase, workspace: Path, failures: list[TestFailu
             binaries[other.path] = other
     for binary in binaries.values():
         binary.gtest = links_gtest(binary.link)
+    if any(not b.gtest for b in binaries.values()):  # ctest may run it once per test, each with its own words
+        commands = ctest_commands(db, workspace)
+        for binary in binaries.values():
+            if not binary.gtest:
+                binary.ctest = {name: c for name, c in commands.items() if c.executable == binary.path}
     return list(binaries.values()), missing

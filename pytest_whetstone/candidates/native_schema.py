@@ -558,8 +558,12 @@ def _offset(data: bytes, starts: list[int], line: int, col: int) -> int | None:
     return begin + len(text[: col - 1].encode("utf-8"))
 
 
-def error_lines_in(diagnostics: list[BuildErrorRecord], path: Path) -> tuple[set[int], set[tuple[int, int]]]:
-    """Lines of ``path`` the compiler named in its errors and their notes; (line, column) of the errors."""
+def error_lines_in(diagnostics: list[BuildErrorRecord], path: Path) -> tuple[set[int], set[tuple[int, ...]]]:
+    """Lines of ``path`` the compiler named in its errors and their notes; the errors' places there, each
+    ``(line, column)`` followed by the places in ``path`` whose code required the template instantiation
+    the error is in (gcc's "required from", clang's "requested here"): a mutant at a call of a function
+    template (`!buffer` for `buffer`) instantiates it with a type its body cannot take, and the errors
+    then lie in that body, not in the mutant (:func:`.native_schema_errors.blamed` reads both)."""
     real = os.path.realpath(path)
 
     @functools.cache  # a schema's compile names the same few files thousands of times
@@ -567,12 +571,14 @@ def error_lines_in(diagnostics: list[BuildErrorRecord], path: Path) -> tuple[set
         return bool(file_path) and (os.path.realpath(file_path) == real or real.endswith(os.sep + file_path.lstrip("./")))
 
     lines: set[int] = set()
-    points: set[tuple[int, int]] = set()
+    points: set[tuple[int, ...]] = set()
+    block: list[int] = []  # the places that required the instantiation gcc last named
     for d in diagnostics:
+        required: list[int] = []
         if d.line and here(d.file_path):
             lines.add(d.line)
-            if d.severity == "error":
-                points.add((d.line, d.col))
+        if any(n.message.startswith("In instantiation of") for n in d.notes):
+            block = []  # gcc names an instantiation once, before its first error; the others in it follow
         for n in d.notes:
             if n.line and here(n.file_path) and not n.message.startswith("included from"):
                 lines.add(n.line)
@@ -581,4 +587,12 @@ def error_lines_in(diagnostics: list[BuildErrorRecord], path: Path) -> tuple[set
                     # error is in the macro's body, the invocation it names is inside one choice's text
                     # (`can_read(4, buffer)`, two arguments swapped), not the whole line's
                     points.add((n.line, n.col))
+                elif d.severity == "error" and _REQUIRED.search(n.message):
+                    required += [n.line, n.col]
+        block = required if any(n.message.startswith("In instantiation of") for n in d.notes) else block
+        if d.line and here(d.file_path) and d.severity == "error":
+            points.add((d.line, d.col, *(required or block)))
     return lines, points
+
+
+_REQUIRED = re.compile(r"^required from|requested here$")

@@ -16,16 +16,21 @@ def not_constants(schema: Schema, error_lines: set[int], named_any: bool | None 
     return bool(schema.risky) and bool(error_lines - set(schema.lines) or not named_any)
 
 
-def blamed(schema: Schema, error_lines: set[int], error_points: set[tuple[int, int]]
+def blamed(schema: Schema, error_lines: set[int], error_points: set[tuple[int, ...]]
            ) -> tuple[set[Key], set[Key], set[int]]:
     """What a failed compile of ``schema`` blames: the mutants whose own text holds an error (rejected);
     the mutants of a host where an error lies in its guards (its branches' types disagree: `1` where a
     pointer's `0` was), left to the one-at-a-time path with the rest of their line kept; and the lines
-    with choices where an error lies outside any host (a note's line), left to that path whole."""
+    with choices where an error lies outside any host (a note's line), left to that path whole.  An error
+    in a template's body that a choice's code required (a point's further places,
+    :func:`.native_schema.error_lines_in`) is that choice's, or its host's: the body's own mutants are not
+    at fault."""
     own: set[Key] = set()
     apart: set[Key] = set()
     lines: set[int] = set()
-    for line, col in error_points:
+    for point in error_points:
+        places = [(point[i], point[i + 1]) for i in range(2, len(point) - 1, 2)]
+        line, col = next((p for p in places if schema.at(*p) is not None or schema.host_at(*p)), point[:2])
         key = schema.at(line, col)
         if key is not None:
             own.add(key)

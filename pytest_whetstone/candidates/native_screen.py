@@ -30,7 +30,11 @@ from .native_screen_group import build_together
 from .native_search_stats import trace_row
 from .native_trial import TrialOutcome
 
-MAX_COMPILES = 5  # per file: the first schema, then without the lines the compiler named
+# per file: the first schema, then without what the compiler blamed.  Templates take more: gcc reports a
+# function template's body errors only for instantiations that compile as far as the body, so each round
+# of blamed call sites (`StringToIeee(length, buffer)`) uncovers the next (double-conversion's
+# string-to-double.cc compiled at the sixth)
+MAX_COMPILES = 8
 HEADER_UNITS = 4  # a header's schema is taken to cost this many source compiles, until one was built
 HEADER_COMPILES = 1  # ... then this many of the longest header schema compile (a second, after errors, is
 # started only while twice the first's time is left: _prepare)
@@ -103,7 +107,7 @@ OWN_TEXT_ID = -1
 
 class SchemaTrial(Protocol):
     error_lines: set[int]
-    error_points: set[tuple[int, int]]
+    error_points: set[tuple[int, ...]]
 
     def prepare_schema(self, rel: str, text: str) -> str: ...
 

@@ -85,7 +85,7 @@ def _compile_together(screen: Screen, members: list[tuple[str, _FileState]], tri
         started = time.monotonic()
         why = trial.prepare_schemata({rel: schema.text for rel, schema in schemata.items()})
         last = time.monotonic() - started
-        errors: dict[str, tuple[set[int], set[tuple[int, int]]]] = dict(trial.errors_by_file) if why else {}
+        errors: dict[str, tuple[set[int], set[tuple[int, ...]]]] = dict(trial.errors_by_file) if why else {}
         for rel in schemata:
             state_of[rel].compile_s.append(last)
         trace_row({"schema": "+".join(schemata), "s": round(last, 3),

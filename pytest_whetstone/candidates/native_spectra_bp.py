@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..locate.callgrind import Executed
+from ..locate.ctest_sources import CtestCommand
 from ..locate.native_spectrum import TestRun
 from ..process import run_bounded
 from . import elf_lines, native_spectra_cxx
@@ -164,8 +165,9 @@ def gtest_tests(binary: str, cwd: Path, env: dict[str, str] | None = None) -> li
 @dataclass
 class _Job:
     binary: ProfiledBinary
-    test: str  # ``Suite.Name``, or "" for the whole binary
+    test: str  # ``Suite.Name`` (a ctest test's name with ``command``), or "" for the whole binary
     failing: bool
+    command: CtestCommand | None = None  # how ctest runs this test of a binary without GoogleTest
 
     @property
     def name(self) -> str:
@@ -181,6 +183,11 @@ def _jobs(binaries: list[ProfiledBinary], env: dict[str, str]) -> list[_Job]:
     same: list[_Job] = []
     rest: list[_Job] = []
     for binary in failing:
+        if not binary.gtest and binary.per_test:  # ctest runs it once per test: its own words for each
+            named = set(binary.tests.values())
+            first += [_Job(binary, name, True, binary.ctest[name]) for name in sorted(named)]
+            same += [_Job(binary, name, False, c) for name, c in sorted(binary.ctest.items()) if name not in named]
+            continue
         if not binary.gtest:
             first.append(_Job(binary, "", True))
             continue
@@ -226,7 +233,7 @@ def profile_tests(
     deadline = time.monotonic() + budget_s
     env = native_spectra_cxx.binary_env(scratch)
     binaries = list(binaries)
-    names = {failure_id: name if binary.gtest else Path(binary.path).name
+    names = {failure_id: name if binary.per_test else Path(binary.path).name
              for binary in binaries for failure_id, name in binary.tests.items()}
     runs: list[TestRun] = []
     why = ""
@@ -360,18 +367,22 @@ def _run_one(tool: Path, job: _Job, armed: _Armed, hits: Path, env: dict[str, st
     ``cut``: the tracer stops the program at ``timeout`` and keeps its hits (exit 124: a failing test
     that did not end, failed as it did in the real run; a passing one is no side then)."""
     args = [str(tool), str(armed.addresses), str(hits), "--", job.binary.path]
-    if job.test:
+    cwd = Path(job.binary.path).parent
+    if job.command is not None:
+        args += job.command.args
+        cwd = Path(job.command.cwd)
+    elif job.test:
         args.append(f"--gtest_filter={job.test}")
     if cut:
         env = {**env, "BPTRACE_LIMIT_MS": str(max(1, int(timeout * 1000)))}
         timeout += CUT_GRACE_S
     try:
-        code, raw = run_bounded(args, Path(job.binary.path).parent, timeout, env)
+        code, raw = run_bounded(args, cwd, timeout, env)
     except OSError:
         return None
     if code is None or code in (125, 126, 127):
         return None  # timed out, or the tracer itself could not start the binary
-    if job.test:
+    if job.test and job.command is None:
         output = raw.decode("utf-8", "replace")
         passed = job.test in _PASSED.findall(output)
         reported = job.test in _FAILED.findall(output)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..locate.callgrind import Executed, read_file
+from ..locate.ctest_sources import CtestCommand
 from ..locate.native_spectrum import TestRun
 from ..process import run_bounded
 
@@ -51,8 +52,12 @@ def binary_env(scratch: Path) -> dict[str, str]:
 
 class ProfiledBinary(Protocol):
     path: str
-    tests: dict[str, str]  # failure id -> gtest name
+    tests: dict[str, str]  # failure id -> gtest name (ctest's, for a binary ctest runs once per test)
     gtest: bool
+    ctest: dict[str, CtestCommand]  # a binary without GoogleTest: how ctest runs each of its tests
+
+    @property
+    def per_test(self) -> bool: ...
 
 
 def profile_tests(

@@ -96,9 +96,9 @@ class CxxTrial:
         self._written_dirs: set[str] = set()  # a test run wrote files there: runs there take turns (all trials)
         self._turns = threading.Lock()
         self.error_lines: set[int] = set()  # lines of the mutated file the last failed compile named
-        self.error_points: set[tuple[int, int]] = set()  # (line, byte column) of its errors there
+        self.error_points: set[tuple[int, ...]] = set()  # (line, byte column) of its errors there
         # the last failed compile of several files' schemata (prepare_schemata): rel -> its lines and points
-        self.errors_by_file: dict[str, tuple[set[int], set[tuple[int, int]]]] = {}
+        self.errors_by_file: dict[str, tuple[set[int], set[tuple[int, ...]]]] = {}
 
     # ----------------------------------------------------------------- protocol
 
@@ -160,14 +160,14 @@ class CxxTrial:
                 return SuiteOutcome(False, covered, error=f"{Path(binary.path).name} timed out")
             known = set(binary.failing.values())  # failing before the change: not a breakage
             new = [name for name, sig in results.items() if sig is not None and name not in known]
-            whole = code != 0 and not new and not (known and (results or not binary.gtest))
+            whole = code != 0 and not new and not (known and (results or not binary.per_test))
             if new or whole:  # failing so in the user's own binary too (a failure the run could not place)?
                 before, before_code = self._before(binary)
                 new, whole = [name for name in new if name not in before], whole and before_code == 0
             failed += new[:5] + ([f"{Path(binary.path).name} (exit {code})"] if whole else [])
             for fid, name in binary.failing.items():
                 if fid not in binary.tests:
-                    others[fid] = results.get(name, "") is None if binary.gtest else code == 0
+                    others[fid] = results.get(name, "") is None if binary.per_test else code == 0
         return SuiteOutcome(not failed, covered, failed, others=others)
 
     def _before(self, binary: Binary) -> tuple[set[str], int | None]:
@@ -476,7 +476,7 @@ class CxxTrial:
         wanted = binary.tests if only is None else {fid: name for fid, name in binary.tests.items() if fid in only}
         timeout_s = timeout_s or self.timeout_s
         times: dict[str, float] = {}
-        code, output, results = self._execute(binary, path, sorted(set(wanted.values())) if binary.gtest else None,
+        code, output, results = self._execute(binary, path, sorted(set(wanted.values())) if binary.per_test else None,
                                               extra_env, timeout_s, times)
         out.test_s.update((fid, times[name]) for fid, name in wanted.items() if name in times)
         if code is None:
@@ -487,7 +487,7 @@ class CxxTrial:
                 out.passed.update(fid for fid, name in wanted.items() if name in done)
             return
         for failure_id, name in wanted.items():
-            if binary.gtest and name in results:
+            if binary.per_test and name in results:
                 sig = results[name]
                 if sig is None:
                     out.passed.add(failure_id)
@@ -495,9 +495,9 @@ class CxxTrial:
                     out.failing[failure_id] = sig
             elif binary.gtest and not results and name in passed_so_far(output):  # another test died after it
                 out.passed.add(failure_id)
-            elif binary.gtest and not results:
+            elif binary.per_test and not results:
                 out.failing[failure_id] = f"crashed (exit {code}): {last_line(output)}"
-            elif not binary.gtest:
+            elif not binary.per_test:
                 if code == 0:
                     out.passed.add(failure_id)
                 else:
@@ -507,8 +507,10 @@ class CxxTrial:
                  timeout_s: float | None = None, times: dict[str, float] | None = None
                  ) -> tuple[int | None, str, dict[str, str | None]]:
         """(exit code or None on timeout, output, {Suite.Name: None when it passed, else how it failed});
-        ``times`` gets each test's seconds.  A schema's bound on its mutant's runs kills the process group
-        with SIGKILL (:data:`.native_schema.PRELUDE`): that death is a time-out too."""
+        ``times`` gets each test's seconds.  A binary that ctest runs once per test runs as ctest runs
+        ``tests`` (all of its tests when None), each judged by its exit status."""
+        if binary.ctest and not binary.gtest:
+            return self._execute_ctest(binary, path, tests, extra_env, timeout_s)
         self._count += 1
         report = self.scratch / f"r{self._count}.xml"
         args = [path]
@@ -516,27 +518,50 @@ class CxxTrial:
             args.append(f"--gtest_output=xml:{report}")
             if tests:
                 args.append("--gtest_filter=" + ":".join(tests))
+        code, output = self._spawn(args, Path(binary.path).parent, extra_env, timeout_s)
+        return code, output, gtest_results(report, times)
+
+    def _execute_ctest(self, binary: Binary, path: str, tests: list[str] | None, extra_env: dict[str, str] | None,
+                       timeout_s: float | None) -> tuple[int | None, str, dict[str, str | None]]:
+        """ctest's own command for each of ``tests`` with ``path`` in its executable's place: the first
+        failing exit code (else 0; None when one timed out), their output, and each one's verdict."""
+        code: int | None = 0
+        outputs: list[str] = []
+        results: dict[str, str | None] = {}
+        for name in [t for t in tests if t in binary.ctest] if tests else sorted(binary.ctest):
+            command = binary.ctest[name]
+            one, output = self._spawn([path, *command.args], Path(command.cwd), extra_env, timeout_s)
+            outputs.append(output)
+            if one is None:
+                return None, "\n".join(outputs), results
+            results[name] = None if one == 0 else f"exit {one}: {last_line(output)}"
+            code = code or one
+        return code, "\n".join(outputs), results
+
+    def _spawn(self, args: list[str], cwd: Path, extra_env: dict[str, str] | None, timeout_s: float | None
+               ) -> tuple[int | None, str]:
+        """One test process: (exit code or None on timeout, output).  A schema's bound on its mutant's runs
+        kills the process group with SIGKILL (:data:`.native_schema.PRELUDE`): that death is a time-out too."""
         env = binary_env(self.scratch)
-        if path in self._env_for:
-            env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [self._env_for[path], env.get("LD_LIBRARY_PATH")]))
+        if args[0] in self._env_for:
+            env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [self._env_for[args[0]], env.get("LD_LIBRARY_PATH")]))
         env.pop(SCHEMA_ENV, None)
         env.pop(REACHED_ENV, None)
         env.pop(SPINS_ENV, None)  # only a screened run asks for the bound (run_schema)
         env.update(extra_env or {})
-        cwd = Path(binary.path).parent
         with self._turns if str(cwd) in self._written_dirs else contextlib.nullcontext():
             before = dir_stamp(cwd)
             try:
                 code, raw = run_bounded(args, cwd, timeout_s or self.timeout_s, env, limit_memory=True)
             except OSError as exc:
-                return 127, f"cannot run {Path(path).name}: {exc.strerror}", {}
+                return 127, f"cannot run {Path(args[0]).name}: {exc.strerror}"
             if dir_stamp(cwd) != before:
                 # the tests write fixed names beside the binary (a data file, a database): another
                 # trial's run there at the same time would read or remove them, so runs there take turns
                 self._written_dirs.add(str(cwd))
         if code == -signal.SIGKILL and SPINS_ENV in env:
             code = None
-        return code, raw.decode("utf-8", "replace"), gtest_results(report, times)
+        return code, raw.decode("utf-8", "replace")
 
 
 # --------------------------------------------------------------------------- building the trial

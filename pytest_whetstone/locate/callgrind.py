@@ -113,7 +113,7 @@ def read_file(path: Path) -> Executed:
 
 def plain_name(demangled: str) -> str:
     """``ns::Cls<int>::meth(int) const`` -> ``ns::Cls::meth``: the qualified name without
-    parameters or template arguments (how the function index names definitions; an anonymous
+    parameters, template arguments or (a function template's) return type (how the function index names definitions; an anonymous
     namespace is ``(anonymous)`` there)."""
     demangled = demangled.replace("(anonymous namespace)", "(anonymous)")
     depth = 0
@@ -127,5 +127,7 @@ def plain_name(demangled: str) -> str:
             cut = i
             break
     name = demangled[:cut]
-    name = re.sub(r"<[^<>]*>", "", re.sub(r"<[^<>]*>", "", name))  # two levels of template arguments
-    return name.strip()
+    name = re.sub(r"<[^<>]*>", "", re.sub(r"<[^<>]*>", "", name)).strip()  # two levels of template arguments
+    # a function template's symbol begins with its return type: "double ns::f<4, char const*>(char const*)"
+    at = name.find("operator")
+    return name[name.rfind(" ", 0, at) + 1:] if at >= 0 else name.rsplit(" ", 1)[-1]
