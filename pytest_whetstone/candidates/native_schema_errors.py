@@ -21,18 +21,26 @@ def blamed(schema: Schema, error_lines: set[int], error_points: set[tuple[int, .
     """What a failed compile of ``schema`` blames: the mutants whose own text holds an error (rejected);
     the mutants of a host where an error lies in its guards (its branches' types disagree: `1` where a
     pointer's `0` was), left to the one-at-a-time path with the rest of their line kept; and the lines
-    with choices where an error lies outside any host (a note's line), left to that path whole.  An error
-    in a template's body that a choice's code required (a point's further places,
-    :func:`.native_schema.error_lines_in`) is that choice's, or its host's: the body's own mutants are not
-    at fault."""
+    with choices where an error lies outside any host (a note's line), left to that path whole.
+
+    An error in a function template's body that a choice's code required (a point's further places,
+    :func:`.native_schema.error_lines_in`) may be that choice's (`read(n, text)` deduced `It = int`), or
+    the body's own mutant's, the choice only holding the call unchanged (`read(text, n) + 1` -> `- 1`):
+    gcc names one place for each instantiation.  Both are left to the one-at-a-time path, neither
+    rejected: whichever compiles alone is still tried, and the next compile does not meet the same
+    instantiation again.  (An instantiation the original text required is the body's own doing.)"""
     own: set[Key] = set()
     apart: set[Key] = set()
     lines: set[int] = set()
     for point in error_points:
         places = [(point[i], point[i + 1]) for i in range(2, len(point) - 1, 2)]
-        line, col = next((p for p in places if schema.at(*p) is not None or schema.host_at(*p)), point[:2])
+        by = next((k for p in places if (k := schema.at(*p)) is not None), None)
+        line, col = point[:2]
         key = schema.at(line, col)
-        if key is not None:
+        if by is not None:
+            apart.add(by)
+            apart.update([key] if key is not None else schema.host_at(line, col) or [])
+        elif key is not None:
             own.add(key)
         elif host := schema.host_at(line, col):
             apart.update(host)
