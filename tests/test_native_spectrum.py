@@ -397,3 +397,18 @@ def test_the_functions_a_failing_test_crashed_in_go_first_innermost_first(tmp_pa
     static = [Suspect("src/lib.cc", "scale", 1, 1, 0.9), Suspect("src/lib.cc", "lookup", 5, 8, 0.4)]
     ranked = rerank(static, spectrum, "Lib.Lookup")
     assert [s.qualname for s in ranked][:3] == ["read_at", "lookup", "scale"]
+
+
+def test_a_function_templates_symbol_is_named_without_its_return_type(tmp_path: Path) -> None:
+    """``nm -C`` (real g++) names a function template's instance with its return type first: ``double
+    ns::scale<4, char const*>(char const*)``; the function index names it ``ns::scale``."""
+    if not (shutil.which("g++") and shutil.which("nm")):
+        pytest.skip("g++ or nm missing")
+    (tmp_path / "t.cc").write_text("namespace ns {\ntemplate <int N, class It> double scale(It p) { return *p * N; }\n}\n"
+                                   "double use(const char* p) { return ns::scale<4>(p); }\n")
+    assert subprocess.run(["g++", "-c", "t.cc"], cwd=tmp_path).returncode == 0
+    symbols = subprocess.run(["nm", "-C", "--defined-only", "t.o"], cwd=tmp_path, capture_output=True, text=True).stdout
+    demangled = [line.split(" ", 2)[2] for line in symbols.splitlines() if "scale<" in line]
+    assert demangled and demangled[0].startswith("double "), symbols
+    assert plain_name(demangled[0]) == "ns::scale"
+    assert plain_name("use(char const*)") == "use" and plain_name("operator new(unsigned long)") == "operator new"

@@ -380,3 +380,25 @@ def test_a_crash_placed_in_its_test_file_only_reads_every_test_of_the_file(tmp_p
                                file_path="tests/misc_tests.c", outcome="failed", exception_type="SegFault")
     suspects = locate_failure(record, Workspace(tmp_path))
     assert {s.qualname for s in suspects} >= {"store_count", "store_sum"}, suspects
+
+
+def test_a_failed_assert_is_the_innermost_frame(tmp_path: Path) -> None:
+    """glibc's own words for a failed ``assert()`` (real gcc, the program run here): where it stands is
+    the failure's place, though no stack trace was printed."""
+    if not shutil.which("gcc"):
+        pytest.skip("gcc missing")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "ring.c").write_text(
+        "#include <assert.h>\nint slot(int i, int n) {\n  assert(i < n);\n  return i % n;\n}\n"
+        "int wrap(int i, int n) { return i < 0 ? i + n : i; }\n")
+    (tmp_path / "ring_test.c").write_text("int slot(int, int);\nint main(void) { return slot(5, 4); }\n")
+    built = subprocess.run(["gcc", "-o", "ring_test", "ring_test.c", "src/ring.c"], cwd=tmp_path,
+                           capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    died = subprocess.run([str(tmp_path / "ring_test")], cwd=tmp_path, capture_output=True, text=True)
+    assert "Assertion" in died.stderr, died.stderr
+    record = TestFailureRecord(runner="ctest", test_name="ring_test", file_path="ring_test.c",
+                               failure_type="exception", message="Subprocess aborted\n" + died.stderr)
+    locate_failure(record, Workspace(tmp_path))
+    assert record.suspects[0].qualname == "slot", record.suspects
+    assert (record.impl_file, record.impl_line) == ("src/ring.c", 3)

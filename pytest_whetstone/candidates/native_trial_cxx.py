@@ -510,7 +510,7 @@ class CxxTrial:
         ``times`` gets each test's seconds.  A binary that ctest runs once per test runs as ctest runs
         ``tests`` (all of its tests when None), each judged by its exit status."""
         if binary.ctest and not binary.gtest:
-            return self._execute_ctest(binary, path, tests, extra_env, timeout_s)
+            return self._execute_ctest(binary, path, tests, extra_env, timeout_s, times)
         self._count += 1
         report = self.scratch / f"r{self._count}.xml"
         args = [path]
@@ -522,15 +522,20 @@ class CxxTrial:
         return code, output, gtest_results(report, times)
 
     def _execute_ctest(self, binary: Binary, path: str, tests: list[str] | None, extra_env: dict[str, str] | None,
-                       timeout_s: float | None) -> tuple[int | None, str, dict[str, str | None]]:
+                       timeout_s: float | None, times: dict[str, float] | None = None
+                       ) -> tuple[int | None, str, dict[str, str | None]]:
         """ctest's own command for each of ``tests`` with ``path`` in its executable's place: the first
-        failing exit code (else 0; None when one timed out), their output, and each one's verdict."""
+        failing exit code (else 0; None when one timed out), their output, and each one's verdict (and
+        its seconds in ``times``: the screen runs the cheap ones of several failing tests)."""
         code: int | None = 0
         outputs: list[str] = []
         results: dict[str, str | None] = {}
         for name in [t for t in tests if t in binary.ctest] if tests else sorted(binary.ctest):
             command = binary.ctest[name]
+            started = time.monotonic()
             one, output = self._spawn([path, *command.args], Path(command.cwd), extra_env, timeout_s)
+            if times is not None:
+                times[name] = time.monotonic() - started
             outputs.append(output)
             if one is None:
                 return None, "\n".join(outputs), results
