@@ -53,7 +53,9 @@ def test_the_call_that_instantiated_a_broken_body_is_blamed_not_the_body(tmp_pat
     assert swap, [m.edit.new_text for m in mutants if m.edit.start.line == 9]
     skip: set = set()
     rejected: set = set()
-    for compiles in range(1, 5):
+    compiles = 0
+    while compiles < 4:
+        compiles += 1
         schema = schema_text(rel, data, mutants, skip=frozenset(skip))
         assert schema is not None
         code, stderr = _check(tmp_path, rel, schema.text)
@@ -70,3 +72,51 @@ def test_the_call_that_instantiated_a_broken_body_is_blamed_not_the_body(tmp_pat
         if m.key in rejected:
             alone = apply_edits_text(SOURCE, [m.edit])
             assert _check(tmp_path, rel, alone)[0] != 0, f"{m.edit.new_text!r} at {m.edit.start.line} compiles alone"
+
+
+WIDTHS = """\
+#include <cassert>
+#include <cstdint>
+#include <cstdio>
+
+template <class S>
+static int bits(const S value) {
+  (void)value;
+  return 8 * sizeof(value);
+}
+
+int narrow(const uint16_t value) {
+  assert(bits(value) <= 28);
+  return value + 1;
+}
+
+int main() {
+  std::printf("%d\\n", narrow(7));
+  return 0;
+}
+"""
+
+
+def test_a_line_whose_choice_changes_the_unmutated_run_is_named(tmp_path: Path) -> None:
+    """``bits(value)`` with a choice ``value + 1`` passes an ``int`` (the branches' common type): the
+    template deduces it, ``sizeof`` says 32 bits, and the unmutated schema aborts in the assert the real
+    build passes.  The line its failure names is the one to leave out; without it the schema runs as
+    the build does."""
+    from pytest_whetstone.candidates.native_schema_errors import moved_failures
+
+    rel = "widths.cc"
+    data = WIDTHS.encode()
+    mutants = mutants_in(rel, data, 11, 14, qualname="narrow")
+    schema = schema_text(rel, data, mutants)
+    assert schema is not None and 12 in schema.lines
+    (tmp_path / rel).write_text(schema.text)
+    assert subprocess.run(["g++", "-w", "-o", "schema", rel], cwd=tmp_path).returncode == 0
+    died = subprocess.run([str(tmp_path / "schema")], cwd=tmp_path, capture_output=True, text=True)
+    assert died.returncode != 0 and "Assertion" in died.stderr, died.stderr
+    signature = f"exit {died.returncode}: {died.stderr.strip().splitlines()[-1]}"
+    assert moved_failures(schema, rel, {"F": signature}, {"F": "exit 1: 8"}) == {12}
+    again = schema_text(rel, data, mutants, skip_lines=frozenset({12}))
+    assert again is not None
+    (tmp_path / rel).write_text(again.text)
+    assert subprocess.run(["g++", "-w", "-o", "schema", rel], cwd=tmp_path).returncode == 0
+    assert subprocess.run([str(tmp_path / "schema")], capture_output=True, text=True).stdout == "8\n"

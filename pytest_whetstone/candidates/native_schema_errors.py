@@ -1,8 +1,12 @@
 """What a failed compile of a schema blames (:mod:`.native_screen` and :mod:`.native_screen_group` build them):
 the mutants whose own text holds an error, the expressions whose branches' types disagree, the lines
-left to the one-at-a-time path, and when to compile again without the risky constant choices."""
+left to the one-at-a-time path, and when to compile again without the risky constant choices; and the
+lines of a schema that compiled but whose unmutated run fails elsewhere than the build's."""
 
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 from .native_schema import Key, Schema
 
@@ -47,3 +51,18 @@ def blamed(schema: Schema, error_lines: set[int], error_points: set[tuple[int, .
         else:
             lines.add(line)
     return own, apart, (lines | (error_lines if not own and not apart else set())) & set(schema.lines)
+
+
+def moved_failures(schema: Schema, rel: str, schema_failing: dict[str, str], build_failing: dict[str, str]) -> set[int]:
+    """Lines with choices of ``rel`` where the unmutated schema's failing tests failed (an ``assert`` or a
+    check that names ``file:line``) and the real build's did not: a choice there changes the code with no
+    mutant on.  In C++ a choice's type is its branches' common type, so `BitSize(value)` with a choice
+    `value + 1` passes an `int` where a `uint16_t` went, the template deduces another type, and its
+    `sizeof` says 32 bits for 16: double-conversion's `AssignUInt16` then aborted in its assert before any
+    test reached the fault, and every mutant after it read as never reached."""
+    named = re.compile(rf"(?<![\w.-]){re.escape(Path(rel).name)}:(\d+)\b")
+    out: set[int] = set()
+    for fid, signature in schema_failing.items():
+        seen = {int(n) for n in named.findall(build_failing.get(fid, ""))}
+        out |= {int(n) for n in named.findall(signature)} - seen
+    return out & set(schema.lines)

@@ -25,7 +25,7 @@ from ..build.gate import HEADER_EXT
 from ..edits import EditError, apply_edits_text
 from .mutant import Mutant
 from .native_schema import Key, Schema, read_reach, schema_text
-from .native_schema_errors import blamed, not_constants
+from .native_schema_errors import blamed, moved_failures, not_constants
 from .native_screen_group import build_together
 from .native_search_stats import trace_row
 from .native_trial import TrialOutcome
@@ -469,8 +469,11 @@ class Screen:
             trace_row({"schema": rel, "s": round(last, 3), "mutants": len(schema.ids), "error": why[:300],
                        "error_lines": len(trial.error_lines), "error_points": len(trial.error_points)})
             if not why:
-                self.adopt(rel, state, schema, skip, trial, last)
-                return
+                moved = self.adopt(rel, state, schema, skip, trial, last)
+                if not moved:
+                    return
+                skip = skip | moved  # its unmutated run failed elsewhere: those lines' choices changed it
+                continue
             if risky and not_constants(schema, trial.error_lines):
                 risky = False
                 continue
@@ -494,12 +497,18 @@ class Screen:
                               "screened mutant")
 
     def adopt(self, rel: str, state: _FileState, schema: Schema, skip: frozenset[int], trial: SchemaTrial,
-              compile_s: float) -> None:
+              compile_s: float) -> frozenset[int]:
         """A schema that compiled: used when its unmutated failing tests fail as in the real build
-        (:meth:`_sound`), with the limits its screened runs get from that run."""
+        (:meth:`_sound`), with the limits its screened runs get from that run.  When they fail at a line
+        of the file the build's failure did not name, that line's choices are returned instead, to be left
+        out of the next compile (:func:`.native_schema_errors.moved_failures`)."""
         sound = self._sound(rel, schema, trial)
         if sound is None:
-            return
+            return frozenset()
+        moved = moved_failures(schema, rel, sound.failing, self.base.failing) - skip
+        if moved and self.deadline - time.monotonic() > 2 * compile_s:
+            self.notes.append(f"schema of {rel}: its unmutated tests failed at line {min(moved)}, the build's did not")
+            return frozenset(moved)
         sound = self._faster(rel, schema, trial, sound, compile_s)
         state.schema, state.plain, state.reached = schema, sound.failing, sound.reached
         state.skipped = skip
@@ -520,6 +529,7 @@ class Screen:
                               else max(_floor(trial, self.timeout_s), SCHEMA_RUN_FACTOR * plain_s + RUN_MARGIN_S))
         state.dropped = len(state.mutants) - len(schema.ids) - len(state.rejected)
         state.own_text = self._own_text(rel, state, trial)
+        return frozenset()
 
     def _sound(self, rel: str, schema: Schema, trial: SchemaTrial) -> _Plain | None:
         """With no mutant switched on, the schema fails the tests the unchanged code failed, and only
