@@ -497,15 +497,15 @@ class Screen:
                               "screened mutant")
 
     def adopt(self, rel: str, state: _FileState, schema: Schema, skip: frozenset[int], trial: SchemaTrial,
-              compile_s: float) -> frozenset[int]:
+              compile_s: float, mend: bool = True) -> frozenset[int]:
         """A schema that compiled: used when its unmutated failing tests fail as in the real build
-        (:meth:`_sound`), with the limits its screened runs get from that run.  When they fail at a line
-        of the file the build's failure did not name, that line's choices are returned instead, to be left
-        out of the next compile (:func:`.native_schema_errors.moved_failures`)."""
+        (:meth:`_sound`), with the limits its screened runs get from that run.  Failing at a line the
+        build's failure did not name, the line is returned instead, its choices left out of the next compile
+        (:func:`.native_schema_errors.moved_failures`; not ``mend``: headers compiled together)."""
         sound = self._sound(rel, schema, trial)
         if sound is None:
             return frozenset()
-        moved = moved_failures(schema, rel, sound.failing, self.base.failing) - skip
+        moved = moved_failures(schema, rel, sound.failing, self.base.failing) - skip if mend else set()
         if moved and self.deadline - time.monotonic() > 2 * compile_s:
             self.notes.append(f"schema of {rel}: its unmutated tests failed at line {min(moved)}, the build's did not")
             return frozenset(moved)

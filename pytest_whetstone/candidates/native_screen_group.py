@@ -93,7 +93,7 @@ def _compile_together(screen: Screen, members: list[tuple[str, _FileState]], tri
         if not why:
             screen.notes.append(f"schemata of {', '.join(schemata)}: compiled together")
             for rel, schema in schemata.items():
-                screen.adopt(rel, state_of[rel], schema, skips[rel], trial, last)
+                screen.adopt(rel, state_of[rel], schema, skips[rel], trial, last, mend=False)
             return True
         named = {rel: errors.get(rel, (set(), set())) for rel in schemata}
         named_any = any(lines for lines, _points in named.values())  # the files' errors read together

@@ -96,7 +96,8 @@ class CxxTrial:
         self._written_dirs: set[str] = set()  # a test run wrote files there: runs there take turns (all trials)
         self._turns = threading.Lock()
         self.error_lines: set[int] = set()  # lines of the mutated file the last failed compile named
-        self.error_points: set[tuple[int, ...]] = set()  # (line, byte column) of its errors there
+        # (line, byte column) of its errors there, each followed by the places that required its instantiation
+        self.error_points: set[tuple[int, ...]] = set()
         # the last failed compile of several files' schemata (prepare_schemata): rel -> its lines and points
         self.errors_by_file: dict[str, tuple[set[int], set[tuple[int, ...]]]] = {}
 
