@@ -90,6 +90,8 @@ def test_the_user_binary_is_read_test_by_test_past_the_test_it_dies_in(proj: Pat
         assert code not in (0, None)
         assert verdicts["Pool.Slots"] and verdicts["Pool.Slots"].startswith("crashed")
         assert verdicts["Pool.Half"] is None and verdicts["Pool.Last"] is None  # run after the death
+        code, first = run_whole(trial._execute, binary, binary.path, resumes=0)  # the screen's: one run
+        assert first == {"Pool.Slots": verdicts["Pool.Slots"]}
     finally:
         trial.close()
 

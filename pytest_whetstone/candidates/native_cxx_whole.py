@@ -25,19 +25,22 @@ class Execute(Protocol):
 
 
 def run_whole(execute: Execute, binary: Binary, path: str, extra_env: dict[str, str] | None = None,
-              timeout_s: float | None = None) -> tuple[int | None, dict[str, str | None]]:
-    """(exit code of the first run, None when a run timed out; each test's verdict, None when it passed)."""
+              timeout_s: float | None = None, resumes: int = RESUMES) -> tuple[int | None, dict[str, str | None]]:
+    """(exit code of the first run, None when a run timed out; each test's verdict, None when it passed).
+    ``resumes``: how many runs past a dead test at most (0: the first run's output alone, which still
+    names the test it died in: the screen's check of a screened fix, where a mutant that kills tests is
+    common and each run again would cost a time limit; the validation's own check runs on)."""
     code, output, results = execute(binary, path, None, extra_env, timeout_s)
     if not binary.gtest or code in (0, None) or results:
         return code, results
     verdicts: dict[str, str | None] = {}
-    for resumed in range(RESUMES + 1):
+    for resumed in range(resumes + 1):
         ended, died_in = test_progress(output)
         verdicts.update((name, None if passed else "failed") for name, passed in ended.items())
         if not died_in:  # it died outside any test (a global set-up): there is nothing to run past
             break
         verdicts[died_in] = f"crashed (exit {code})"
-        if resumed == RESUMES:
+        if resumed == resumes:
             break
         # gtest's negative filter: every test but those that already ended or died
         again, output, results = execute(binary, path, ["-" + ":".join(verdicts)], extra_env, timeout_s)

@@ -28,7 +28,7 @@ from ..process import dir_stamp, run_bounded
 from ..records import TestFailureRecord
 from .gtest_report import gtest_results, last_line, passed_so_far
 from .native_cxx_binaries import Binary, test_binaries
-from .native_cxx_whole import run_whole
+from .native_cxx_whole import RESUMES, run_whole
 from .native_link_objects import SCHEMA_FLAGS, LinkObjects, quiet
 from .native_schema import ENV as SCHEMA_ENV
 from .native_schema import REACHED_ENV, SPINS_ENV, error_lines_in, read_reached
@@ -147,16 +147,16 @@ class CxxTrial:
         built = self._build(rel, text, self._schema_binaries(rel), schema=True)
         if isinstance(built, str):
             return SuiteOutcome(False, error=built)
-        return self._wider(built, {SCHEMA_ENV: str(mutant_id)}, timeout_s)
+        return self._wider(built, {SCHEMA_ENV: str(mutant_id)}, timeout_s, resumes=0)
 
     def _wider(self, built: list[tuple[Binary, str]], extra_env: dict[str, str] | None,
-               timeout_s: float | None) -> SuiteOutcome:
+               timeout_s: float | None, resumes: int = RESUMES) -> SuiteOutcome:
         covered: list[str] = []
         failed: list[str] = []
         others: dict[str, bool] = {}
         for binary, path in built:
             covered.append(os.path.relpath(binary.path, self.workspace))
-            code, results = run_whole(self._execute, binary, path, extra_env, timeout_s)
+            code, results = run_whole(self._execute, binary, path, extra_env, timeout_s, resumes)
             if code is None:
                 return SuiteOutcome(False, covered, error=f"{Path(binary.path).name} timed out")
             known = set(binary.failing.values())  # failing before the change: not a breakage
