@@ -138,7 +138,11 @@ def _gtest_binary(tmp_path: Path, source: str) -> Path:
 
 class _Binary:
     def __init__(self, path: str, tests: dict[str, str]) -> None:
-        self.path, self.tests, self.gtest = path, tests, True
+        self.path, self.tests, self.gtest, self.ctest = path, tests, True, {}
+
+    @property
+    def per_test(self) -> bool:  # as Binary.per_test: no ctest test stands for one of these
+        return self.gtest
 
 
 def test_the_spectrum_runs_each_test_alone_failing_first(tmp_path: Path) -> None:
