@@ -80,6 +80,7 @@ _ASSERT_AT = re.compile(r"(?:^|: )(?P<file>/?[^\s:]+\.\w+):(?P<line>\d+): .*: As
                         r"|^Assertion failed: .*, function \S+, file (?P<bfile>\S+), line (?P<bline>\d+)\.$"
                         r"|^Assertion failed: .* \((?P<mfile>[^\s:]+): [^:]*: (?P<mline>\d+)\)$")
 _FILE_GROUPS = (("file", "line"), ("bfile", "bline"), ("mfile", "mline"))
+MAX_ASSERT_LINE = 4000  # the C library's line is short; a longer one is some output of the test's
 
 
 @dataclass
@@ -235,7 +236,7 @@ def stack_frames(record: TestFailureRecord, ws: Workspace) -> list[Frame]:
     for raw in text.splitlines()[:400]:
         line = raw.rstrip()
         m = _SAN_FRAME.match(line) or _GDB_FRAME.match(line) or _RUNTIME_ERR.match(line) or _JS_FRAME.search(line) \
-            or _ASSERT_AT.search(line)
+            or ("Assertion" in line and len(line) <= MAX_ASSERT_LINE and _ASSERT_AT.search(line) or None)
         if not m:
             continue
         file, at = next((m.group(f), m.group(n)) for f, n in _FILE_GROUPS if m.groupdict().get(f))
