@@ -92,6 +92,9 @@ def test_the_user_binary_is_read_test_by_test_past_the_test_it_dies_in(proj: Pat
         assert verdicts["Pool.Half"] is None and verdicts["Pool.Last"] is None  # run after the death
         code, first = run_whole(trial._execute, binary, binary.path, resumes=0)  # the screen's: one run
         assert first == {"Pool.Slots": verdicts["Pool.Slots"]}
+        # a death in a test that was passing already rejects: nothing past it is run
+        assert run_whole(trial._execute, binary, binary.path, known=set())[1] == first
+        assert run_whole(trial._execute, binary, binary.path, known={"Pool.Slots"})[1] == verdicts
     finally:
         trial.close()
 

@@ -25,11 +25,14 @@ class Execute(Protocol):
 
 
 def run_whole(execute: Execute, binary: Binary, path: str, extra_env: dict[str, str] | None = None,
-              timeout_s: float | None = None, resumes: int = RESUMES) -> tuple[int | None, dict[str, str | None]]:
+              timeout_s: float | None = None, resumes: int = RESUMES, known: set[str] | None = None
+              ) -> tuple[int | None, dict[str, str | None]]:
     """(exit code of the first run, None when a run timed out; each test's verdict, None when it passed).
     ``resumes``: how many runs past a dead test at most (0: the first run's output alone, which still
     names the test it died in: the screen's check of a screened fix, where a mutant that kills tests is
-    common and each run again would cost a time limit; the validation's own check runs on)."""
+    common and each run again would cost a time limit).  ``known``: the tests failing before the change;
+    a death in any other test already says the change broke one, and nothing past it is run (None: the
+    user's own binary, read whole)."""
     code, output, results = execute(binary, path, None, extra_env, timeout_s)
     if not binary.gtest or code in (0, None) or results:
         return code, results
@@ -40,7 +43,7 @@ def run_whole(execute: Execute, binary: Binary, path: str, extra_env: dict[str, 
         if not died_in:  # it died outside any test (a global set-up): there is nothing to run past
             break
         verdicts[died_in] = f"crashed (exit {code})"
-        if resumed == resumes:
+        if resumed == resumes or (known is not None and died_in not in known):
             break
         # gtest's negative filter: every test but those that already ended or died
         again, output, results = execute(binary, path, ["-" + ":".join(verdicts)], extra_env, timeout_s)

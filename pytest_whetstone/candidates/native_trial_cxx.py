@@ -156,10 +156,10 @@ class CxxTrial:
         others: dict[str, bool] = {}
         for binary, path in built:
             covered.append(os.path.relpath(binary.path, self.workspace))
-            code, results = run_whole(self._execute, binary, path, extra_env, timeout_s, resumes)
+            known = set(binary.failing.values())  # failing before the change: not a breakage
+            code, results = run_whole(self._execute, binary, path, extra_env, timeout_s, resumes, known)
             if code is None:
                 return SuiteOutcome(False, covered, error=f"{Path(binary.path).name} timed out")
-            known = set(binary.failing.values())  # failing before the change: not a breakage
             new = [name for name, sig in results.items() if sig is not None and name not in known]
             whole = code != 0 and not new and not (known and (results or not binary.per_test))
             if new or whole:  # failing so in the user's own binary too (a failure the run could not place)?
