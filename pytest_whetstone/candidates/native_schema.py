@@ -577,8 +577,8 @@ def error_lines_in(diagnostics: list[BuildErrorRecord], path: Path) -> tuple[set
         required: list[int] = []
         if d.line and here(d.file_path):
             lines.add(d.line)
-        if any(n.message.startswith("In instantiation of") for n in d.notes):
-            block = []  # gcc names an instantiation once, before its first error; the others in it follow
+        # gcc names an instantiation once, before its first error; the others in it follow
+        opens = any(n.message.startswith("In instantiation of") for n in d.notes)
         for n in d.notes:
             if n.line and here(n.file_path) and not n.message.startswith("included from"):
                 lines.add(n.line)
@@ -589,7 +589,7 @@ def error_lines_in(diagnostics: list[BuildErrorRecord], path: Path) -> tuple[set
                     points.add((n.line, n.col))
                 elif d.severity == "error" and _REQUIRED.search(n.message):
                     required += [n.line, n.col]
-        block = required if any(n.message.startswith("In instantiation of") for n in d.notes) else block
+        block = required if opens else block
         if d.line and here(d.file_path) and d.severity == "error":
             points.add((d.line, d.col, *(required or block)))
     return lines, points

@@ -487,6 +487,8 @@ class CxxTrial:
                 done = passed_so_far(output)
                 out.passed.update(fid for fid, name in wanted.items() if name in done)
             return
+        # a gtest binary that died in one test: those that ended before it say so in its output
+        ended = passed_so_far(output) if binary.gtest and not results else set()
         for failure_id, name in wanted.items():
             if binary.per_test and name in results:
                 sig = results[name]
@@ -494,7 +496,7 @@ class CxxTrial:
                     out.passed.add(failure_id)
                 else:
                     out.failing[failure_id] = sig
-            elif binary.gtest and not results and name in passed_so_far(output):  # another test died after it
+            elif name in ended:
                 out.passed.add(failure_id)
             elif binary.per_test and not results:
                 out.failing[failure_id] = f"crashed (exit {code}): {last_line(output)}"
