@@ -97,26 +97,70 @@ int main() {
 """
 
 
-def test_a_line_whose_choice_changes_the_unmutated_run_is_named(tmp_path: Path) -> None:
-    """``bits(value)`` with a choice ``value + 1`` passes an ``int`` (the branches' common type): the
-    template deduces it, ``sizeof`` says 32 bits, and the unmutated schema aborts in the assert the real
-    build passes.  The line its failure names is the one to leave out; without it the schema runs as
-    the build does."""
-    from pytest_whetstone.candidates.native_schema_errors import moved_failures
+def _run(tmp: Path, rel: str, text: str) -> subprocess.CompletedProcess[str]:
+    (tmp / rel).write_text(text)
+    assert subprocess.run(["g++", "-w", "-o", "schema", rel], cwd=tmp).returncode == 0
+    return subprocess.run([str(tmp / "schema")], cwd=tmp, capture_output=True, text=True)
 
+
+def test_a_widening_choice_keeps_the_original_type(tmp_path: Path) -> None:
+    """``bits(value)`` with a choice ``value + 1``: the branches' common type would be ``int``, the template
+    would deduce it, ``sizeof`` would say 32 bits and the unmutated schema abort in an assert the real
+    build passes.  Each widening branch is cast to the original's type, so the unmutated schema runs as
+    the build does; switched on, ``value + 1`` still counts one more."""
     rel = "widths.cc"
     data = WIDTHS.encode()
     mutants = mutants_in(rel, data, 11, 14, qualname="narrow")
     schema = schema_text(rel, data, mutants)
     assert schema is not None and 12 in schema.lines
-    (tmp_path / rel).write_text(schema.text)
-    assert subprocess.run(["g++", "-w", "-o", "schema", rel], cwd=tmp_path).returncode == 0
-    died = subprocess.run([str(tmp_path / "schema")], cwd=tmp_path, capture_output=True, text=True)
-    assert died.returncode != 0 and "Assertion" in died.stderr, died.stderr
+    assert "(__typeof__(value))(value + 1)" in schema.text
+    plain = _run(tmp_path, rel, schema.text)
+    assert plain.returncode == 0 and plain.stdout == "8\n", plain.stderr
+    plus = next(m for m in mutants if m.edit.start.line == 13 and m.edit.new_text == "2")
+    switched = subprocess.run([str(tmp_path / "schema")], cwd=tmp_path, capture_output=True, text=True,
+                              env={"WHETSTONE_MUTANT": str(schema.ids[plus.key])})
+    assert switched.stdout == "9\n", switched
+
+
+OVERLOADS = """#include <cassert>
+#include <cstdio>
+
+template <class S>
+static int bits(const S value) {
+  (void)value;
+  return 8 * sizeof(value);
+}
+
+static short wide(int a, long b) { return (short)(a + b); }
+static long wide(long a, int b) { return a - b; }
+
+int check(int a, long b) {
+  assert(bits(wide(a, b)) == 16);
+  return (int)wide(a, b);
+}
+
+int main() {
+  std::printf("%d\\n", check(3, 4L));
+  return 0;
+}
+"""
+
+
+def test_a_line_whose_choice_changes_the_unmutated_run_is_named(tmp_path: Path) -> None:
+    """A call keeps its branch uncast (a reference returned must not become a copy), so swapping
+    ``wide(a, b)`` into ``wide(b, a)`` picks the other overload and the branches' common type changes what
+    ``bits`` deduces: the unmutated schema aborts in the assert the real build passes.  The line its
+    failure names is the one to leave out; without it the schema runs as the build does."""
+    from pytest_whetstone.candidates.native_schema_errors import moved_failures
+
+    rel = "overloads.cc"
+    data = OVERLOADS.encode()
+    mutants = [m for m in mutants_in(rel, data, 13, 16, qualname="check") if m.edit.start.line == 14]
+    schema = schema_text(rel, data, mutants)
+    assert schema is not None and 14 in schema.lines
+    died = _run(tmp_path, rel, schema.text)
+    assert died.returncode != 0 and "Assertion" in died.stderr, (died.stderr, [m.edit.new_text for m in mutants])
     signature = f"exit {died.returncode}: {died.stderr.strip().splitlines()[-1]}"
-    assert moved_failures(schema, rel, {"F": signature}, {"F": "exit 1: 8"}) == {12}
-    again = schema_text(rel, data, mutants, skip_lines=frozenset({12}))
-    assert again is not None
-    (tmp_path / rel).write_text(again.text)
-    assert subprocess.run(["g++", "-w", "-o", "schema", rel], cwd=tmp_path).returncode == 0
-    assert subprocess.run([str(tmp_path / "schema")], capture_output=True, text=True).stdout == "8\n"
+    assert moved_failures(schema, rel, {"F": signature}, {"F": "exit 0: 7"}) == {14}
+    again = schema_text(rel, data, mutants, skip_lines=frozenset({14}))
+    assert again is None or _run(tmp_path, rel, again.text).stdout == "7\n"

@@ -37,6 +37,7 @@ from ..records import BuildErrorRecord
 from . import native_schema_js
 from .mutant import Mutant
 from .native_mutant_tree import parse as _parse
+from .native_schema_types import cast_for
 
 ENV = "WHETSTONE_MUTANT"  # named in PRELUDE too
 MAX_SCHEMA_MUTANTS = 4000  # per file (below the prelude's REACH_SLOTS); at -O0 a choice costs the compile little
@@ -134,16 +135,19 @@ static int whetstone_spin_(void) {
 }
 static int whetstone_reach_(int lo, int hi) {
   int id;
-  __atomic_add_fetch(&whetstone_evals_, 1, __ATOMIC_RELAXED);
-  if (lo < @REACH_SLOTS@) __atomic_add_fetch(&whetstone_runs_[lo], 1, __ATOMIC_RELAXED);
-  if (lo < @REACH_SLOTS@ && __atomic_load_n(&whetstone_seen_[lo], __ATOMIC_RELAXED))
-    return 0; /* a host's ids are marked together: its first says it ran before */
   for (id = lo; id <= hi && id < @REACH_SLOTS@; ++id)
     if (!__atomic_exchange_n(&whetstone_seen_[id], (unsigned char)1, __ATOMIC_RELAXED))
       whetstone_sys_(1, whetstone_reach_fd_, (long)&id, (long)sizeof id);
   return 0;
 }
-#define whetstone_enter_(lo, hi) ((whetstone_reach_fd_ >= 0 ? whetstone_reach_(lo, hi) : 0), whetstone_ready_(), \
+/* counts, not exact under threads: a relaxed load and store (no locked add), inline (no call at -O0) */
+#define whetstone_count_(v) __atomic_store_n(&(v), __atomic_load_n(&(v), __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED)
+#define whetstone_seen_at_(lo) \
+  ((lo) < @REACH_SLOTS@ ? (whetstone_count_(whetstone_runs_[lo]), __atomic_load_n(&whetstone_seen_[lo], __ATOMIC_RELAXED)) : 0)
+/* a host's ids are marked together: its first says it ran before */
+#define whetstone_mark_(lo, hi) \
+  (whetstone_count_(whetstone_evals_), whetstone_seen_at_(lo) ? 0 : whetstone_reach_(lo, hi))
+#define whetstone_enter_(lo, hi) ((whetstone_reach_fd_ >= 0 ? whetstone_mark_(lo, hi) : 0), whetstone_ready_(), \
   ((unsigned)(whetstone_now_ - (lo)) <= (unsigned)((hi) - (lo)) ? whetstone_spin_() : 0))
 #else
 #define whetstone_enter_(lo, hi) whetstone_ready_()
@@ -201,6 +205,7 @@ class _Host:
     line: int  # 1-based
     bare: bool = False  # a whole JS expression statement: written without the outer parenthesis
     truth: bool = False  # C/C++ reads only its truth: every branch written as `!!(...)` (see _tests_truth)
+    kind: str = ""  # C/C++: the tree node's type, which says whether a branch is cast to it (:mod:`.native_schema_types`)
     choices: list[tuple[int, bytes]] = field(default_factory=list)  # (mutant id, the host's mutated bytes)
 
 
@@ -256,7 +261,8 @@ def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: fro
         if line in skip_lines or (not js and (_directive(data, starts, line) or not _flattens(data[start:end]))):
             continue  # the rewrite must stay outside the preprocessor
         schema.risky += context == RISKY
-        host = hosts.setdefault((start, end), _Host(start, end, line, bare, truth=not js and _tests_truth(node, data)))
+        host = hosts.setdefault((start, end), _Host(start, end, line, bare, truth=not js and _tests_truth(node, data),
+                                                          kind="" if js else node.type))
         mid = len(schema.ids) + 1
         # a host over several lines keeps them in its original text; each mutated copy is one line (the
         # host's first), so every line the compiler names is still the user's
@@ -370,10 +376,20 @@ def _render(data: bytes, hosts: list[_Host], i: int, start: int, end: int, out: 
         out.put(b"" if host.bare else b"(")
         first, last = host.choices[0][0], host.choices[-1][0]
         truth = b"!!(" if host.truth else b"("
+        original = _one_line(data[host.start:host.end]) if host.kind and not host.truth else b""
+        ranged = bool(host.kind)  # C/C++: one test of the id's range first, the choices only within it
+        if ranged:
+            inside = f"whetstone_now_ == {first}" if first == last else \
+                f"(unsigned)(whetstone_now_ - {first}) <= {last - first}u"
+            out.put(f"(whetstone_enter_({first}, {last}), {inside}) ? (".encode())
         for mid, new in host.choices:
-            out.put(f"{guard(first, mid, last)} ? ".encode() + truth)
+            if not ranged:
+                out.put(f"{guard(first, mid, last)} ? ".encode())
+            elif mid != last:
+                out.put(f"whetstone_now_ == {mid} ? ".encode())
+            out.put((cast_for(host.kind, original, new) if original else b"") + truth)
             out.spans.append((out.at, out.at + len(new), mid))
-            out.put(new + b") : ")
+            out.put(new + (b")) : " if ranged and mid == last else b") : "))
         out.put(truth)
         out.hosts.append((begin, out.at, [mid for mid, _ in host.choices]))  # its guards and choices, one line
         i = _render(data, hosts, i + 1, host.start, host.end, out, guard)
