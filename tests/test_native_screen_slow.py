@@ -255,11 +255,11 @@ def test_a_fault_that_makes_the_failing_test_run_long_is_screened_at_a_unit_test
     build's time, not waited for to its end, and each screened run gets what a fixed unit test needs
     (NEVER_ENDED_RUN_S), not five times a run that only ended because the counter wrapped; a mutant in the
     loop that still does not end is stopped once its expression has run a million times."""
-    from pytest_whetstone.candidates import native_screen
+    from pytest_whetstone.candidates import native_screen_plain
     from pytest_whetstone.candidates.native_screen import NEVER_ENDED_RUN_S
 
-    monkeypatch.setattr(native_screen, "SLOW_BASE_S", 0.2)
-    monkeypatch.setattr(native_screen, "NEVER_ENDED_SOUND_S", 0.2)
+    monkeypatch.setattr(native_screen_plain, "SLOW_BASE_S", 0.2)
+    monkeypatch.setattr(native_screen_plain, "NEVER_ENDED_SOUND_S", 0.2)
     proj = build_make_geo(tmp_path / "geo", geo_cc=WRAPPING_GEO_CC, geo_test=WRAPPING_TEST)
     failure = geo_failure(proj, "Countdown", Suspect("src/geo.cc", "countdown", 3, 9, 1.0))
     trial, why = cxx_trial([failure], proj, proj / ".whetstone", timeout_s=30.0)

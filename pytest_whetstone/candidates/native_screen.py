@@ -13,20 +13,20 @@ from __future__ import annotations
 
 import os
 import queue
-import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Protocol
 
 from ..build.gate import HEADER_EXT
 from ..edits import EditError, apply_edits_text
 from .mutant import Mutant
-from .native_schema import Key, Schema, read_reach, schema_text
+from .native_schema import Key, Schema, schema_text
 from .native_schema_errors import blamed, moved_failures, not_constants
 from .native_screen_group import build_together
+from .native_screen_plain import cheap_tests, faster, plain_run
 from .native_search_stats import trace_row
 from .native_trial import TrialOutcome
 
@@ -38,7 +38,7 @@ MAX_COMPILES = 8
 HEADER_UNITS = 4  # a header's schema is taken to cost this many source compiles, until one was built
 HEADER_COMPILES = 1  # ... then this many of the longest header schema compile (a second, after errors, is
 # started only while twice the first's time is left: _prepare)
-# A screened run's limit: at least RUN_FLOOR_S, else a few times the baseline's, or a few times the
+# A screened run's limit: at least RUN_FLOOR_S, else BASE_FACTOR times the baseline's (of the tests it covers), or a few times the
 # unmutated schema's run (built at -O0, numeric code runs many times slower than the real build: a limit
 # from the baseline alone would time every one of its runs out), or ENDED_FACTOR times the longest run of
 # the file's mutants that ended (a mutant that lets the failing test go further shows how long it takes).
@@ -48,6 +48,7 @@ HEADER_COMPILES = 1  # ... then this many of the longest header schema compile (
 # start on a busy machine; a fix stopped after its failing tests passed gets the longer limit anyway.
 RUN_FLOOR_S = 0.15
 RUN_MARGIN_S = 0.1
+BASE_FACTOR = 5.0
 IN_PROCESS_FLOOR_S = 0.4  # a screened run in a warm JS process: a collection pause, no process start
 SCHEMA_RUN_FACTOR = 5.0
 ENDED_FACTOR = 3.0
@@ -56,16 +57,6 @@ ENDED_FACTOR = 3.0
 # jsonnet lexer mutant: the failing tests passed, then one never ended) costs this, not the search's
 # whole remaining time
 LONGER_S = 3.0
-# an unmutated schema run this slow, and this many times the real build's, is worth a compile with the
-# optimizer (-O1): dense numeric code with a choice in every operation runs several times faster then,
-# while most files' tests run in milliseconds either way and keep the cheaper -O0 compile
-SLOW_RUN_S = 0.15
-SLOW_RUN_FACTOR = 3.0
-# A screened run runs only the failing tests that cost little in the schema (at most twice the cheapest,
-# or this many seconds) when the others cost at least PROBE_SAVES_S: a k-means test among quick ones set
-# the price of every mutant.  A mutant that makes them pass is compiled alone and runs them all.
-PROBE_FLOOR_S = 0.02
-PROBE_SAVES_S = 0.05
 # Failing tests spread over this many test binaries or more (a fault in code every test runs: cJSON's
 # parse_value fails a dozen Unity binaries) cost a process each per screened run, however short their
 # tests: a screened run then covers the binary with the most of them, and a mutant that makes those
@@ -91,13 +82,8 @@ WIDER_MAX_S = 5.0  # whole binaries slower than this on the unmutated schema are
 # more, with those first, when the time left holds REBUILD_ROOM of its compiles.
 REBUILD_MIN = 10
 REBUILD_ROOM = 4
-# Failing tests that ran SLOW_BASE_S or more in the real build: often a loop the fault made endless, cut by
-# the address-space cap or ending only when memory ran out.  At -O0 the schema may take many times that to
-# get there: its unmutated run is checked for not passing within the real build's time (or
-# NEVER_ENDED_SOUND_S), and when it did not end by then a screened run gets NEVER_ENDED_RUN_S, what a fixed
-# unit test takes, not a multiple of a run that never ended
-SLOW_BASE_S = 1.0
-NEVER_ENDED_SOUND_S = 1.0
+# a screened run's limit when the unmutated schema's run of failing tests slow in the real build did not end
+# (:data:`.native_screen_plain.SLOW_BASE_S`): what a fixed unit test takes, not a multiple of a run that never ended
 NEVER_ENDED_RUN_S = 0.5
 OWN_TEXT_SHARE = 0.85  # a mutant runs as its own text when that is this much faster than the schema
 # the choice a mutant's own text runs with: no choice to switch on, yet no unmutated run (0 is that: the
@@ -113,18 +99,6 @@ class SchemaTrial(Protocol):
 
     def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
                    only: set[str] | None = None, spins: int = 0) -> TrialOutcome: ...
-
-
-class _Plain(NamedTuple):
-    """The unmutated schema's run of the failing tests (:meth:`Screen._sound`)."""
-
-    failing: dict[str, str]  # failure id -> its signature there
-    reached: set[int] | None  # the mutant ids those tests reached (None: not recorded)
-    seconds: float
-    test_s: dict[str, float]  # failure id -> its seconds there
-    evaluations: int | None = None  # how many times mutated expressions ran in all (None: not recorded)
-    runs: dict[int, int] | None = None  # a host's first id -> how many times its expression ran (HOST_SPIN_FLOOR)
-    never_ended: bool = False  # the run was stopped at its limit (see SLOW_BASE_S)
 
 
 @dataclass
@@ -166,13 +140,21 @@ class Screen:
         self.base = base
         self.original = original  # rel -> the file's text (None: unreadable)
         self.deadline = deadline
-        self.timeout_s = min(timeout_s, max(RUN_FLOOR_S, 5 * base.seconds + RUN_MARGIN_S))
+        self.timeout_s = min(timeout_s, max(RUN_FLOOR_S, BASE_FACTOR * base.seconds + RUN_MARGIN_S))
         self.long_timeout_s = timeout_s  # a run that was passing the failing tests when it was stopped
         self.longer = 0  # runs given that longer limit
         self.spun = 0  # screened runs the bound on their mutant's expression ended (see SPIN_FACTOR)
         self.files: dict[str, _FileState] = {}
         self.lock = threading.Lock()
         self.notes: list[str] = []
+
+    def base_limit(self, tests: set[str]) -> float:
+        """A screened run's least limit when it covers ``tests`` alone: a few times what they took in the
+        baseline (all the failing tests' limit when it did not time each)."""
+        if not all(fid in self.base.test_s for fid in tests):
+            return self.timeout_s
+        return min(self.timeout_s, max(RUN_FLOOR_S, BASE_FACTOR * sum(self.base.test_s[fid] for fid in tests)
+                                       + RUN_MARGIN_S))
 
     @property
     def compile_s(self) -> list[float]:
@@ -499,95 +481,45 @@ class Screen:
     def adopt(self, rel: str, state: _FileState, schema: Schema, skip: frozenset[int], trial: SchemaTrial,
               compile_s: float, mend: bool = True) -> frozenset[int]:
         """A schema that compiled: used when its unmutated failing tests fail as in the real build
-        (:meth:`_sound`), with the limits its screened runs get from that run.  Failing at a line the
+        (:func:`.native_screen_plain.plain_run`), with the limits its screened runs get from that run.  Failing at a line the
         build's failure did not name, the line is returned instead, its choices left out of the next compile
         (:func:`.native_schema_errors.moved_failures`; not ``mend``: headers compiled together)."""
-        sound = self._sound(rel, schema, trial)
+        sound = plain_run(self, rel, schema, trial)
         if sound is None:
             return frozenset()
-        moved = moved_failures(schema, rel, sound.failing, self.base.failing) - skip if mend else set()
+        moved = moved_failures(schema, rel, sound.failing, self.base.failing) - skip \
+            if mend and not sound.too_slow else set()
         if moved and self.deadline - time.monotonic() > 2 * compile_s:
             self.notes.append(f"schema of {rel}: its unmutated tests failed at line {min(moved)}, the build's did not")
             return frozenset(moved)
-        sound = self._faster(rel, schema, trial, sound, compile_s)
+        sound = faster(self, rel, schema, trial, sound, compile_s)
+        if sound is None:
+            return frozenset()
         state.schema, state.plain, state.reached = schema, sound.failing, sound.reached
         state.skipped = skip
+        floor = self.timeout_s
+        focused, state.probe = state.probe, cheap_tests(sound.test_s) or state.probe
+        if state.probe is not None and state.probe != focused:
+            self.notes.append(f"schema of {rel}: {len(state.probe)} of {len(sound.test_s)} failing "
+                              "tests per screened mutant, the cheap ones there")
+            # a screened run's limits come from what it runs: the cheap tests' own counts and times, not those
+            # of tests it leaves out (double-conversion: 2.6 s unmutated, its cheap test's runs 0.01 s)
+            cheap = plain_run(self, rel, schema, trial)
+            sound = cheap if cheap is not None and not (cheap.too_slow or cheap.never_ended) else sound._replace(
+                seconds=sound.seconds - sum(t for fid, t in sound.test_s.items() if fid not in state.probe))
+            floor = self.base_limit(state.probe)
         # a run that never ended counted nothing: a mutant's own expression run a million times is in the
         # loop that still does not end (the fix's runs a few times)
         state.spins = 0 if SPIN_FACTOR <= 0 else SPIN_FLOOR if sound.never_ended \
             else int(max(SPIN_FLOOR, SPIN_FACTOR * sound.evaluations)) if sound.evaluations else 0
         state.runs = sound.runs or {}
-        plain_s = sound.seconds
-        focused, state.probe = state.probe, cheap_tests(sound.test_s) or state.probe
-        if state.probe is not None and state.probe != focused:
-            plain_s -= sum(t for fid, t in sound.test_s.items() if fid not in state.probe)
-            self.notes.append(f"schema of {rel}: {len(state.probe)} of {len(sound.test_s)} failing "
-                              "tests per screened mutant, the cheap ones there")
         # a trial whose screened runs share one warm process (JS) pays no process start per run: the
         # baseline's time, a process's, says nothing of a run's there
         state.timeout_s = min(self.long_timeout_s, _floor(trial, NEVER_ENDED_RUN_S) if sound.never_ended
-                              else max(_floor(trial, self.timeout_s), SCHEMA_RUN_FACTOR * plain_s + RUN_MARGIN_S))
+                              else max(_floor(trial, floor), SCHEMA_RUN_FACTOR * sound.seconds + RUN_MARGIN_S))
         state.dropped = len(state.mutants) - len(schema.ids) - len(state.rejected)
         state.own_text = self._own_text(rel, state, trial)
         return frozenset()
-
-    def _sound(self, rel: str, schema: Schema, trial: SchemaTrial) -> _Plain | None:
-        """With no mutant switched on, the schema fails the tests the unchanged code failed, and only
-        those: their signatures there, the mutants those tests reached (None when it does not), and
-        how long they took.  The words may differ (a crash at -O0); a screened fix is compiled alone
-        with the real flags before it counts.  The unchanged code ends, so this one run may take the
-        long limit: -O0 is slower, never endless.  Unless the failing tests were slow in the real build too
-        (SLOW_BASE_S): then not passing within that time is failing as they did."""
-        limit = max(self.timeout_s, min(self.long_timeout_s, self.deadline - time.monotonic()))
-        slow = self.base.seconds >= SLOW_BASE_S
-        if slow:
-            limit = min(limit, max(NEVER_ENDED_SOUND_S, self.base.seconds))
-        probe = self.files[rel].probe if rel in self.files else None  # a focused schema's binary (_prepare)
-        failing = {fid: sig for fid, sig in self.base.failing.items() if probe is None or fid in probe}
-        with tempfile.TemporaryDirectory(prefix="whetstone-reach-") as scratch:
-            path = Path(scratch) / "reached"
-            plain = trial.run_schema(rel, schema.text, 0, limit, str(path), only=probe)
-            reach = read_reach(path)
-        if slow and plain.timed_out and not plain.passed:
-            # what the failing tests reached before the clock stopped them is recorded as it happens; the
-            # counts a bound on a mutant's loop needs are written only at the process's end
-            return _Plain(failing, reach.ids, plain.seconds, {}, never_ended=True)
-        if plain.error or set(plain.failing) != set(failing) or plain.passed:
-            self.notes.append(f"schema of {rel}: not used, it changes the unmutated tests "
-                              f"({plain.error or 'other failures'})")
-            return None
-        return _Plain(dict(plain.failing), reach.ids, plain.seconds, plain.test_s, reach.evaluations, reach.runs)
-
-    def _faster(self, rel: str, schema: Schema, trial: SchemaTrial, sound: _Plain, compile_s: float) -> _Plain:
-        """The schema compiled with the optimizer when its unmutated tests run slowly at -O0 and the
-        budget holds the compile; kept only when its run is faster, else the -O0 build again.  Both
-        runs are the ones that record the reach (its cost is one load per expression): no run is
-        spent on timing alone."""
-        optimize = getattr(trial, "optimize_schema", None)
-        if optimize is None or sound.seconds < max(SLOW_RUN_S, SLOW_RUN_FACTOR * self.base.seconds) \
-                or self.deadline - time.monotonic() < 4 * compile_s:
-            return sound
-        optimize(rel, True)
-        if not trial.prepare_schema(rel, schema.text):
-            faster = self._sound(rel, schema, trial)
-            if faster is not None and faster.seconds < sound.seconds:
-                self.notes.append(f"schema of {rel}: compiled with the optimizer, its unmutated tests "
-                                  f"{sound.seconds:.2f} -> {faster.seconds:.2f} s")
-                return faster
-        optimize(rel, False)
-        trial.prepare_schema(rel, schema.text)
-        return sound
-
-
-def cheap_tests(test_s: dict[str, float]) -> set[str] | None:
-    """The failing tests a screened run covers, by what each took in the unmutated schema: those within
-    twice the cheapest (or PROBE_FLOOR_S), when leaving the rest out saves PROBE_SAVES_S (None: all)."""
-    if len(test_s) < 2:
-        return None
-    limit = max(PROBE_FLOOR_S, 2 * min(test_s.values()))
-    cheap = {fid for fid, seconds in test_s.items() if seconds <= limit}
-    saved = sum(seconds for fid, seconds in test_s.items() if fid not in cheap)
-    return cheap if cheap and saved >= PROBE_SAVES_S else None
 
 
 def _floor(trial: SchemaTrial, per_process: float) -> float:

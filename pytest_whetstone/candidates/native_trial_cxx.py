@@ -528,15 +528,19 @@ class CxxTrial:
                        timeout_s: float | None, times: dict[str, float] | None = None
                        ) -> tuple[int | None, str, dict[str, str | None]]:
         """ctest's own command for each of ``tests`` with ``path`` in its executable's place: the first
-        failing exit code (else 0; None when one timed out), their output, and each one's verdict (and
-        its seconds in ``times``: the screen runs the cheap ones of several failing tests)."""
+        failing exit code (else 0; None when the run's time limit ran out, shared by its commands), their
+        output, and each one's verdict (and its seconds in ``times``: the screen runs the cheap ones of
+        several failing tests)."""
         code: int | None = 0
         outputs: list[str] = []
         results: dict[str, str | None] = {}
+        ends = time.monotonic() + (timeout_s or self.timeout_s)  # the limit is the run's, not each command's
         for name in [t for t in tests if t in binary.ctest] if tests else sorted(binary.ctest):
             command = binary.ctest[name]
             started = time.monotonic()
-            one, output = self._spawn([path, *command.args], Path(command.cwd), extra_env, timeout_s)
+            if ends - started <= 0:
+                return None, "\n".join(outputs), results
+            one, output = self._spawn([path, *command.args], Path(command.cwd), extra_env, ends - started)
             if times is not None:
                 times[name] = time.monotonic() - started
             outputs.append(output)
