@@ -198,3 +198,27 @@ def test_the_search_restores_the_template_through_ctests_commands(proj: Path) ->
     assert ("src/digits.cc", 13, "==") in {(c.edits[0].file_path, c.edits[0].start.line, c.edits[0].new_text)
                                             for c in found}, out
     assert (proj / "src/digits.cc").read_text() == FAULTY
+
+
+def test_a_runs_time_limit_is_shared_by_its_ctest_commands(proj: Path) -> None:
+    """A run of a binary's ctest tests stops when its limit is spent, however many commands it holds: each
+    command given the whole limit again let one unmutated schema run of three ctest tests take three limits."""
+    import dataclasses
+    import time
+
+    from pytest_whetstone.locate.ctest_sources import CtestCommand
+
+    failure = TestFailureRecord(failure_id="F1", runner="ctest", test_name="test_digits", file_path="tests/test-digits.cc")
+    trial, why = cxx_trial([failure], proj, proj / ".whetstone")
+    assert trial is not None, why
+    try:
+        [binary] = trial.binaries
+        nap = CtestCommand("/bin/sh", ("-c", "sleep 0.6"), str(proj / "build"), str(proj / "build"))
+        sleepy = dataclasses.replace(binary, ctest={"first": nap, "second": nap, "third": nap})
+        started = time.monotonic()
+        code, _output, results = trial._execute(sleepy, "/bin/sh", None, None, 1.0)
+        spent = time.monotonic() - started
+        assert code is None and list(results) == ["first"], results  # timed out in the second command
+        assert spent < 1.5, spent  # one limit, not one per command (1.8 s)
+    finally:
+        trial.close()

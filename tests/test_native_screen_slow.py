@@ -130,6 +130,40 @@ def test_a_slow_schema_is_compiled_again_with_the_optimizer(proj: Path) -> None:
     assert (proj / "src/geo.cc").read_text() == MIXING_GEO_CC
 
 
+def test_an_unmutated_schema_too_slow_for_its_share_of_the_time_left_is_not_waited_for(
+        proj: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The unmutated schema's run is bounded by a share of the time left, not by all of it: mix's loop with a
+    choice in every operation runs past that share at -O0, is stopped there and compiled again with the
+    optimizer.  The optimized schema is kept when its run ends within its own share, else the schema is not
+    used (its mutants are compiled alone); the notes say which."""
+    from pytest_whetstone.candidates import native_screen, native_screen_plain
+
+    monkeypatch.setattr(native_screen, "BASE_FACTOR", 0.5)  # a screened run's limit: 0.15 s, not five baselines
+    monkeypatch.setattr(native_screen_plain, "SOUND_SHARE", 0.01)  # 0.3 s of the 30 s left
+    trial, why = cxx_trial([_failure()], proj, proj / ".whetstone", timeout_s=20.0)
+    assert trial is not None, why
+    try:
+        base = trial.baseline()
+        screen = Screen(base, lambda rel: (proj / rel).read_text(), time.monotonic() + 30.0, 20.0)
+        assert screen.timeout_s < 0.3
+        screen.add(_mutants())
+        asked: list[bool] = []
+        optimize = trial.optimize_schema
+
+        def recorded(rel: str, on: bool) -> None:
+            asked.append(on)
+            optimize(rel, on)
+
+        trial.optimize_schema = recorded  # type: ignore[method-assign]
+        screen.prepare(trial)
+        assert asked[:1] == [True], (screen.notes, asked)  # stopped at 0.3 s and compiled with the optimizer
+        kept = any("compiled with the optimizer, its unmutated tests over" in note for note in screen.notes)
+        assert kept == (screen.files["src/geo.cc"].schema is not None), screen.notes
+        assert kept or any("their share of the time left" in note for note in screen.notes), screen.notes
+    finally:
+        trial.close()
+
+
 SKIPPING_GEO_CC = """\
 #include "geo.h"
 
@@ -221,6 +255,8 @@ def test_a_screened_run_covers_the_failing_tests_that_cost_little_in_the_schema(
         fixed = screen.outcome(exact, trial)
         assert fixed is not None and fixed.passed == {"F1"} and "F2" not in fixed.failing, fixed
         assert time.monotonic() - started < 0.3  # the slow test did not run
+        # its limit comes from the quick test's own times, not from the slow one's
+        assert screen.files["src/geo.cc"].timeout_s < 1.0, screen.files["src/geo.cc"].timeout_s
     finally:
         trial.close()
     assert (proj / "src/geo.cc").read_text() == GEO_CC
