@@ -290,7 +290,7 @@ def test_an_overload_of_a_suspect_is_a_neighbour_of_its_own(tmp_path: Path) -> N
 def test_fixes_of_some_failing_tests_only_do_not_end_the_search() -> None:
     """With one fault the edit that fixes every failing test is the fault's: partial fixes (7 of 8) are
     kept, a few more than wanted, while the search looks on; complete ones end it."""
-    from pytest_whetstone.candidates.native_search import PARTIAL_KEPT, enough
+    from pytest_whetstone.candidates.native_partial import PARTIAL_KEPT, enough
     from pytest_whetstone.records import FixCandidate
 
     partial = [FixCandidate(description=f"p{i}", mutation={"complete": False}) for i in range(3)]
@@ -298,6 +298,25 @@ def test_fixes_of_some_failing_tests_only_do_not_end_the_search() -> None:
     assert not enough(partial, 3)
     assert enough(complete, 3) and not enough(complete[:2] + partial[:1], 3)
     assert enough(partial * 3, 3) and len(partial * 3) >= 3 + PARTIAL_KEPT
+
+
+def test_a_fix_of_tests_a_validated_fix_already_makes_pass_is_not_checked_again() -> None:
+    """Neighbours of one fault that each make the same one of several failing tests pass are validated
+    once: each validation is a compile and a whole suite's run.  A fix that makes another test pass (a
+    second fault's) is checked, and so is one that makes every failing test it ran pass."""
+    from pytest_whetstone.candidates.native_partial import PartialGate
+    from pytest_whetstone.candidates.native_trial import TrialOutcome
+
+    base = {"F1": "x", "F2": "y", "F3": "z"}
+    gate = PartialGate()
+    first = TrialOutcome(passed={"F1"}, failing={"F2": "y", "F3": "other"})
+    assert not gate.weak(base, first)  # nothing validated yet
+    gate.validated(base, first)
+    assert gate.weak(base, TrialOutcome(passed={"F1"}, failing={"F2": "w", "F3": "z"}))
+    assert not gate.weak(base, TrialOutcome(passed={"F2"}, failing={"F1": "x", "F3": "z"}))  # another test
+    assert not gate.weak(base, TrialOutcome(passed={"F1", "F2", "F3"}))  # every one: a complete fix
+    assert not gate.weak(base, TrialOutcome(passed={"F1"}))  # a screened run that covered F1 alone
+    assert not gate.weak(base, TrialOutcome(failing={"F1": "x"}))  # no fix at all
 
 
 THREE_BINARIES_MAKEFILE = """\

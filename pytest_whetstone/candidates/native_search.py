@@ -35,6 +35,7 @@ from ..locate.native_tests import family_of
 from ..locate.v8coverage import counts_itself
 from ..records import FixCandidate, Suspect, TestFailureRecord, rank_candidates
 from .native_candidate import validated_candidate
+from .native_partial import PartialGate, complete_count, enough
 from .native_plan import SURE_AFTER, Planner, _Plan, same_line, sibling_plans
 from .native_probe import probe_tests
 from .native_screen import Screen, is_header
@@ -49,7 +50,6 @@ TRIAL_TIMEOUT_S = 20.0
 WORKERS = max(1, min(2, os.cpu_count() or 1))  # trials at once: compiles and test runs use a core each
 PARTIAL_GRACE = 8  # trials spent looking for a fix of every failing test after one that fixes some
 PARTIAL_NEAR = 12  # edits of a partial fix's line tried first, beyond PARTIAL_GRACE
-PARTIAL_KEPT = 4  # fixes of some failing tests kept beyond those wanted before the search stops (see enough)
 FAILING_TIMEOUT_FACTOR = 5.0  # a mutant's run of the failing tests is stopped at this many times the baseline's
 DOUBT_TRIALS = 40  # trials spent looking for a natural complete fix after only doubtful ones (budget allowing)
 ALONE_FACTOR = 2.0  # a mutant compiled alone (real flags) against its file's fast schema compile
@@ -129,23 +129,6 @@ def native_search_candidates(
     return ranked
 
 
-def enough(found: list[FixCandidate], wanted: int) -> bool:
-    """Whether the search has found enough: ``wanted`` fixes that make every failing test pass, or
-    ``PARTIAL_KEPT`` more than that of any kind.  Fixes of some failing tests only do not end it while
-    time is left: with one fault, the edit that fixes them all is the fault's (one of jsonnet's lexer
-    faults let three edits of its caller fix 7, 4 and 4 of 8 failing tests before the callee's turn)."""
-    return _complete(found) >= wanted or len(found) >= wanted + PARTIAL_KEPT
-
-
-def _complete(found: list[FixCandidate]) -> int:
-    """How many of the fixes found make every failing test pass."""
-    return sum(map(_every, found))
-
-
-def _every(candidate: FixCandidate) -> bool:
-    return bool(candidate.mutation.get("complete") and candidate.mutation.get("every", True))
-
-
 def surest_first(failures: list[TestFailureRecord]) -> list[TestFailureRecord]:
     """The failing tests in the order their plans are searched: the one whose top suspect scores highest
     (after the spectrum) first, ties in the run's order.  Every mutant runs them all; the plan is one
@@ -191,6 +174,7 @@ class _Search(Planner):
         self.alone_s: dict[bool, list[float]] = {False: [], True: []}  # compiled alone: header? -> seconds
         self.ran: dict[tuple[str, str], bool] = {}  # (file, qualname) -> the failing tests ran some of it
         self.unbuildable: set[str] = set()  # files no trial can build (TrialOutcome.unbuildable)
+        self.partials = PartialGate()  # which fixes of some failing tests are worth a validation
         # mutants take turns by function (see ordered_rest): with schemata, and for JS, where a trial is a test run
         self.turns = bool(failures and failures[0].suspects and family_of(failures[0].suspects[0].file_path) == "js")
         self.started = time.monotonic()
@@ -314,10 +298,10 @@ class _Search(Planner):
                         after_partial += len(near)
                 if complete:
                     if winner is not None and doubt_left < 0:
-                        found += self.siblings(winner, self.pending(queue, rest, ordered), seen, wanted - _complete(found),
+                        found += self.siblings(winner, self.pending(queue, rest, ordered), seen, wanted - complete_count(found),
                                                len(live) + len(self.failures) - len(self.probe))
                     doubtful = self.only_doubtful(found, failure)
-                    if _complete(found) < wanted and (doubtful or not _complete(found)):
+                    if complete_count(found) < wanted and (doubtful or not complete_count(found)):
                         # every fix found reads worse than the code it replaces, or leaves some failing
                         # tests failing as before (another fault's, or a caller's edit that dodges this
                         # one): look on a while for a better one (it outranks them)
@@ -478,6 +462,9 @@ class _Search(Planner):
                 if screened.error or not any(fid in base for fid in screened.passed):
                     screened.screened = True
                     return screened
+                if self.partials.weak(base, screened):  # no stronger than a partial fix validated: no compile
+                    screened.screened = True
+                    return screened
                 if self.screen.breaks_others(plan.mutant, trial):  # type: ignore[arg-type]
                     screened.screened = screened.breaks_others = True
                     return screened
@@ -548,6 +535,10 @@ class _Search(Planner):
                 ev.changed += 1
             return None
         self.stats.fixed += 1
+        if self.partials.weak(base, outcome):
+            ev.changed += 1  # it changes the failure, as one that breaks another test does: not checked wide
+            self.partials.passed_over += 1
+            return None
         if outcome.breaks_others:
             ev.changed += 1  # as a wider check that fails, below: known from the schema, no compile spent
             self.stats.wider_rejected += 1
@@ -562,6 +553,7 @@ class _Search(Planner):
             return None
         ev.fixed += 1
         self.stats.validated += 1
+        self.partials.validated(base, outcome)
         if self.stats.first_validated_s is None:
             self.stats.first_validated_s = round(time.monotonic() - self.started, 3)
         return validated_candidate(plan.mutant, base, outcome, wider, fixes, failing, self.workspace)
@@ -570,6 +562,7 @@ class _Search(Planner):
         if self.screen is not None:
             self.stats.schema = self.screen.stats()
             self.stats.notes += self.screen.notes
+        self.stats.partial_passed_over = self.partials.passed_over
         evidence = [ev.to_dict() for ev in self.evidence.values() if ev.tried]
         self.stats.evidence += evidence
         self.stats.planned += [[rel, qualname] for rel, qualname in self.planned]

@@ -24,6 +24,7 @@ class NativeSearchStats:
     fixed: int = 0  # mutants that made a failing test pass
     validated: int = 0
     wider_rejected: int = 0  # made the failing test pass but broke another
+    partial_passed_over: int = 0  # fixes of some failing tests no stronger than one validated: not checked (native_partial)
     siblings: int = 0  # other edits of a complete fix's line tried after it (see native_search.siblings)
     doubted: int = 0  # failures whose first complete fixes all read less naturally (or left failing tests failing): it looked on
     baseline_s: float = 0.0
