@@ -622,7 +622,7 @@ def test_an_error_in_a_macros_body_names_the_choice_whose_invocation_it_came_fro
     names the line of the macro's definition and, in a note, the invocation, which lies inside that one
     choice's text.  The swap alone is rejected; the line's other mutants (the `4` one off) keep their
     choices in the schema instead of the whole line being left out."""
-    from pytest_whetstone.candidates.native_schema import error_lines_in
+    from pytest_whetstone.candidates.native_schema_errors import error_lines_in
     from pytest_whetstone.parse import parse_text
 
     mutants = mutants_in("m.c", MACRO_C.encode(), 4, 7)

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from pytest_whetstone.candidates.native_mutants import mutants_in
-from pytest_whetstone.candidates.native_schema import ENV, error_lines_in, schema_text
-from pytest_whetstone.candidates.native_schema_errors import blamed
+from pytest_whetstone.candidates.native_schema import ENV, schema_text
+from pytest_whetstone.candidates.native_schema_errors import blamed, error_lines_in
 from pytest_whetstone.edits import apply_edits_text
 from pytest_whetstone.parse import parse_text
 

@@ -23,8 +23,6 @@ line the compiler names is a line of the user's file.
 from __future__ import annotations
 
 import bisect
-import functools
-import os
 import re
 from array import array
 from collections.abc import Callable
@@ -33,7 +31,6 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..locate.cfamily import holds_cxx
-from ..records import BuildErrorRecord
 from . import native_schema_js
 from .mutant import Mutant
 from .native_mutant_tree import parse as _parse
@@ -572,43 +569,3 @@ def _offset(data: bytes, starts: list[int], line: int, col: int) -> int | None:
     if col - 1 > len(text):
         return None
     return begin + len(text[: col - 1].encode("utf-8"))
-
-
-def error_lines_in(diagnostics: list[BuildErrorRecord], path: Path) -> tuple[set[int], set[tuple[int, ...]]]:
-    """Lines of ``path`` the compiler named in its errors and their notes; the errors' places there, each
-    ``(line, column)`` followed by the places in ``path`` whose code required the template instantiation
-    the error is in (gcc's "required from", clang's "requested here"): a mutant at a call of a function
-    template (`!buffer` for `buffer`) instantiates it with a type its body cannot take, and the errors
-    then lie in that body, not in the mutant (:func:`.native_schema_errors.blamed` reads both)."""
-    real = os.path.realpath(path)
-
-    @functools.cache  # a schema's compile names the same few files thousands of times
-    def here(file_path: str) -> bool:
-        return bool(file_path) and (os.path.realpath(file_path) == real or real.endswith(os.sep + file_path.lstrip("./")))
-
-    lines: set[int] = set()
-    points: set[tuple[int, ...]] = set()
-    block: list[int] = []  # the places that required the instantiation gcc last named
-    for d in diagnostics:
-        required: list[int] = []
-        if d.line and here(d.file_path):
-            lines.add(d.line)
-        # gcc names an instantiation once, before its first error; the others in it follow
-        opens = any(n.message.startswith("In instantiation of") for n in d.notes)
-        for n in d.notes:
-            if n.line and here(n.file_path) and not n.message.startswith("included from"):
-                lines.add(n.line)
-                if d.severity == "error" and (not here(d.file_path) or n.message.startswith("in expansion of macro")):
-                    # "required from here": a template the edit broke; gcc's "in expansion of macro": the
-                    # error is in the macro's body, the invocation it names is inside one choice's text
-                    # (`can_read(4, buffer)`, two arguments swapped), not the whole line's
-                    points.add((n.line, n.col))
-                elif d.severity == "error" and _REQUIRED.search(n.message):
-                    required += [n.line, n.col]
-        block = required if opens else block
-        if d.line and here(d.file_path) and d.severity == "error":
-            points.add((d.line, d.col, *(required or block)))
-    return lines, points
-
-
-_REQUIRED = re.compile(r"^required from|requested here$")

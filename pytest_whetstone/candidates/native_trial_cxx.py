@@ -31,7 +31,8 @@ from .native_cxx_binaries import Binary, test_binaries
 from .native_cxx_whole import RESUMES, run_whole
 from .native_link_objects import SCHEMA_FLAGS, LinkObjects, quiet
 from .native_schema import ENV as SCHEMA_ENV
-from .native_schema import REACHED_ENV, SPINS_ENV, error_lines_in, read_reached
+from .native_schema import REACHED_ENV, SPINS_ENV, read_reached
+from .native_schema_errors import error_lines_in
 from .native_shared_libs import SharedLibraries, link_inputs
 from .native_spectra_cxx import binary_env
 from .native_trial import SuiteOutcome, TrialOutcome
