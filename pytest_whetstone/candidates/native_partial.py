@@ -7,8 +7,9 @@ On leveldb's `Block::Block` fault, six mutants of the block's neighbours each ma
 pass (the same one), six validations spent 10 s of a 22 s search, and the search stopped on them
 (:func:`enough`) with the fault's own function partly mutated.  So a fix of some failing tests is
 validated only when it makes a failing test pass that no fix validated so far makes pass
-(:class:`PartialGate`); another is evidence of a change, as a fix that breaks another test is, and
-costs no compile.
+(:class:`PartialGate`).  Another costs no compile and makes no candidate, yet counts for its function
+as the validated one of those tests did: a function whose mutants keep making failing tests pass earns
+its turns, as it did when each was validated.
 """
 
 from __future__ import annotations

@@ -462,11 +462,11 @@ class _Search(Planner):
                 if screened.error or not any(fid in base for fid in screened.passed):
                     screened.screened = True
                     return screened
-                if self.partials.weak(base, screened):  # no stronger than a partial fix validated: no compile
-                    screened.screened = True
-                    return screened
                 if self.screen.breaks_others(plan.mutant, trial):  # type: ignore[arg-type]
                     screened.screened = screened.breaks_others = True
+                    return screened
+                if self.partials.weak(base, screened):  # fixes no test a validated fix does not: no compile
+                    screened.screened = True
                     return screened
         # a fix the schema found is checked with the whole time limit: fixed, a test that failed fast may
         # run much longer than its baseline
@@ -535,13 +535,15 @@ class _Search(Planner):
                 ev.changed += 1
             return None
         self.stats.fixed += 1
-        if self.partials.weak(base, outcome):
-            ev.changed += 1  # it changes the failure, as one that breaks another test does: not checked wide
-            self.partials.passed_over += 1
-            return None
         if outcome.breaks_others:
             ev.changed += 1  # as a wider check that fails, below: known from the schema, no compile spent
             self.stats.wider_rejected += 1
+            return None
+        if self.partials.weak(base, outcome):
+            # evidence as a validated fix of those tests is (its function earns its turns as before), no
+            # candidate: the validation, a compile and the whole binaries' run, is what it saves
+            ev.fixed += 1
+            self.partials.passed_over += 1
             return None
         with self.stats.timed("wider"):
             wider = trial.run_wider(plan.rel, text)
