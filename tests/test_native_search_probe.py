@@ -319,6 +319,30 @@ def test_a_fix_of_tests_a_validated_fix_already_makes_pass_is_not_checked_again(
     assert not gate.weak(base, TrialOutcome(failing={"F1": "x"}))  # no fix at all
 
 
+def test_a_partial_fix_passed_over_counts_for_its_function_without_a_validation() -> None:
+    """Its function earns its turns as when each such fix was validated; no candidate, no wider check."""
+    from pytest_whetstone.candidates.mutant import Mutant
+    from pytest_whetstone.candidates.native_plan import _Plan
+    from pytest_whetstone.candidates.native_search import NativeSearchStats, _Search
+    from pytest_whetstone.candidates.native_trial import TrialOutcome
+    from pytest_whetstone.records import Position, TextEdit
+
+    class _NoWider:
+        def run_wider(self, rel: str, text: str) -> None:
+            raise AssertionError("a partial fix of tests a validated fix makes pass is not checked wide")
+
+    failure = TestFailureRecord(failure_id="F1", test_name="A.B", suspects=[Suspect("a.cc", "f", 1, 9, 0.9)])
+    edit = TextEdit("a.cc", Position(1, 1), Position(1, 2), "x")
+    plan = _Plan(failure, "a.cc", "f", Mutant("arith", "a.cc", edit, 1, 0.5), 0, 0)
+    search = _Search([object()], [failure], Path("."), 0.0, NativeSearchStats())  # type: ignore[list-item]
+    search.base = TrialOutcome(failing={"F1": "x", "F2": "y"})
+    search.partials.fixed = {"F1"}  # a fix of F1 was validated already
+    outcome = TrialOutcome(passed={"F1"}, failing={"F2": "other"})
+    assert search.judge(plan, "x", outcome, _NoWider(), 2) is None  # type: ignore[arg-type]
+    evidence = search.evidence[("a.cc", "f")]
+    assert (evidence.fixed, evidence.tried) == (1, 1) and search.partials.passed_over == 1
+
+
 THREE_BINARIES_MAKEFILE = """\
 CXX ?= g++
 CXXFLAGS = -std=c++17 -O0 -Isrc
