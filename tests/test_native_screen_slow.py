@@ -13,6 +13,7 @@ import re
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_native_search import GEO_CC, build_make_geo
@@ -84,6 +85,19 @@ def _mutants() -> list:
             if not m.kind.endswith("-other")]
 
 
+def _record_optimize(trial: Any) -> list[bool]:
+    """What the screen asks of ``trial.optimize_schema`` (on or off, in order), passed on to it."""
+    asked: list[bool] = []
+    optimize = trial.optimize_schema
+
+    def recorded(rel: str, on: bool) -> None:
+        asked.append(on)
+        optimize(rel, on)
+
+    trial.optimize_schema = recorded
+    return asked
+
+
 def test_each_mutated_expression_numbers_its_mutants_consecutively() -> None:
     """One guard per expression names its first and last mutant (it reads the switch once and records
     the reach of all of them); every mutant keeps an id of its own."""
@@ -107,14 +121,7 @@ def test_a_slow_schema_is_compiled_again_with_the_optimizer(proj: Path) -> None:
         screen = Screen(base, lambda rel: (proj / rel).read_text(), float("inf"), 20.0)
         mutants = _mutants()
         screen.add(mutants)
-        asked: list[bool] = []
-        optimize = trial.optimize_schema
-
-        def recorded(rel: str, on: bool) -> None:
-            asked.append(on)
-            optimize(rel, on)
-
-        trial.optimize_schema = recorded  # type: ignore[method-assign]
+        asked = _record_optimize(trial)
         screen.prepare(trial)
         assert asked and asked[0] is True, (screen.notes, base.seconds)  # compiled again with the optimizer
         # kept only when its run is faster (the reach recorded per choice may cost as much at -O2 on some CPUs)
@@ -147,14 +154,7 @@ def test_an_unmutated_schema_too_slow_for_its_share_of_the_time_left_is_not_wait
         screen = Screen(base, lambda rel: (proj / rel).read_text(), time.monotonic() + 30.0, 20.0)
         assert screen.timeout_s < 0.3
         screen.add(_mutants())
-        asked: list[bool] = []
-        optimize = trial.optimize_schema
-
-        def recorded(rel: str, on: bool) -> None:
-            asked.append(on)
-            optimize(rel, on)
-
-        trial.optimize_schema = recorded  # type: ignore[method-assign]
+        asked = _record_optimize(trial)
         screen.prepare(trial)
         assert asked[:1] == [True], (screen.notes, asked)  # stopped at 0.3 s and compiled with the optimizer
         kept = any("compiled with the optimizer, its unmutated tests over" in note for note in screen.notes)
