@@ -52,7 +52,8 @@ class PartialGate:
 
     def __init__(self) -> None:
         self.fixed: set[str] = set()  # failing tests a validated fix makes pass
-        self.passed_over = 0  # fixes of some failing tests adding none to those: neither compiled alone nor checked wide
+        # fixes of some failing tests adding none to those: neither compiled alone nor checked wide
+        self.passed_over = 0
 
     def weak(self, base: dict[str, str], outcome: TrialOutcome) -> bool:
         """Whether ``outcome`` makes some of the failing tests it ran pass, not all, and none that a

@@ -38,10 +38,11 @@ MAX_COMPILES = 8
 HEADER_UNITS = 4  # a header's schema is taken to cost this many source compiles, until one was built
 HEADER_COMPILES = 1  # ... then this many of the longest header schema compile (a second, after errors, is
 # started only while twice the first's time is left: _prepare)
-# A screened run's limit: at least RUN_FLOOR_S, else BASE_FACTOR times the baseline's (of the tests it covers), or a few times the
-# unmutated schema's run (built at -O0, numeric code runs many times slower than the real build: a limit
-# from the baseline alone would time every one of its runs out), or ENDED_FACTOR times the longest run of
-# the file's mutants that ended (a mutant that lets the failing test go further shows how long it takes).
+# A screened run's limit: at least RUN_FLOOR_S, else BASE_FACTOR times the baseline's (of the tests it
+# covers), or a few times the unmutated schema's run (built at -O0, numeric code runs many times slower
+# than the real build: a limit from the baseline alone would time every one of its runs out), or
+# ENDED_FACTOR times the longest run of the file's mutants that ended (a mutant that lets the failing test
+# go further shows how long it takes).
 # A mutant that loops costs the whole limit, and loops are what mutated conditions make: with tests that
 # fail in milliseconds, a one-second floor spent most of the screening on the few mutants that looped, and
 # at 0.4 s a third of the screened runs' time still went to them.  The floor and margin cover a process's
@@ -82,8 +83,9 @@ WIDER_MAX_S = 5.0  # whole binaries slower than this on the unmutated schema are
 # more, with those first, when the time left holds REBUILD_ROOM of its compiles.
 REBUILD_MIN = 10
 REBUILD_ROOM = 4
-# a screened run's limit when the unmutated schema's run of failing tests slow in the real build did not end
-# (:data:`.native_screen_plain.SLOW_BASE_S`): what a fixed unit test takes, not a multiple of a run that never ended
+# a screened run's limit when the unmutated schema's run of failing tests slow in the real build did not
+# end (:data:`.native_screen_plain.SLOW_BASE_S`): what a fixed unit test takes, not a multiple of a run
+# that never ended
 NEVER_ENDED_RUN_S = 0.5
 OWN_TEXT_SHARE = 0.85  # a mutant runs as its own text when that is this much faster than the schema
 # the choice a mutant's own text runs with: no choice to switch on, yet no unmutated run (0 is that: the
@@ -481,9 +483,10 @@ class Screen:
     def adopt(self, rel: str, state: _FileState, schema: Schema, skip: frozenset[int], trial: SchemaTrial,
               compile_s: float, mend: bool = True) -> frozenset[int]:
         """A schema that compiled: used when its unmutated failing tests fail as in the real build
-        (:func:`.native_screen_plain.plain_run`), with the limits its screened runs get from that run.  Failing at a line the
-        build's failure did not name, the line is returned instead, its choices left out of the next compile
-        (:func:`.native_schema_errors.moved_failures`; not ``mend``: headers compiled together)."""
+        (:func:`.native_screen_plain.plain_run`), with the limits its screened runs get from that run.
+        Failing at a line the build's failure did not name, the line is returned instead, its choices left
+        out of the next compile (:func:`.native_schema_errors.moved_failures`; not ``mend``: headers
+        compiled together)."""
         sound = plain_run(self, rel, schema, trial)
         if sound is None:
             return frozenset()

@@ -102,7 +102,8 @@ def plain_run(screen: Screening, rel: str, schema: Schema, trial: Any) -> PlainR
     return PlainRun(dict(plain.failing), reach.ids, plain.seconds, plain.test_s, reach.evaluations, reach.runs)
 
 
-def faster(screen: Screening, rel: str, schema: Schema, trial: Any, sound: PlainRun, compile_s: float) -> PlainRun | None:
+def faster(screen: Screening, rel: str, schema: Schema, trial: Any, sound: PlainRun,
+           compile_s: float) -> PlainRun | None:
     """The run the schema is screened with: ``sound`` when it was quick enough at -O0, else the schema
     compiled with the optimizer when that run is sound and faster (:func:`with_optimizer`).  None: too
     slow to end within its share of the time left, with the optimizer too (the schema is not used)."""

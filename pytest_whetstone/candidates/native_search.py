@@ -298,7 +298,8 @@ class _Search(Planner):
                         after_partial += len(near)
                 if complete:
                     if winner is not None and doubt_left < 0:
-                        found += self.siblings(winner, self.pending(queue, rest, ordered), seen, wanted - complete_count(found),
+                        found += self.siblings(winner, self.pending(queue, rest, ordered), seen,
+                                               wanted - complete_count(found),
                                                len(live) + len(self.failures) - len(self.probe))
                     doubtful = self.only_doubtful(found, failure)
                     if complete_count(found) < wanted and (doubtful or not complete_count(found)):
