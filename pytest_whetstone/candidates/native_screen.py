@@ -142,7 +142,7 @@ class Screen:
         self.base = base
         self.original = original  # rel -> the file's text (None: unreadable)
         self.deadline = deadline
-        self.timeout_s = min(timeout_s, max(RUN_FLOOR_S, BASE_FACTOR * base.seconds + RUN_MARGIN_S))
+        self.timeout_s = min(timeout_s, _from_base(base.seconds))
         self.long_timeout_s = timeout_s  # a run that was passing the failing tests when it was stopped
         self.longer = 0  # runs given that longer limit
         self.spun = 0  # screened runs the bound on their mutant's expression ended (see SPIN_FACTOR)
@@ -155,8 +155,7 @@ class Screen:
         baseline (all the failing tests' limit when it did not time each)."""
         if not all(fid in self.base.test_s for fid in tests):
             return self.timeout_s
-        return min(self.timeout_s, max(RUN_FLOOR_S, BASE_FACTOR * sum(self.base.test_s[fid] for fid in tests)
-                                       + RUN_MARGIN_S))
+        return min(self.timeout_s, _from_base(sum(self.base.test_s[fid] for fid in tests)))
 
     @property
     def compile_s(self) -> list[float]:
@@ -508,8 +507,11 @@ class Screen:
             # a screened run's limits come from what it runs: the cheap tests' own counts and times, not those
             # of tests it leaves out (double-conversion: 2.6 s unmutated, its cheap test's runs 0.01 s)
             cheap = plain_run(self, rel, schema, trial)
-            sound = cheap if cheap is not None and not (cheap.too_slow or cheap.never_ended) else sound._replace(
-                seconds=sound.seconds - sum(t for fid, t in sound.test_s.items() if fid not in state.probe))
+            if cheap is not None and not (cheap.too_slow or cheap.never_ended):
+                sound = cheap
+            else:  # the whole run's counts, less the left-out tests' time
+                left_out = sum(t for fid, t in sound.test_s.items() if fid not in state.probe)
+                sound = sound._replace(seconds=sound.seconds - left_out)
             floor = self.base_limit(state.probe)
         # a run that never ended counted nothing: a mutant's own expression run a million times is in the
         # loop that still does not end (the fix's runs a few times)
@@ -523,6 +525,11 @@ class Screen:
         state.dropped = len(state.mutants) - len(schema.ids) - len(state.rejected)
         state.own_text = self._own_text(rel, state, trial)
         return frozenset()
+
+
+def _from_base(seconds: float) -> float:
+    """A screened run's limit from what its failing tests took in the real build (BASE_FACTOR)."""
+    return max(RUN_FLOOR_S, BASE_FACTOR * seconds + RUN_MARGIN_S)
 
 
 def _floor(trial: SchemaTrial, per_process: float) -> float:

@@ -87,8 +87,7 @@ def plain_run(screen: Screening, rel: str, schema: Schema, trial: Any) -> PlainR
         plain = trial.run_schema(rel, schema.text, 0, limit, str(path), only=probe)
         reach = read_reach(path)
     trace_row({"plain": rel, "s": round(plain.seconds, 3), "limit": round(limit, 3), "timed_out": plain.timed_out,
-               "tests_s": round(sum(plain.test_s.values()), 3),
-               "error": plain.error[:120]})
+               "tests_s": round(sum(plain.test_s.values()), 3), "error": plain.error[:120]})
     if plain.timed_out and not plain.passed:
         if slow:
             # what the failing tests reached before the clock stopped them is recorded as it happens; the
@@ -110,10 +109,13 @@ def faster(screen: Screening, rel: str, schema: Schema, trial: Any, sound: Plain
     if not sound.too_slow and screened_s(sound) < max(SLOW_RUN_S, SLOW_RUN_FACTOR * screen.base.seconds):
         return sound
     run = with_optimizer(screen, rel, schema, trial, compile_s, sound)
-    if run is None and sound.too_slow:
-        screen.notes.append(f"schema of {rel}: not used, its unmutated tests ran past {sound.seconds:.2f} s, "
-                            "their share of the time left")
-    return run if run is not None or sound.too_slow else sound
+    if run is not None:
+        return run
+    if not sound.too_slow:
+        return sound
+    screen.notes.append(f"schema of {rel}: not used, its unmutated tests ran past {sound.seconds:.2f} s, "
+                        "their share of the time left")
+    return None
 
 
 def with_optimizer(screen: Screening, rel: str, schema: Schema, trial: Any, compile_s: float,
