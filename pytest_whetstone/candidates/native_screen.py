@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import queue
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -23,7 +24,7 @@ from typing import Any, Protocol
 from ..build.gate import HEADER_EXT
 from ..edits import EditError, apply_edits_text
 from .mutant import Mutant
-from .native_schema import Key, Schema, schema_text
+from .native_schema import Key, Schema, read_reach, schema_text
 from .native_schema_errors import blamed, moved_failures, not_constants
 from .native_screen_group import build_together
 from .native_screen_plain import cheap_tests, faster, plain_run
@@ -58,6 +59,11 @@ ENDED_FACTOR = 3.0
 # jsonnet lexer mutant: the failing tests passed, then one never ended) costs this, not the search's
 # whole remaining time
 LONGER_S = 3.0
+# Runs stopped at their limit after reaching code the unmutated failing run did not (double-conversion: a
+# BiggestPowerTen fix let its test file run on past the assert that had ended it in 0.01 s, 62 expressions
+# further) get the longer limit too, while those that did not end even so have cost at most this share of
+# the time the screen has run
+WAIT_SHARE = 0.2
 # Failing tests spread over this many test binaries or more (a fault in code every test runs: cJSON's
 # parse_value fails a dozen Unity binaries) cost a process each per screened run, however short their
 # tests: a screened run then covers the binary with the most of them, and a mutant that makes those
@@ -145,6 +151,8 @@ class Screen:
         self.timeout_s = min(timeout_s, _from_base(base.seconds))
         self.long_timeout_s = timeout_s  # a run that was passing the failing tests when it was stopped
         self.longer = 0  # runs given that longer limit
+        self.started = time.monotonic()
+        self.waited_s = 0.0  # longer runs given for code reached past the failure that did not end either
         self.spun = 0  # screened runs the bound on their mutant's expression ended (see SPIN_FACTOR)
         self.files: dict[str, _FileState] = {}
         self.lock = threading.Lock()
@@ -199,18 +207,26 @@ class Screen:
         text, mid = on
         limit = min(self.long_timeout_s, max(state.timeout_s, ENDED_FACTOR * state.longest_ended_s))
         spins = self._spins(state, mutant)
-        outcome = trial.run_schema(rel, text, mid, limit, only=state.probe, spins=spins)
+        with tempfile.TemporaryDirectory(prefix="whetstone-reach-") as scratch:
+            path = Path(scratch) / "reached"
+            outcome = trial.run_schema(rel, text, mid, limit, str(path) if state.reached is not None else "",
+                                       only=state.probe, spins=spins)
+            further = outcome.timed_out and state.reached is not None and _beyond(read_reach(path).ids, state.reached)
         if not outcome.timed_out:
             state.longest_ended_s = max(state.longest_ended_s, outcome.seconds)
         elif spins and outcome.seconds < limit:
             self.spun += 1
-        if outcome.timed_out and set(outcome.passed) & set(self.base.failing):
-            # the failing tests failed fast and now pass, until the limit stopped them: the fault may have
-            # cut them short, and its fix lets them run their whole course (a loop stops at no test's end)
+        passed = outcome.timed_out and bool(set(outcome.passed) & set(self.base.failing))
+        if passed or (further and self.waited_s <= WAIT_SHARE * (time.monotonic() - self.started)):
+            # the failing tests failed fast and now pass, until the limit stopped them, or they ran code the
+            # unmutated run never reached: the fault may have cut them short, and its fix lets them run their
+            # whole course (a loop stops at no test's end, and seldom runs code the failing run did not)
             longer = min(self.long_timeout_s, self.deadline - time.monotonic(), max(LONGER_S, limit))
             if longer > limit:
                 self.longer += 1
                 outcome = trial.run_schema(rel, text, mid, longer, only=state.probe)
+                if not passed and outcome.timed_out:
+                    self.waited_s += outcome.seconds
         # a test failing as it did in the unmutated schema failed as in the real build: say it in the
         # real build's words, so the search's "changed" evidence compares like with like
         for fid, sig in outcome.failing.items():
@@ -525,6 +541,11 @@ class Screen:
         state.dropped = len(state.mutants) - len(schema.ids) - len(state.rejected)
         state.own_text = self._own_text(rel, state, trial)
         return frozenset()
+
+
+def _beyond(reached: set[int] | None, before: set[int]) -> bool:
+    """Whether a run reached a mutated expression the unmutated run of the failing tests did not."""
+    return reached is not None and not reached <= before
 
 
 def _from_base(seconds: float) -> float:
