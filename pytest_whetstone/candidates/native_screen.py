@@ -59,10 +59,11 @@ ENDED_FACTOR = 3.0
 # jsonnet lexer mutant: the failing tests passed, then one never ended) costs this, not the search's
 # whole remaining time
 LONGER_S = 3.0
-# Runs stopped at their limit after reaching code the unmutated failing run did not (double-conversion: a
+# Runs the clock stopped after they reached code the unmutated failing run did not (double-conversion: a
 # BiggestPowerTen fix let its test file run on past the assert that had ended it in 0.01 s, 62 expressions
 # further) get the longer limit too, while those that did not end even so have cost at most this share of
-# the time the screen has run
+# the time the screen has run.  Not those the bound on their expression's count stopped (SPIN_FACTOR): a
+# mutated loop bound walks into new code too (leveldb's Block::Block: two such waits took 6 s of its 20)
 WAIT_SHARE = 0.2
 # Failing tests spread over this many test binaries or more (a fault in code every test runs: cJSON's
 # parse_value fails a dozen Unity binaries) cost a process each per screened run, however short their
@@ -212,15 +213,18 @@ class Screen:
             outcome = trial.run_schema(rel, text, mid, limit, str(path) if state.reached is not None else "",
                                        only=state.probe, spins=spins)
             further = outcome.timed_out and state.reached is not None and _beyond(read_reach(path).ids, state.reached)
+        spun = outcome.timed_out and bool(spins) and outcome.seconds < limit
         if not outcome.timed_out:
             state.longest_ended_s = max(state.longest_ended_s, outcome.seconds)
-        elif spins and outcome.seconds < limit:
+        elif spun:
             self.spun += 1
         passed = outcome.timed_out and bool(set(outcome.passed) & set(self.base.failing))
-        if passed or (further and self.waited_s <= WAIT_SHARE * (time.monotonic() - self.started)):
-            # the failing tests failed fast and now pass, until the limit stopped them, or they ran code the
-            # unmutated run never reached: the fault may have cut them short, and its fix lets them run their
-            # whole course (a loop stops at no test's end, and seldom runs code the failing run did not)
+        further = further and not spun and self.waited_s <= WAIT_SHARE * (time.monotonic() - self.started)
+        if passed or further:
+            # the failing tests failed fast and now pass, until the limit stopped them, or the clock stopped
+            # them in code the unmutated run never reached: the fault may have cut them short, and its fix
+            # lets them run their whole course (a loop stops at no test's end, and seldom runs code the
+            # failing run did not; one its own expression's count stopped is a loop, new code or not)
             longer = min(self.long_timeout_s, self.deadline - time.monotonic(), max(LONGER_S, limit))
             if longer > limit:
                 self.longer += 1
