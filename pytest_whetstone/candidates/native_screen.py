@@ -208,18 +208,16 @@ class Screen:
         text, mid = on
         limit = min(self.long_timeout_s, max(state.timeout_s, ENDED_FACTOR * state.longest_ended_s))
         spins = self._spins(state, mutant)
-        with tempfile.TemporaryDirectory(prefix="whetstone-reach-") as scratch:
-            path = Path(scratch) / "reached"
-            outcome = trial.run_schema(rel, text, mid, limit, str(path) if state.reached is not None else "",
-                                       only=state.probe, spins=spins)
-            further = outcome.timed_out and state.reached is not None and _beyond(read_reach(path).ids, state.reached)
+        outcome, reached = _recorded(trial, state, rel, text, mid, limit, spins)
         spun = outcome.timed_out and bool(spins) and outcome.seconds < limit
         if not outcome.timed_out:
             state.longest_ended_s = max(state.longest_ended_s, outcome.seconds)
         elif spun:
             self.spun += 1
         passed = outcome.timed_out and bool(set(outcome.passed) & set(self.base.failing))
-        further = further and not spun and self.waited_s <= WAIT_SHARE * (time.monotonic() - self.started)
+        beyond = reached is not None and not reached <= (state.reached or set())  # code the failing run never ran
+        further = outcome.timed_out and beyond and not spun \
+            and self.waited_s <= WAIT_SHARE * (time.monotonic() - self.started)
         if passed or further:
             # the failing tests failed fast and now pass, until the limit stopped them, or the clock stopped
             # them in code the unmutated run never reached: the fault may have cut them short, and its fix
@@ -547,9 +545,17 @@ class Screen:
         return frozenset()
 
 
-def _beyond(reached: set[int] | None, before: set[int]) -> bool:
-    """Whether a run reached a mutated expression the unmutated run of the failing tests did not."""
-    return reached is not None and not reached <= before
+def _recorded(trial: SchemaTrial, state: _FileState, rel: str, text: str, mid: int, limit: float,
+              spins: int) -> tuple[TrialOutcome, set[int] | None]:
+    """A screened run and the mutant ids it reached (None: not recorded).  Recorded where the unmutated run
+    was and it costs a load per expression (a compiled schema), not a map's update per evaluation (JS's warm
+    process, :data:`IN_PROCESS_FLOOR_S`)."""
+    if state.reached is None or getattr(trial, "screens_in_process", False):
+        return trial.run_schema(rel, text, mid, limit, only=state.probe, spins=spins), None
+    with tempfile.TemporaryDirectory(prefix="whetstone-reach-") as scratch:
+        path = Path(scratch) / "reached"
+        outcome = trial.run_schema(rel, text, mid, limit, str(path), only=state.probe, spins=spins)
+        return outcome, read_reach(path).ids
 
 
 def _from_base(seconds: float) -> float:
