@@ -264,10 +264,11 @@ def test_a_run_stopped_after_reaching_code_the_failing_run_never_did_gets_the_lo
 
 
 def test_runs_that_reach_new_code_and_never_end_are_waited_for_within_a_share_of_the_time() -> None:
-    """Each screened run reaches code the unmutated one did not and is stopped at its limit: the first
-    gets the longer limit; having waited LONGER_S for nothing, the next is judged as it ended.  One the
-    bound on its expression's count stopped is a loop, and gets no longer limit for its new code."""
+    """Each screened run reaches code the unmutated one did not and is stopped at its limit.  The first is
+    run again with its reach recorded, then with the longer limit; having waited for nothing, the next is
+    judged as it ended.  One the bound on its expression's count stopped is a loop, and is not run again."""
     limits: list[float] = []
+    recorded: list[bool] = []  # whether each run at the screened limit recorded its reach
 
     class Reaching(CompilingTrial):
         def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
@@ -277,19 +278,24 @@ def test_runs_that_reach_new_code_and_never_end_are_waited_for_within_a_share_of
             if not mutant_id:
                 return TrialOutcome(failing=dict(FAILING), seconds=0.01)
             limits.append(timeout_s)
+            if timeout_s < LONGER_S:
+                recorded.append(bool(reached))
             stopped = 0.01 if spins else timeout_s  # the count's bound ends a run early
             return TrialOutcome(error=f"timed out after {stopped:g} s", timed_out=True, seconds=stopped)
 
     trial = Reaching()
-    screen, mutants = _screen(trial, deadline=time.monotonic() + 60.0)  # type: ignore[arg-type]
+    screen, mutants = _screen(trial, deadline=time.monotonic() + 10.0)  # type: ignore[arg-type]
     state = screen.files["f.cc"]
     assert state.reached == {1}
     state.spins = 1000
     spun = screen.outcome(mutants[2], trial)  # type: ignore[arg-type]
     assert spun is not None and spun.timed_out and screen.spun == 1 and screen.longer == 0
-    state.spins, limits[:] = 0, []
+    state.spins, limits[:], recorded[:] = 0, [], []
     for mutant in mutants[:2]:
         outcome = screen.outcome(mutant, trial)  # type: ignore[arg-type]
         assert outcome is not None and outcome.timed_out
-    assert limits == [pytest.approx(RUN_FLOOR_S), LONGER_S, pytest.approx(RUN_FLOOR_S)]
-    assert screen.longer == 1 and screen.waited_s == LONGER_S > WAIT_SHARE * (time.monotonic() - screen.started)
+    assert limits == [pytest.approx(RUN_FLOOR_S), pytest.approx(RUN_FLOOR_S), LONGER_S, pytest.approx(RUN_FLOOR_S)]
+    assert recorded == [False, True, False]  # the first run again, recorded; the next not: its share is spent
+    assert screen.longer == 1
+    assert screen.waited_s == pytest.approx(RUN_FLOOR_S + LONGER_S)
+    assert screen.waited_s > WAIT_SHARE * (screen.deadline - screen.started)

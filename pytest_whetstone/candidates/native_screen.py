@@ -61,8 +61,9 @@ ENDED_FACTOR = 3.0
 LONGER_S = 3.0
 # Runs the clock stopped after they reached code the unmutated failing run did not (double-conversion: a
 # BiggestPowerTen fix let its test file run on past the assert that had ended it in 0.01 s, 62 expressions
-# further) get the longer limit too, while those that did not end even so have cost at most this share of
-# the time the screen has run.  Not those the bound on their expression's count stopped (SPIN_FACTOR): a
+# further) get the longer limit too.  A run the clock stopped is run once more with its reach recorded to
+# tell, and those second runs and the longer runs that did not end either cost at most this share of the
+# screen's time (the search's, from the baseline on).  Not runs the bound on their expression's count stopped (SPIN_FACTOR): a
 # mutated loop bound walks into new code too (leveldb's Block::Block: two such waits took 6 s of its 20)
 WAIT_SHARE = 0.2
 # Failing tests spread over this many test binaries or more (a fault in code every test runs: cJSON's
@@ -208,16 +209,16 @@ class Screen:
         text, mid = on
         limit = min(self.long_timeout_s, max(state.timeout_s, ENDED_FACTOR * state.longest_ended_s))
         spins = self._spins(state, mutant)
-        outcome, reached = _recorded(trial, state, rel, text, mid, limit, spins)
+        outcome = trial.run_schema(rel, text, mid, limit, only=state.probe, spins=spins)
         spun = outcome.timed_out and bool(spins) and outcome.seconds < limit
         if not outcome.timed_out:
             state.longest_ended_s = max(state.longest_ended_s, outcome.seconds)
         elif spun:
             self.spun += 1
         passed = outcome.timed_out and bool(set(outcome.passed) & set(self.base.failing))
-        beyond = reached is not None and not reached <= (state.reached or set())  # code the failing run never ran
-        further = outcome.timed_out and beyond and not spun \
-            and self.waited_s <= WAIT_SHARE * (time.monotonic() - self.started)
+        further = False
+        if outcome.timed_out and not passed and not spun:
+            outcome, further = self._went_further(trial, state, rel, text, mid, limit, spins, outcome)
         if passed or further:
             # the failing tests failed fast and now pass, until the limit stopped them, or the clock stopped
             # them in code the unmutated run never reached: the fault may have cut them short, and its fix
@@ -235,6 +236,24 @@ class Screen:
             if fid in self.base.failing and state.plain.get(fid) == sig:
                 outcome.failing[fid] = self.base.failing[fid]
         return outcome
+
+    def _went_further(self, trial: SchemaTrial, state: _FileState, rel: str, text: str, mid: int, limit: float,
+                      spins: int, stopped: TrialOutcome) -> tuple[TrialOutcome, bool]:
+        """A run the clock stopped, run once more with what it reaches recorded (WAIT_SHARE): whether it ran
+        code the unmutated failing run never reached, and its outcome (this run's, when it ended this time).
+        Screened runs do not record it: the counts that come with it slow a compiled schema's hot loops, and
+        JS's warm process a map's update per evaluation (not recorded there)."""
+        if state.reached is None or getattr(trial, "screens_in_process", False) \
+                or self.waited_s > WAIT_SHARE * (self.deadline - self.started):
+            return stopped, False
+        with tempfile.TemporaryDirectory(prefix="whetstone-reach-") as scratch:
+            path = Path(scratch) / "reached"
+            again = trial.run_schema(rel, text, mid, limit, str(path), only=state.probe, spins=spins)
+            reached = read_reach(path).ids
+        self.waited_s += again.seconds
+        if not again.timed_out:
+            return again, False
+        return stopped, reached is not None and not reached <= state.reached
 
     def header_cost(self) -> float:
         """What one more header's schema is expected to take: read off the headers' schemata built so far
@@ -543,19 +562,6 @@ class Screen:
         state.dropped = len(state.mutants) - len(schema.ids) - len(state.rejected)
         state.own_text = self._own_text(rel, state, trial)
         return frozenset()
-
-
-def _recorded(trial: SchemaTrial, state: _FileState, rel: str, text: str, mid: int, limit: float,
-              spins: int) -> tuple[TrialOutcome, set[int] | None]:
-    """A screened run and the mutant ids it reached (None: not recorded).  Recorded where the unmutated run
-    was and it costs a load per expression (a compiled schema), not a map's update per evaluation (JS's warm
-    process, :data:`IN_PROCESS_FLOOR_S`)."""
-    if state.reached is None or getattr(trial, "screens_in_process", False):
-        return trial.run_schema(rel, text, mid, limit, only=state.probe, spins=spins), None
-    with tempfile.TemporaryDirectory(prefix="whetstone-reach-") as scratch:
-        path = Path(scratch) / "reached"
-        outcome = trial.run_schema(rel, text, mid, limit, str(path), only=state.probe, spins=spins)
-        return outcome, read_reach(path).ids
 
 
 def _from_base(seconds: float) -> float:
