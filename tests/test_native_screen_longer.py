@@ -6,16 +6,14 @@ asserts first and then works for a second and a half.  The fault fails both at o
 fast and a screened run's limit is its floor (RUN_FLOOR_S).  With the exact fix the quick test passes and
 the long one runs its whole course: gtest's own output says the quick one passed before the limit
 stopped the run, so the run is given the longer limit, and both pass.  A mutant that loops makes no test
-pass before the limit: it is not run again.  A single long failing test gives that sign only at its end;
-its fix's run shows it by running code the unmutated failing run never reached (the schema records it as it
-runs), and is given the longer limit too, within a share of the screen's time.
+pass before the limit: it is not run again.  (A single long failing test gives no such sign: its fix is
+still left to the limit of a run compiled alone.)
 """
 
 from __future__ import annotations
 
 import shutil
 import time
-from array import array
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,7 +29,6 @@ from pytest_whetstone.candidates.native_screen import (
     LONGER_S,
     RUN_FLOOR_S,
     RUN_MARGIN_S,
-    WAIT_SHARE,
     Screen,
 )
 from pytest_whetstone.candidates.native_search import NativeSearchStats, native_search_candidates
@@ -218,84 +215,3 @@ def test_a_mutant_that_loops_after_the_tests_it_fixed_costs_a_bounded_run_again(
     outcome = screen.outcome(mutants[0], trial)  # type: ignore[arg-type]
     assert outcome is not None and outcome.timed_out and screen.longer == 1
     assert limits == [pytest.approx(RUN_FLOOR_S), LONGER_S]
-
-
-# One failing test: the fault fails its first assertion; fixed, it goes on into manhattan (code the failing
-# run never reached) and works for a second and a half.  No test passes before a screened run's limit.
-LONE_TEST = """\
-#include <gtest/gtest.h>
-#include <chrono>
-#include <thread>
-#include "geo.h"
-
-TEST(Geo, InsideThenTheRest) {
-  ASSERT_FALSE(inside(2, 4, 4, 4));
-  EXPECT_EQ(manhattan(0, 0, 1, 1), 2);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the rest of a long test
-  EXPECT_TRUE(inside(0, 0, 4, 4));
-}
-"""
-
-
-def test_a_run_stopped_after_reaching_code_the_failing_run_never_did_gets_the_longer_limit(tmp_path: Path) -> None:
-    proj = build_make_geo(tmp_path / "geo", geo_cc=SLOW_GEO_CC, geo_test=LONE_TEST)
-    failure = TestFailureRecord(failure_id="F1", runner="gtest", test_suite="Geo", test_name="InsideThenTheRest",
-                                file_path="tests/geo_test.cc", failure_type="assertion",
-                                suspects=[Suspect("src/geo.cc", "inside", 9, 11, 1.0)])
-    trial, why = cxx_trial([failure], proj, proj / ".whetstone", timeout_s=10.0)
-    assert trial is not None, why
-    try:
-        base = trial.baseline()
-        assert set(base.failing) == {"F1"} and base.seconds < RUN_FLOOR_S
-        exact, loops = _mutant("y <= h", "y < h"), _mutant("x >= 0", "spin()")
-        others = mutants_in("src/geo.cc", SLOW_GEO_CC.encode(), 5, 7, qualname="manhattan")
-        screen = Screen(base, lambda rel: (proj / rel).read_text(), float("inf"), 10.0)
-        screen.add([exact, loops, *others])
-        screen.prepare(trial)
-        state = screen.files["src/geo.cc"]
-        assert state.reached is not None and state.timeout_s < 1.0
-        looped = screen.outcome(loops, trial)  # it loops where the failing run went: no new code
-        assert looped is not None and looped.timed_out and screen.longer == 0, looped
-        fixed = screen.outcome(exact, trial)
-        assert fixed is not None and fixed.passed == {"F1"} and not fixed.error and screen.longer == 1, fixed
-    finally:
-        trial.close()
-    assert (proj / "src/geo.cc").read_text() == SLOW_GEO_CC
-
-
-def test_runs_that_reach_new_code_and_never_end_are_waited_for_within_a_share_of_the_time() -> None:
-    """Each screened run reaches code the unmutated one did not and is stopped at its limit.  The first is
-    run again with its reach recorded, then with the longer limit; having waited for nothing, the next is
-    judged as it ended.  One the bound on its expression's count stopped is a loop, and is not run again."""
-    limits: list[float] = []
-    recorded: list[bool] = []  # whether each run at the screened limit recorded its reach
-
-    class Reaching(CompilingTrial):
-        def run_schema(self, rel: str, text: str, mutant_id: int, timeout_s: float, reached: str = "",
-                       only: set[str] | None = None, spins: int = 0) -> TrialOutcome:
-            if reached:  # the prelude's layout: 0, then each id reached
-                Path(reached).write_bytes(array("i", [0, 1] + ([2, 3] if mutant_id else [])).tobytes())
-            if not mutant_id:
-                return TrialOutcome(failing=dict(FAILING), seconds=0.01)
-            limits.append(timeout_s)
-            if timeout_s < LONGER_S:
-                recorded.append(bool(reached))
-            stopped = 0.01 if spins else timeout_s  # the count's bound ends a run early
-            return TrialOutcome(error=f"timed out after {stopped:g} s", timed_out=True, seconds=stopped)
-
-    trial = Reaching()
-    screen, mutants = _screen(trial, deadline=time.monotonic() + 10.0)  # type: ignore[arg-type]
-    state = screen.files["f.cc"]
-    assert state.reached == {1}
-    state.spins = 1000
-    spun = screen.outcome(mutants[2], trial)  # type: ignore[arg-type]
-    assert spun is not None and spun.timed_out and screen.spun == 1 and screen.longer == 0
-    state.spins, limits[:], recorded[:] = 0, [], []
-    for mutant in mutants[:2]:
-        outcome = screen.outcome(mutant, trial)  # type: ignore[arg-type]
-        assert outcome is not None and outcome.timed_out
-    assert limits == [pytest.approx(RUN_FLOOR_S), pytest.approx(RUN_FLOOR_S), LONGER_S, pytest.approx(RUN_FLOOR_S)]
-    assert recorded == [False, True, False]  # the first run again, recorded; the next not: its share is spent
-    assert screen.longer == 1
-    assert screen.waited_s == pytest.approx(RUN_FLOOR_S + LONGER_S)
-    assert screen.waited_s > WAIT_SHARE * (screen.deadline - screen.started)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import queue
-import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -24,7 +23,7 @@ from typing import Any, Protocol
 from ..build.gate import HEADER_EXT
 from ..edits import EditError, apply_edits_text
 from .mutant import Mutant
-from .native_schema import Key, Schema, read_reach, schema_text
+from .native_schema import Key, Schema, schema_text
 from .native_schema_errors import blamed, moved_failures, not_constants
 from .native_screen_group import build_together
 from .native_screen_plain import cheap_tests, faster, plain_run
@@ -59,13 +58,6 @@ ENDED_FACTOR = 3.0
 # jsonnet lexer mutant: the failing tests passed, then one never ended) costs this, not the search's
 # whole remaining time
 LONGER_S = 3.0
-# Runs the clock stopped after they reached code the unmutated failing run did not (double-conversion: a
-# BiggestPowerTen fix let its test file run on past the assert that had ended it in 0.01 s, 62 expressions
-# further) get the longer limit too.  A run the clock stopped is run once more with its reach recorded to
-# tell, and those second runs and the longer runs that did not end either cost at most this share of the
-# screen's time (the search's, from the baseline on).  Not runs the bound on their expression's count stopped (SPIN_FACTOR): a
-# mutated loop bound walks into new code too (leveldb's Block::Block: two such waits took 6 s of its 20)
-WAIT_SHARE = 0.2
 # Failing tests spread over this many test binaries or more (a fault in code every test runs: cJSON's
 # parse_value fails a dozen Unity binaries) cost a process each per screened run, however short their
 # tests: a screened run then covers the binary with the most of them, and a mutant that makes those
@@ -153,8 +145,6 @@ class Screen:
         self.timeout_s = min(timeout_s, _from_base(base.seconds))
         self.long_timeout_s = timeout_s  # a run that was passing the failing tests when it was stopped
         self.longer = 0  # runs given that longer limit
-        self.started = time.monotonic()
-        self.waited_s = 0.0  # longer runs given for code reached past the failure that did not end either
         self.spun = 0  # screened runs the bound on their mutant's expression ended (see SPIN_FACTOR)
         self.files: dict[str, _FileState] = {}
         self.lock = threading.Lock()
@@ -210,50 +200,23 @@ class Screen:
         limit = min(self.long_timeout_s, max(state.timeout_s, ENDED_FACTOR * state.longest_ended_s))
         spins = self._spins(state, mutant)
         outcome = trial.run_schema(rel, text, mid, limit, only=state.probe, spins=spins)
-        spun = outcome.timed_out and bool(spins) and outcome.seconds < limit
         if not outcome.timed_out:
             state.longest_ended_s = max(state.longest_ended_s, outcome.seconds)
-        elif spun:
+        elif spins and outcome.seconds < limit:
             self.spun += 1
-        passed = outcome.timed_out and bool(set(outcome.passed) & set(self.base.failing))
-        further = False
-        if outcome.timed_out and not passed and not spun:
-            outcome, further = self._went_further(trial, state, rel, text, mid, limit, spins, outcome)
-        if passed or further:
-            # the failing tests failed fast and now pass, until the limit stopped them, or the clock stopped
-            # them in code the unmutated run never reached: the fault may have cut them short, and its fix
-            # lets them run their whole course (a loop stops at no test's end, and seldom runs code the
-            # failing run did not; one its own expression's count stopped is a loop, new code or not)
+        if outcome.timed_out and set(outcome.passed) & set(self.base.failing):
+            # the failing tests failed fast and now pass, until the limit stopped them: the fault may have
+            # cut them short, and its fix lets them run their whole course (a loop stops at no test's end)
             longer = min(self.long_timeout_s, self.deadline - time.monotonic(), max(LONGER_S, limit))
             if longer > limit:
                 self.longer += 1
                 outcome = trial.run_schema(rel, text, mid, longer, only=state.probe)
-                if not passed and outcome.timed_out:
-                    self.waited_s += outcome.seconds
         # a test failing as it did in the unmutated schema failed as in the real build: say it in the
         # real build's words, so the search's "changed" evidence compares like with like
         for fid, sig in outcome.failing.items():
             if fid in self.base.failing and state.plain.get(fid) == sig:
                 outcome.failing[fid] = self.base.failing[fid]
         return outcome
-
-    def _went_further(self, trial: SchemaTrial, state: _FileState, rel: str, text: str, mid: int, limit: float,
-                      spins: int, stopped: TrialOutcome) -> tuple[TrialOutcome, bool]:
-        """A run the clock stopped, run once more with what it reaches recorded (WAIT_SHARE): whether it ran
-        code the unmutated failing run never reached, and its outcome (this run's, when it ended this time).
-        Screened runs do not record it: the counts that come with it slow a compiled schema's hot loops, and
-        JS's warm process a map's update per evaluation (not recorded there)."""
-        if state.reached is None or getattr(trial, "screens_in_process", False) \
-                or self.waited_s > WAIT_SHARE * (self.deadline - self.started):
-            return stopped, False
-        with tempfile.TemporaryDirectory(prefix="whetstone-reach-") as scratch:
-            path = Path(scratch) / "reached"
-            again = trial.run_schema(rel, text, mid, limit, str(path), only=state.probe, spins=spins)
-            reached = read_reach(path).ids
-        self.waited_s += again.seconds
-        if not again.timed_out:
-            return again, False
-        return stopped, reached is not None and not reached <= state.reached
 
     def header_cost(self) -> float:
         """What one more header's schema is expected to take: read off the headers' schemata built so far
