@@ -77,7 +77,7 @@ def error_lines_in(diagnostics: list[BuildErrorRecord], path: Path) -> tuple[set
     ``(line, column)`` followed by the places in ``path`` whose code required the template instantiation
     the error is in (gcc's "required from", clang's "requested here"): a mutant at a call of a function
     template (`!buffer` for `buffer`) instantiates it with a type its body cannot take, and the errors
-    then lie in that body, not in the mutant (:func:`.native_schema_errors.blamed` reads both)."""
+    then lie in that body, not in the mutant (:func:`blamed` reads both)."""
     real = os.path.realpath(path)
 
     @functools.cache  # a schema's compile names the same few files thousands of times
