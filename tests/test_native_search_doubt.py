@@ -171,7 +171,7 @@ def test_a_fix_of_some_failing_tests_only_does_not_end_the_search(tmp_path: Path
                                                    "tests/geo_test.cc": WIDEN_TEST, "tests/more_test.cc": SPREAD_TEST})
     monkeypatch.setattr(native_search, "WORKERS", 1)  # one mutant at a time: the caller's edit comes first
     # the failing tests in the run's order, whatever their suspects score: the caller's test leads the plan
-    monkeypatch.setattr(native_search, "surest_first", lambda failures, *_: list(failures))
+    monkeypatch.setattr(native_search, "surest_first", list)
     label = TestFailureRecord(failure_id="F1", runner="gtest", test_suite="Label", test_name="Width",
                               file_path="tests/geo_test.cc", failure_type="assertion",
                               suspects=[Suspect("src/geo.cc", "label_width", 8, 11, 1.0),

@@ -441,28 +441,3 @@ def test_the_plan_starts_from_the_failing_test_whose_localization_is_surest() ->
                                                     failure("AlsoCallsIt", 0.51), failure("NoSuspect", 0.0))
     ordered = surest_first([reads_a_global, calls_it, none, also_calls_it])
     assert [f.failure_id for f in ordered] == ["CallsIt", "AlsoCallsIt", "ReadsAGlobal", "NoSuspect"]
-
-
-def test_with_a_spectrum_the_plan_starts_from_the_failing_test_whose_suspects_hold_what_they_all_ran() -> None:
-    """Three tests fail on one fault; the first the run names lists, at the top, the formatting only it ran
-    (each plan's top suspect scores 1 there).  The spectrum scores highest the digit generator all three ran,
-    second in the unit test's list: that test's plan goes first, the first named one's last."""
-    from pytest_whetstone.candidates.native_search import surest_first
-
-    ochiai = {"format": 0.58, "digits": 1.0, "value": 0.0}  # over the three failing tests
-
-    class Spectrum:
-        def score(self, key: tuple[str, str, int]) -> float | None:
-            return ochiai.get(key[1])
-
-    def failure(name: str, *suspects: str) -> TestFailureRecord:
-        return TestFailureRecord(failure_id=name, runner="gtest", test_suite="S", test_name=name, file_path="t.cc",
-                                 failure_type="assertion",
-                                 suspects=[Suspect("a.cc", q, 1, 2, 1.0 - i / 10) for i, q in enumerate(suspects)])
-
-    conversions = failure("Conversions", "format", "value", "digits")
-    unit = failure("Unit", "value", "digits", "format")
-    other = failure("Other", "value", "format")
-    ordered = surest_first([conversions, other, unit], Spectrum(), top=2)
-    assert [f.failure_id for f in ordered] == ["Unit", "Conversions", "Other"]
-    assert surest_first([conversions, other, unit]) == [conversions, other, unit]  # no spectrum: the run's order

@@ -129,20 +129,13 @@ def native_search_candidates(
     return ranked
 
 
-def surest_first(failures: list[TestFailureRecord], spectrum: Any = None, top: int = 0) -> list[TestFailureRecord]:
-    """The failing tests in the order their plans are searched.  Every mutant runs them all; the plan is
-    one test's suspects, and the first test the run names is not always the one that points at the fault
+def surest_first(failures: list[TestFailureRecord]) -> list[TestFailureRecord]:
+    """The failing tests in the order their plans are searched: the one whose top suspect scores highest
+    (after the spectrum) first, ties in the run's order.  Every mutant runs them all; the plan is one
+    test's suspects, and the first test the run names is not always the one that points at the fault
     (kiwi: a test of a constraint's strength reads `strength::required`, which the faulty
-    `strength::create` computed before any test ran).  With an execution spectrum, first the one whose
-    ``top`` suspects hold the function it scores highest: one fault fails them all, so it is in code they
-    all ran, and that test's plan holds it (double-conversion: a conversions test, run first, listed the
-    formatting it alone ran; the fast-dtoa test listed the digit generator all three failing tests ran).
-    Then the one whose top suspect scores highest, ties in the run's order."""
-    def sure(f: TestFailureRecord) -> tuple[float, float]:
-        spec = max((spectrum.score((s.file_path, s.qualname, s.line_start)) or 0.0 for s in f.suspects[:top]),
-                   default=0.0) if spectrum is not None else 0.0
-        return -round(spec, 3), -(f.suspects[0].score if f.suspects else 0.0)
-    return sorted(failures, key=sure)
+    `strength::create` computed before any test ran)."""
+    return sorted(failures, key=lambda f: -(f.suspects[0].score if f.suspects else 0.0))
 
 
 def bound_failing_runs(trials: list[Trial], baseline_s: float) -> None:
@@ -230,7 +223,7 @@ class _Search(Planner):
         found: list[FixCandidate] = []
         fixed_ids: set[str] = set()  # failures a complete candidate already makes pass
         seen: set[tuple[str, int, int, int, int, str]] = set()
-        for failure in surest_first(live, self.spectrum, self.top_suspects()):
+        for failure in surest_first(live):
             if failure.failure_id in fixed_ids:
                 continue
             with self.stats.timed("plans"):
