@@ -6,7 +6,8 @@ Four kinds:
 * third-party code bases downloaded at bench time as PyPI sdists into bench/_work/native_fix/ (cached,
   never committed): the library's own sources, built by a small build file written here, and tested
   either by the project's own tests (jsonnet's GoogleTest files) or by ours (bench/native_dev/<name>/:
-  hiredis, fasttext, kiwi: a header-only library whose code is all templates and inline members);
+  hiredis, fasttext, kiwi: a header-only library whose code is all templates and inline members; voro:
+  voro++'s geometry loops, most of them in one 2,250-line unit);
 * Debian's upstream tarballs (``apt-get source`` through a private deb-src list, bench/debian_source.py),
   tested by the project's own tests: built by a build file written here (leveldb) or by the project's own
   CMake build (cjson); or tested by ours, with our Makefile (bench/native_dev/tinyxml2: one big source file);
@@ -81,6 +82,15 @@ PROJECTS = {
         "vector, densematrix, dictionary, args, utils, meter, productquantizer and quantmatrix; our gtest tests "
         "of its public API in bench/native_dev/fasttext, four binaries, gtest_discover_tests; CMake with Unix "
         "Makefiles, RelWithDebInfo, ccwrap as the compiler launcher, ctest)"),
+    "voro": Project(
+        "voro", ["src/cell.cc", "src/container.cc", "src/wall.cc", "src/v_base.cc", "src/container_prd.cc",
+                 "src/pre_container.cc"],
+        ["make", "-s"], ["make", "-s", "check"], sdist="pyvoro==1.3.2",
+        about="voro++, the 3D Voronoi library vendored in the PyPI sdist pyvoro 1.3.2 (C++: its ten units as a "
+        "static library, faults in cell.cc (2,250 lines of plane cuts: loops over vertices and edges, floating "
+        "point), container, wall, v_base, container_prd and pre_container; our gtest tests of cells, shapes, "
+        "containers, walls and periodic boxes in bench/native_dev/voro, 68 tests in four binaries run by "
+        "`make check`; a plain Makefile, -O2 -std=c++17, CC=ccwrap CXX=ccwrap++)"),
     "kiwi": Project(
         "kiwi", ["kiwi/row.h", "kiwi/solverimpl.h", "kiwi/symbolics.h", "kiwi/strength.h", "kiwi/expression.h",
                  "kiwi/term.h", "kiwi/constraint.h", "kiwi/util.h", "kiwi/AssocVector.h"],
@@ -201,6 +211,8 @@ def materialize(project: Project, dest: Path) -> None:
         _fasttext(root, dest)
     elif project.name == "kiwi":
         _kiwi(root, dest)
+    elif project.name == "voro":
+        _voro(root, dest)
 
 
 def _jsonnet(root: Path, dest: Path) -> None:
@@ -323,6 +335,12 @@ def _leveldb(root: Path, dest: Path) -> None:
         shutil.copytree(root / part, dest / part)
     (dest / "port" / "port_config.h").write_text(PORT_CONFIG)
     (dest / "CMakeLists.txt").write_text(LEVELDB_CMAKE.replace("@TESTS@", " ".join(LEVELDB_TESTS)))
+
+
+def _voro(root: Path, dest: Path) -> None:
+    """Our Makefile and tests, the library's src/ beside them (not pyvoro's Python wrapper)."""
+    shutil.copytree(HERE / "native_dev" / "voro", dest)
+    shutil.copytree(root / "src", dest / "src")
 
 
 def _tinyxml2(root: Path, dest: Path) -> None:
