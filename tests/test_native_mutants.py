@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
 from pytest_whetstone.candidates.native_mutants import mutants_in
 from pytest_whetstone.edits import apply_edits_text
 
@@ -361,3 +367,38 @@ def test_a_dropped_negation_is_put_back_on_arguments_and_stored_values_of_truth_
     in_js = _applied(js, "f.js", 1, 5)["negate"]
     assert {js.replace("isThing(a)", "!isThing(a)"), js.replace("= b.x", "= !b.x"),
             js.replace("return a.flag", "return !a.flag")} <= in_js
+
+
+POINTERS = """\
+double drift(const double *p, const double *q, double k) {
+  double d = p[1]-*p;
+  return d*-k + q[0]/-*q;
+}
+"""
+
+
+def test_an_operator_never_joins_its_neighbour_into_another_token(tmp_path: Path) -> None:
+    """`p[1]-*p` with `-` -> `/` is `p[1]/ *p`, not `p[1]/*p` (a comment that hides the rest of the file
+    from the compiler); `d*-k` with `*` -> `-` is `d- -k`, not a decrement.  Every such mutant compiles."""
+    texts = {t for ts in _applied(POINTERS, "drift.c", 1, 4).values() for t in ts}
+    assert POINTERS.replace("p[1]-*p", "p[1]/ *p") in texts
+    assert POINTERS.replace("d*-k", "d- -k") in texts
+    assert POINTERS.replace("q[0]/-*q", "q[0]- -*q") in texts
+    assert not any("/*" in t or "--" in t or "++" in t for t in texts)
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.skip("gcc is not installed")
+    joined = [t for t in texts if "/ *" in t or "- -" in t or "+ +" in t]
+    assert joined
+    for i, text in enumerate(joined):
+        src = tmp_path / f"m{i}.c"
+        src.write_text(text)
+        done = subprocess.run([gcc, "-fsyntax-only", str(src)], capture_output=True, text=True)
+        assert done.returncode == 0, (text, done.stderr)
+
+
+def test_javascript_operators_stay_apart() -> None:
+    text = "function f(a, b) { return a*-b + a/-b; }\n"
+    texts = {t for ts in _applied(text, "f.js", 1, 1).values() for t in ts}
+    assert text.replace("a*-b", "a- -b") in texts
+    assert not any("/*" in t or "--" in t for t in texts)

@@ -32,10 +32,27 @@ class Source:
         return Position(row + 1, len(raw[:byte_col].decode("utf-8", errors="replace")) + 1)
 
     def edit(self, node: Any, new_text: str) -> TextEdit:
-        return TextEdit(self.rel, self.pos(node.start_point), self.pos(node.end_point), new_text)
+        return self.span(node, node, new_text)
 
     def span(self, start: Any, end: Any, new_text: str) -> TextEdit:
-        return TextEdit(self.rel, self.pos(start.start_point), self.pos(end.end_point), new_text)
+        return TextEdit(self.rel, self.pos(start.start_point), self.pos(end.end_point),
+                        apart(self.data[start.start_byte - 1:start.start_byte], new_text,
+                              self.data[end.end_byte:end.end_byte + 1]))
+
+
+# Two characters that read as one token (or open a comment) once side by side: `a-*p` with `-` -> `/`
+# must not become `a/*p`, which opens a comment and hides the rest of the file from the compiler.
+_JOINED = {"//", "/*", "*/", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<=", ">=", "==", "!=",
+           "&&", "||", "<<", ">>", "->", "::", "<:", ":>", "<%", "%>", "%:", "**", "??", "=>", ".*"}
+
+
+def apart(before: bytes, new_text: str, after: bytes) -> str:
+    """``new_text`` with a space on a side where it would join its neighbour into another token."""
+    if new_text and before and before.decode("latin-1") + new_text[0] in _JOINED:
+        new_text = " " + new_text
+    if new_text and after and new_text[-1] + after.decode("latin-1") in _JOINED:
+        new_text += " "
+    return new_text
 
 
 def in_error(node: Any) -> bool:
