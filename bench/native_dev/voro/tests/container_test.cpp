@@ -5,19 +5,12 @@
 #include <cmath>
 #include <vector>
 
+#include "lcg.h"
 #include "voro++.hh"
 
 using namespace voro;
 
 namespace {
-
-struct Lcg {
-    unsigned long long s;
-    double next() {
-        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-        return static_cast<double>((s >> 11) & ((1ULL << 53) - 1)) / static_cast<double>(1ULL << 53);
-    }
-};
 
 struct Points {
     std::vector<double> x, y, z;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "lcg.h"
 #include "voro++.hh"
 
 using namespace voro;
@@ -19,15 +20,6 @@ int Vertices(voronoicell_base &c) {
     c.vertices(v);
     return static_cast<int>(v.size() / 3);
 }
-
-// a small deterministic generator: the same planes on every run
-struct Lcg {
-    unsigned long long s;
-    double next() {
-        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-        return static_cast<double>((s >> 11) & ((1ULL << 53) - 1)) / static_cast<double>(1ULL << 53);
-    }
-};
 
 }  // namespace
 
