@@ -397,6 +397,13 @@ def test_an_operator_never_joins_its_neighbour_into_another_token(tmp_path: Path
         assert done.returncode == 0, (text, done.stderr)
 
 
+def test_pairs_valid_code_writes_unspaced_stay_unspaced() -> None:
+    """`a**p` (a times *p) restored from `a+*p` is the original's bytes: `**` is two tokens in C."""
+    text = "int f(int a, const int *p) { return a+*p + 1.*a; }\n"
+    texts = {t for ts in _applied(text, "f.c", 1, 1).values() for t in ts}
+    assert text.replace("a+*p", "a**p") in texts
+
+
 def test_javascript_operators_stay_apart() -> None:
     text = "function f(a, b) { return a*-b + a/-b; }\n"
     texts = {t for ts in _applied(text, "f.js", 1, 1).values() for t in ts}
