@@ -6,6 +6,7 @@
 #include <numeric>
 #include <vector>
 
+#include "support.h"
 #include "voro++.hh"
 
 using namespace voro;
@@ -18,12 +19,6 @@ voronoicell Cube(double h = 1) {
     voronoicell c;
     c.init(-h, h, -h, h, -h, h);
     return c;
-}
-
-int Vertices(voronoicell &c) {
-    std::vector<double> v;
-    c.vertices(v);
-    return static_cast<int>(v.size() / 3);
 }
 
 }  // namespace

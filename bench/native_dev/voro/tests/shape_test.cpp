@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-#include "lcg.h"
+#include "support.h"
 #include "voro++.hh"
 
 using namespace voro;
@@ -14,12 +14,6 @@ using namespace voro;
 namespace {
 
 constexpr double kTol = 1e-9;
-
-int Vertices(voronoicell_base &c) {
-    std::vector<double> v;
-    c.vertices(v);
-    return static_cast<int>(v.size() / 3);
-}
 
 }  // namespace
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "lcg.h"
+#include "support.h"
 #include "voro++.hh"
 
 using namespace voro;
