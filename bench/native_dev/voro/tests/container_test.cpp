@@ -31,10 +31,7 @@ Points Random(int n, unsigned long long seed, double side) {
 
 TEST(Lattice, EachCellIsAUnitCube) {
     container con(0, 3, 0, 3, 0, 3, 3, 3, 3, false, false, false, 8);
-    int id = 0;
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            for (int k = 0; k < 3; k++) con.put(id++, i + 0.5, j + 0.5, k + 0.5);
+    PutLattice(con, 3);
     c_loop_all cl(con);
     voronoicell c;
     int seen = 0;
@@ -50,10 +47,7 @@ TEST(Lattice, EachCellIsAUnitCube) {
 
 TEST(Lattice, SumOfVolumes) {
     container con(0, 4, 0, 4, 0, 4, 2, 2, 2, false, false, false, 8);
-    int id = 0;
-    for (int i = 0; i < 4; i++)
-        for (int j = 0; j < 4; j++)
-            for (int k = 0; k < 4; k++) con.put(id++, i + 0.5, j + 0.5, k + 0.5);
+    PutLattice(con, 4);
     EXPECT_NEAR(con.sum_cell_volumes(), 64.0, 1e-8);
     EXPECT_EQ(con.total_particles(), 64);
 }

@@ -106,10 +106,7 @@ TEST(WallCone, CellsInsideTheCone) {
 
 TEST(Periodic, LatticeCellsAreUnitCubes) {
     container con(0, 3, 0, 3, 0, 3, 3, 3, 3, true, true, true, 8);
-    int id = 0;
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            for (int k = 0; k < 3; k++) con.put(id++, i + 0.5, j + 0.5, k + 0.5);
+    PutLattice(con, 3);
     c_loop_all cl(con);
     voronoicell_neighbor c;
     ASSERT_TRUE(cl.start());
