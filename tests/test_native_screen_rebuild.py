@@ -1,5 +1,6 @@
 """A schema built before the spectrum is built once more when the plan after it asks for many mutants
-the schema was never offered (:data:`.native_screen.REBUILD_MIN`): in a file of many functions the
+the schema was never offered (:data:`.native_screen.REBUILD_MIN`), and once more for the plan the
+schema's per-test lines make (:data:`.native_screen.MAX_REBUILDS`): in a file of many functions the
 early plan holds only some of them, and each mutant left out would cost a compile of its own."""
 
 from __future__ import annotations
@@ -57,9 +58,13 @@ def test_a_later_plan_s_new_mutants_are_screened_after_one_more_compile() -> Non
     assert trial.compiles == 2 and all(screen.covers(m) for m in early + later)
     assert any("built again for" in note for note in screen.notes), screen.notes
     assert screen.stats()["per_file"]["many.cc"][0] and len(screen.stats()["per_file"]["many.cc"][0]) == 2
-    screen.add(later + _mutants_of(11))  # once only: a third plan's newcomers are compiled alone
+    # once more, for the plan the schema's per-test lines make; a fourth plan's newcomers are compiled alone
+    screen.add(later + _mutants_of(10) + _mutants_of(11))
     screen.prepare(trial)  # type: ignore[arg-type]
-    assert trial.compiles == 2 and not screen.covers(_mutants_of(11)[0])
+    assert trial.compiles == 3 and screen.covers(_mutants_of(11)[0]) and screen.covers(early[0])
+    screen.add(later + _mutants_of(3) + _mutants_of(4))
+    screen.prepare(trial)  # type: ignore[arg-type]
+    assert trial.compiles == 3 and not screen.covers(_mutants_of(4)[0])
 
 
 def test_a_few_newcomers_are_not_worth_a_compile() -> None:

@@ -54,16 +54,22 @@ _AUG = {"+=": "-=", "-=": "+=", "*=": "/=", "/=": "*=", "<<=": ">>=", ">>=": "<<
 _ARG_LISTS = {"argument_list", "arguments"}
 _CONDITIONS = {"if_statement", "while_statement", "do_statement"}
 MAX_MUTANTS = 800  # per function: a huge function must not make a huge plan (nor its file a schema past MAX_SCHEMA_MUTANTS)
-GENERATED_MAX = 4 * MAX_MUTANTS  # generated before the likeliest MAX_MUTANTS are kept
+# generated at most, per function: only generated code (a table of thousands of literals) comes near it.  A
+# bound of a few times MAX_MUTANTS cut a 740-line function (voro++'s `nplane`) off at its last hundred
+# lines, before any of them was ranked
+GENERATED_MAX = 25 * MAX_MUTANTS
 
 
 def mutants_in(
-    rel: str, data: bytes, first: int, last: int, *, expected: str = "", actual: str = "", qualname: str = ""
+    rel: str, data: bytes, first: int, last: int, *, expected: str = "", actual: str = "", qualname: str = "",
+    limit: int | None = MAX_MUTANTS,
 ) -> list[Mutant]:
     """Mutants of the code on lines [first, last] of ``data`` (workspace-relative ``rel``), best first.
 
     ``expected`` / ``actual``: the values the failing assertion compared, when known: a returned literal
-    becomes the expected value, and a literal that *is* the actual value is the likeliest slip of all."""
+    becomes the expected value, and a literal that *is* the actual value is the likeliest slip of all.
+    ``limit``: at most this many (:func:`capped`); None: every one generated, for a caller that ranks
+    them by more than their priors before it cuts them."""
     root = parse(rel, data)
     if root is None:
         return []
@@ -177,7 +183,26 @@ def mutants_in(
         if len(out) >= GENERATED_MAX:
             break
     out.sort(key=lambda m: (-m.prior, m.line, m.edit.start.col))
-    return out[:MAX_MUTANTS]  # a huge function keeps its likeliest mutants, not its first lines'
+    return out if limit is None else capped(out, limit)
+
+
+def capped(mutants: list[Mutant], limit: int = MAX_MUTANTS) -> list[Mutant]:
+    """The first ``limit`` of ``mutants`` (best first), in their order, with each line's first among them:
+    a huge function keeps its likeliest mutants, not its first lines', yet no line of it goes unmutated.
+    A line with no mutant in the plan has none in its file's schema either, so the schema's record of
+    what each test ran (:mod:`.native_search_spectrum`) would never score it, and a fault there (a `!`
+    dropped, whose way back ranks in the thousands by prior alone) could not rise."""
+    if len(mutants) <= limit:
+        return mutants
+    firsts: dict[int, Mutant] = {}
+    for mutant in mutants:
+        firsts.setdefault(mutant.line, mutant)
+    keep = {id(m) for m in list(firsts.values())[:limit]}
+    for mutant in mutants:
+        if len(keep) >= limit:
+            break
+        keep.add(id(mutant))
+    return [m for m in mutants if id(m) in keep]
 
 
 _WITHIN_EXPRESSION = {"argument_list", "arguments", "parenthesized_expression", "condition_clause",

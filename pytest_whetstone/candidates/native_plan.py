@@ -18,7 +18,7 @@ from ..locate.mutation import NEUTRAL, MutantEvidence
 from ..locate.native_tests import family_of, functions_of_file, is_test_file
 from ..records import TestFailureRecord
 from .mutant import Mutant
-from .native_mutants import mutants_in
+from .native_mutants import MAX_MUTANTS, capped, mutants_in
 from .native_screen import Screen
 
 TOP_SUSPECTS = 3  # suspects the search covers
@@ -87,10 +87,7 @@ class Planner:
             text = self.original(suspect.file_path)
             if text is None:
                 continue
-            mutants = mutants_in(suspect.file_path, text.encode("utf-8", TEXT_ERRORS), suspect.line_start, suspect.line_end,
-                                 expected=failure.expected_value, actual=failure.actual_value,
-                                 qualname=suspect.qualname)
-            mutants = self.by_line(mutants)
+            mutants = self.mutants_of(failure, suspect, text)
             if mutants:
                 self.planned.setdefault((suspect.file_path, suspect.qualname), suspect)
                 (per_suspect if len(per_suspect) < self.top_suspects() else later).append(
@@ -132,9 +129,7 @@ class Planner:
             text = self.original(fn.file_path)
             if text is None:
                 continue
-            mutants = self.by_line(mutants_in(fn.file_path, text.encode("utf-8", TEXT_ERRORS), fn.line_start,
-                                              fn.line_end, expected=failure.expected_value,
-                                              actual=failure.actual_value, qualname=fn.qualname))
+            mutants = self.mutants_of(failure, fn, text)
             if mutants:
                 self.planned[(fn.file_path, fn.qualname)] = fn
                 place = len(failure.suspects) + NEIGHBOURS + order
@@ -173,12 +168,26 @@ class Planner:
             if text is None:
                 continue
             self.planned[(fn.file_path, fn.qualname)] = fn
-            mutants = self.by_line(mutants_in(fn.file_path, text.encode("utf-8", TEXT_ERRORS), fn.line_start,
-                                              fn.line_end, expected=failure.expected_value,
-                                              actual=failure.actual_value, qualname=fn.qualname))
+            mutants = self.mutants_of(failure, fn, text)
             place = places.get((fn.file_path, fn.qualname, fn.line_start), len(failure.suspects) + order)
             out += [_Plan(failure, fn.file_path, fn.qualname, m, -1, r, place) for r, m in enumerate(mutants)]
         return out
+
+    def whole_line(self, winner: _Plan) -> list[_Plan]:
+        """Every mutant its function has on the line of ``winner`` (or on the whole expression it edits),
+        past the plan's cap too: a huge function's plan holds each line's likeliest edits only, and the
+        one that fixes every failing test on the line a partial fix found may be of an unlikely kind (a
+        `!` put back where `return true` instead of `false` fixed 5 of 8 of voro++'s tests)."""
+        fn = self.planned.get((winner.rel, winner.qualname))
+        text = self.original(winner.rel)
+        if fn is None or text is None:
+            return []
+        first, last = winner.mutant.lines or (winner.mutant.edit.start.line,) * 2
+        every = mutants_in(fn.file_path, text.encode("utf-8", TEXT_ERRORS), fn.line_start, fn.line_end,
+                           expected=winner.failure.expected_value, actual=winner.failure.actual_value,
+                           qualname=fn.qualname, limit=None)
+        return [_Plan(winner.failure, winner.rel, winner.qualname, m, winner.suspect_index, winner.rank, winner.place)
+                for m in every if first <= m.edit.start.line <= last]
 
     def called_in_file(self, top: list[Any]) -> dict[tuple[str, str, int], float]:
         """The functions of its own file each top suspect calls, with that suspect's score: at -O2 and
@@ -195,13 +204,25 @@ class Planner:
                     out[key] = max(out.get(key, 0.0), suspect.score)
         return out
 
+    def mutants_of(self, failure: TestFailureRecord, fn: Any, text: str) -> list[Mutant]:
+        """The mutants of function ``fn`` (a suspect or a workspace function) of file text ``text`` the plan
+        holds, in the order its turns take them (:meth:`by_line`)."""
+        return self.by_line(mutants_in(fn.file_path, text.encode("utf-8", TEXT_ERRORS), fn.line_start, fn.line_end,
+                                       expected=failure.expected_value, actual=failure.actual_value,
+                                       qualname=fn.qualname, limit=None))
+
     def by_line(self, mutants: list[Mutant]) -> list[Mutant]:
         """A function's mutants in the order its turns take them: by prior, moved by what the failing
         tests ran line by line (a mutant on a line only they ran goes first; a big function's likeliest
-        line is not left behind hundreds of likelier-kinded mutants of lines every test runs)."""
-        if not mutants or self.spectrum is None:
+        line is not left behind hundreds of likelier-kinded mutants of lines every test runs).  Then cut
+        to MAX_MUTANTS: after that move when the spectrum scores the file's lines, so a huge function's
+        cap keeps the lines the failing tests single out; else by prior, each line keeping its first
+        (:func:`.native_mutants.capped`), so that the schema's record of each test's lines can score them."""
+        if not mutants:
             return mutants
-        return sorted(mutants, key=lambda m: -(m.prior + self.line_bonus(m.edit.file_path, m.line)))
+        if self.spectrum is None or self.spectrum.line_score(mutants[0].edit.file_path, mutants[0].line) is None:
+            return capped(mutants)
+        return sorted(mutants, key=lambda m: -(m.prior + self.line_bonus(m.edit.file_path, m.line)))[:MAX_MUTANTS]
 
     def line_bonus(self, rel: str, line: int) -> float:
         """How the execution spectrum moves a mutant on ``line``: up when the failing tests ran it more

@@ -80,9 +80,12 @@ WIDER_MAX_S = 5.0  # whole binaries slower than this on the unmutated schema are
 # count (:meth:`.native_plan.Planner.neighbour_plans`): in a file of hundreds, the functions the failing
 # test ran are mostly not among them, and each such mutant would cost a compile of its own.  A file whose
 # plan after the spectrum asks for at least REBUILD_MIN mutants its schema was never offered is built once
-# more, with those first, when the time left holds REBUILD_ROOM of its compiles.
+# more, with those first, when the time left holds REBUILD_ROOM of its compiles: once for the plan made
+# after the spectrum, once more for the plan its per-test lines made (a huge function's cap then keeps the
+# lines only the failing tests ran: voro++'s 740-line `nplane`, whose ways back rank in the thousands by prior).
 REBUILD_MIN = 10
 REBUILD_ROOM = 4
+MAX_REBUILDS = 2
 # a screened run's limit when the unmutated schema's run of failing tests slow in the real build did not
 # end (:data:`.native_screen_plain.SLOW_BASE_S`): what a fixed unit test takes, not a multiple of a run
 # that never ended
@@ -131,7 +134,7 @@ class _FileState:
     runs: dict[int, int] = field(default_factory=dict)  # a host's first id -> its count (see HOST_SPIN_FLOOR)
     skipped: frozenset[int] = frozenset()  # lines whose choices did not compile (left out of the schema)
     asked: list[Mutant] = field(default_factory=list)  # the latest plan's mutants of this file, once built
-    rebuilt: bool = False  # built again for a later plan (see REBUILD_MIN)
+    rebuilds: int = 0  # built again for a later plan (see REBUILD_MIN)
     # held while the schema is built on demand (a header's): another trial asking for this file waits for
     # it, one asking for another file's builds that one meanwhile (two cores, two headers' units at once)
     building: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
@@ -350,7 +353,7 @@ class Screen:
         """A fresh state for ``rel``'s schema to be built again with the mutants its latest plan asks for
         that it was never offered (None: not worth a compile, see REBUILD_MIN).  The plan's mutants
         come first, so a file past what one schema holds keeps what the plan wants now."""
-        if not state.ready or state.rebuilt or state.schema is None or is_header(rel) or not state.asked:
+        if not state.ready or state.rebuilds >= MAX_REBUILDS or state.schema is None or is_header(rel) or not state.asked:
             return None
         new = [m for m in state.asked if m.key not in state.keys and m.edit.start.line not in state.skipped]
         if len(new) < REBUILD_MIN or self.deadline - time.monotonic() < REBUILD_ROOM * max(state.compile_s, default=0.0):
@@ -359,7 +362,7 @@ class Screen:
         mutants = list({m.key: m for m in state.asked + [m for m in state.mutants if m.key not in first]}.values())
         self.notes.append(f"schema of {rel}: built again for {len(new)} mutants the plan after the spectrum added")
         return _FileState(mutants=mutants, keys={m.key for m in mutants}, rejected=set(state.rejected), apart=set(state.apart),
-                          compile_s=state.compile_s, rebuilt=True)
+                          compile_s=state.compile_s, rebuilds=state.rebuilds + 1)
 
     def forget_pending(self) -> None:
         """Drop the files whose schema was not started: a plan made before the spectrum named them, and the

@@ -294,11 +294,12 @@ class _Search(Planner):
                     if after_partial < 0:
                         after_partial = PARTIAL_GRACE  # one edit may still fix every failing test: look a little
                         # (its own line first, those edits beyond the grace)
-                        near = same_line(plan, self.pending(queue, rest, ordered), seen)[:PARTIAL_NEAR]
+                        near = same_line(plan, self.pending(queue, rest, ordered) + self.whole_line(plan),
+                                         seen)[:PARTIAL_NEAR]
                         after_partial += len(near)
                 if complete:
                     if winner is not None and doubt_left < 0:
-                        found += self.siblings(winner, self.pending(queue, rest, ordered), seen,
+                        found += self.siblings(winner, self.pending(queue, rest, ordered) + self.whole_line(winner), seen,
                                                wanted - complete_count(found),
                                                len(live) + len(self.failures) - len(self.probe))
                     doubtful = self.only_doubtful(found, failure)
