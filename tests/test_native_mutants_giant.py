@@ -74,7 +74,7 @@ def test_with_line_scores_the_cap_follows_the_failing_tests_lines(tmp_path: Path
 def test_a_partial_fix_s_line_offers_every_edit_of_that_line(tmp_path: Path) -> None:
     """After an edit that fixes some failing tests only, the search tries the other edits of its line
     first: all of them, not only those the function's capped plan holds (the `!` put back)."""
-    from pytest_whetstone.candidates.native_plan import _Plan, same_line
+    from pytest_whetstone.candidates.native_plan import same_line
     from pytest_whetstone.candidates.native_search import NativeSearchStats, _Search
     from pytest_whetstone.records import Suspect, TestFailureRecord
 
