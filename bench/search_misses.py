@@ -3,7 +3,7 @@
 For a fault seeded in one function, after ``whetstone run --search``:
 
 * ``fixed``: a mutant of the faulty function made a failing test pass (the search's evidence);
-* ``no restoring mutant``: none of the function's mutants (``mutants_in``, without the failure's
+* ``no restoring mutant``: none of the function's mutants (``mutants_in``, every one generated, without the failure's
   expected / actual values) gives back the original text: the operators cannot express the fix;
 * ``not planned``: the function was not among those whose mutants the search planned (localization);
 * ``planned, not tried``: it was, but none of its mutants came up before the search stopped (the
@@ -54,7 +54,7 @@ def miss_kind(rel: str, original: bytes, faulty: bytes, line: int, event: dict[s
     if ev.get("fixed"):
         return "fixed"
     text, want = faulty.decode("utf-8", "replace"), original.decode("utf-8", "replace")
-    mutants = mutants_in(rel, faulty, first, last, qualname=qualname)
+    mutants = mutants_in(rel, faulty, first, last, qualname=qualname, limit=None)  # past the plan's cap too
     restoring = False
     for m in mutants:
         try:

@@ -8,6 +8,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from pytest_whetstone.candidates.native_plan import Planner
+from pytest_whetstone.candidates.naturalness import Naturalness
 from pytest_whetstone.locate.native_workspace import Func
 from pytest_whetstone.records import Suspect, TestFailureRecord
 
@@ -30,6 +31,7 @@ class _Planner(Planner):
         self.workspace, self.screen, self.spectrum = root, None, spectrum
         self.spectrum_names = {"F1": "Batch.Corrupt"}
         self.evidence, self.planned, self.later, self.widened, self.turns, self.trials = {}, {}, [], set(), False, []
+        self.naturalness, self.natural = Naturalness(root), {}
 
     def original(self, rel: str) -> str | None:
         return (self.workspace / rel).read_text()

@@ -546,6 +546,29 @@ def test_a_file_with_more_mutants_than_a_schema_holds_keeps_the_least_likely_kin
     assert sum(m.key in schema.ids for m in mutants if m.prior == 0.3) == MAX_SCHEMA_MUTANTS - (count - 200)
 
 
+def test_a_full_schema_keeps_a_mutant_of_every_line_before_more_of_the_same_lines() -> None:
+    """Past what one schema holds, each line's first mutant in the plan's order is in: the schema's record
+    of what each test ran scores only the lines it holds, and the plan made from it can lift only those."""
+    from pytest_whetstone.candidates.mutant import Mutant
+    from pytest_whetstone.candidates.native_schema import MAX_SCHEMA_MUTANTS
+    from pytest_whetstone.records import Position, TextEdit
+
+    per_line, busy = 50, MAX_SCHEMA_MUTANTS // 50
+    text = "".join(f"int f{i}(int x) {{ return x + {i}; }}\n" for i in range(busy + 3))
+    cols = [line.index("+") + 1 for line in text.splitlines()]
+
+    def edit(i: int, new: str) -> TextEdit:
+        return TextEdit("many.c", Position(i + 1, cols[i]), Position(i + 1, cols[i] + 1), new)
+
+    mutants = [Mutant("arith", f"line {i + 1} #{k}", edit(i, f"+ {k} +"), i + 1, 0.9)
+               for i in range(busy) for k in range(per_line)]
+    late = [Mutant("negate", f"line {i + 1}", edit(i, "-"), i + 1, 0.5) for i in range(busy, busy + 3)]
+    schema = schema_text("many.c", text.encode(), mutants + late)
+    assert schema is not None and len(schema.ids) == MAX_SCHEMA_MUTANTS
+    assert all(m.key in schema.ids for m in late)
+    assert all(m.key in schema.ids for m in mutants[:MAX_SCHEMA_MUTANTS - len(late)])
+
+
 def test_a_schema_of_thousands_of_mutants_compiles_once_and_records_the_reach_of_its_last_ones(tmp_path: Path) -> None:
     """A big file's mutants all fit one schema (MAX_SCHEMA_MUTANTS, not the 600 it used to hold), and the
     ids past the old 1,024 reach slots are recorded too: real gcc, a program that calls only its last

@@ -210,12 +210,16 @@ def _likeliest(rel: str, mutants: list[Mutant], skip: frozenset[Key], skip_lines
     """The mutants a schema of ``rel`` takes: all of them, or, past what one schema holds, the first in
     the plan's order (the top suspects' likeliest first) with the least likely kinds (another integer
     of the file, a name ± 1) after every other: a plan made before the spectrum holds every
-    function's mutants, and a big function's long tail must not push a small one's out."""
+    function's mutants, and a big function's long tail must not push a small one's out.  Each line's
+    first mutant goes before all of those: the schema's record of what each test ran scores only the
+    lines it holds a mutant of (:mod:`.native_search_spectrum`), and a line it does not score cannot
+    rise in the plan made from that record."""
     eligible = list({m.key: m for m in mutants if m.edit.file_path == rel and m.key not in skip
                      and m.edit.start.line not in skip_lines}.values())
     if len(eligible) <= MAX_SCHEMA_MUTANTS:
         return eligible
-    return sorted(eligible, key=lambda m: m.prior < LEAST_LIKELY)[:MAX_SCHEMA_MUTANTS]
+    firsts = {id(m) for m in {m.edit.start.line: m for m in reversed(eligible)}.values()}
+    return sorted(eligible, key=lambda m: (id(m) not in firsts, m.prior < LEAST_LIKELY))[:MAX_SCHEMA_MUTANTS]
 
 
 def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: frozenset[int] = frozenset(),

@@ -362,7 +362,7 @@ class Screen:
         mutants = list({m.key: m for m in state.asked + [m for m in state.mutants if m.key not in first]}.values())
         self.notes.append(f"schema of {rel}: built again for {len(new)} mutants the plan after the spectrum added")
         return _FileState(mutants=mutants, keys={m.key for m in mutants}, rejected=set(state.rejected), apart=set(state.apart),
-                          compile_s=state.compile_s, rebuilds=state.rebuilds + 1)
+                          compile_s=state.compile_s, rebuilds=state.rebuilds + 1, skipped=state.skipped)
 
     def forget_pending(self) -> None:
         """Drop the files whose schema was not started: a plan made before the spectrum named them, and the
@@ -436,7 +436,7 @@ class Screen:
         if text is None:
             return
         data = text.encode("utf-8", "surrogateescape")
-        skip: frozenset[int] = frozenset()
+        skip: frozenset[int] = state.skipped  # a rebuild starts from the lines its first build left out
         last = 0.0  # this file's last compile: a header's recompiles every unit that includes it
         risky = True
         self.focus(rel, state, trial)

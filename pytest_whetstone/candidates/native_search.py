@@ -158,6 +158,7 @@ class _Search(Planner):
         self.deadline = deadline
         self.stats = stats
         self.naturalness = naturalness or Naturalness(workspace)  # which complete fixes read worse than the code
+        self.natural: dict[tuple[str, int, int, int, int, str], float] = {}  # and the order of the mutants
         self.evidence: dict[tuple[str, str], MutantEvidence] = {}
         self.texts: dict[str, str | None] = {}
         self.base: TrialOutcome | None = None

@@ -295,7 +295,12 @@ class CxxTrial:
         ``part[1]``-th from ``part[0]``; one that ends otherwise (the others: pass) or is cut short is left out."""
         from .native_spectra_bp import gtest_tests
 
-        built = self._build(rel, text, [b for b in self._schema_binaries(rel) if b.gtest], schema=True)
+        # every failing binary, not only those a screened run covers: the others' failing and passing tests
+        # are what tells the lines apart.  A file other units include (a header, cJSON's `.c` its tests
+        # include) keeps the focus: a binary whose units were not compiled with the schema records nothing
+        wide = Path(rel).suffix in (".c", ".cc", ".cpp", ".cxx", ".c++") and not self.units_including(rel)
+        binaries = [b for b in self.binaries if b.tests] if wide else self._schema_binaries(rel)
+        built = self._build(rel, text, [b for b in binaries if b.gtest], schema=True)
         if isinstance(built, str):
             return {}
         env = binary_env(self.scratch)

@@ -70,19 +70,26 @@ class TrigramModel:
     def log_prob(self, text: str, *, without: str = "") -> float:
         """The log-probability of ``text``'s lines; ``without``: lines whose own counts are left out first
         (each line is a sentence, as the model counted it)."""
+        return self.log_probs([text], without=without)[0]
+
+    def log_probs(self, texts: list[str], *, without: str = "") -> list[float]:
+        """:meth:`log_prob` of each of ``texts``, the lines ``without`` left out once for all of them."""
         left_out = without.splitlines()
         for line in left_out:
             self._count(line, -1)
         try:
             vocab = len(self.uni) + 1
-            out = 0.0
-            for line in text.splitlines():
-                for a, b, c in self._grams(line):
-                    # counts never go below zero: a line left out that the model never read takes nothing
-                    p3 = max(self.tri[(a, b, c)], 0) / self.ctx2[(a, b)] if self.ctx2[(a, b)] > 0 else 0.0
-                    p2 = max(self.bi[(b, c)], 0) / self.ctx1[b] if self.ctx1[b] > 0 else 0.0
-                    p1 = (max(self.uni[c], 0) + 1) / (max(self.total, 0) + vocab)
-                    out += math.log(_L3 * p3 + _L2 * p2 + _L1 * p1)
+            out: list[float] = []
+            for text in texts:
+                total = 0.0
+                for line in text.splitlines():
+                    for a, b, c in self._grams(line):
+                        # counts never go below zero: a line left out that the model never read takes nothing
+                        p3 = max(self.tri[(a, b, c)], 0) / self.ctx2[(a, b)] if self.ctx2[(a, b)] > 0 else 0.0
+                        p2 = max(self.bi[(b, c)], 0) / self.ctx1[b] if self.ctx1[b] > 0 else 0.0
+                        p1 = (max(self.uni[c], 0) + 1) / (max(self.total, 0) + vocab)
+                        total += math.log(_L3 * p3 + _L2 * p2 + _L1 * p1)
+                out.append(total)
             return out
         finally:
             for line in left_out:
@@ -156,6 +163,46 @@ class Naturalness:
         if not edits:
             return None
         rel = edits[0].file_path
+        lines = self._read(rel)
+        original = self._originals[rel]
+        if lines is None or original is None:
+            return None
+        try:
+            return edits_gain(self._model(rel), original, edits, lines)
+        except (ArithmeticError, ValueError, IndexError):  # a tie-break is never worth the search's candidates
+            return None
+
+    def mutant_gains(self, edits: list[TextEdit]) -> list[float | None]:
+        """:func:`edits_gain` of each edit alone (one mutant each), each edited line's window left out of
+        the model once for all the edits of that line: the search orders thousands of mutants by it."""
+        out: list[float | None] = [None] * len(edits)
+        by_line: dict[tuple[str, int], list[int]] = {}
+        for i, e in enumerate(edits):
+            if e.start.line == e.end.line and "\n" not in e.new_text:
+                by_line.setdefault((e.file_path, e.start.line), []).append(i)
+            else:
+                out[i] = self.edits_gain([e])
+        for (rel, line), indices in by_line.items():
+            lines = self._read(rel)
+            if lines is None or not 0 < line <= len(lines):
+                continue
+            old = lines[line - 1]
+            news: list[str] = []
+            for i in indices:
+                e = edits[i]
+                news.append(old[:e.start.col - 1] + e.new_text + old[e.end.col - 1:]
+                            if 0 < e.start.col <= e.end.col <= len(old) + 1 else old)
+            window = "\n".join(lines[max(line - 1 - NEIGHBOURS, 0):line + NEIGHBOURS])
+            try:
+                base, *after = self._model(rel).log_probs([old, *news], without=window)
+            except (ArithmeticError, ValueError, IndexError):
+                continue
+            for i, value in zip(indices, after, strict=True):
+                out[i] = value - base
+        return out
+
+    def _read(self, rel: str) -> list[str] | None:
+        """``rel``'s lines as the workspace has it (None: unreadable), read once."""
         if rel not in self._originals:
             try:
                 text: str | None = (self.workspace / rel).read_text(encoding="utf-8", errors=TEXT_ERRORS)
@@ -163,15 +210,12 @@ class Naturalness:
                 text = None
             self._originals[rel] = text
             self._lines[rel] = text.splitlines() if text is not None else []
-        original = self._originals[rel]
-        if original is None:
-            return None
+        return self._lines[rel] if self._originals[rel] is not None else None
+
+    def _model(self, rel: str) -> TrigramModel:
         if rel not in self._models:
             self._models[rel] = model_for(self.workspace, rel)
-        try:
-            return edits_gain(self._models[rel], original, edits, self._lines[rel])
-        except (ArithmeticError, ValueError, IndexError):  # a tie-break is never worth the search's candidates
-            return None
+        return self._models[rel]
 
     def doubtful(self, candidate: FixCandidate) -> bool:
         """A fix that makes its code less natural than the code it replaces: the tests accept it, yet it
