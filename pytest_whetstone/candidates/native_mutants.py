@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..locate.jsfamily import text_of as _text  # any tree-sitter node's text
@@ -186,17 +186,19 @@ def mutants_in(
     return out if limit is None else capped(out, limit)
 
 
-def capped(mutants: list[Mutant], limit: int = MAX_MUTANTS) -> list[Mutant]:
-    """The first ``limit`` of ``mutants`` (best first), in their order, with each line's first among them:
-    a huge function keeps its likeliest mutants, not its first lines', yet no line of it goes unmutated.
-    A line with no mutant in the plan has none in its file's schema either, so the schema's record of
-    what each test ran (:mod:`.native_search_spectrum`) would never score it, and a fault there (a `!`
-    dropped, whose way back ranks in the thousands by prior alone) could not rise."""
+def capped(mutants: list[Mutant], limit: int = MAX_MUTANTS, lines: Callable[[int], bool] | None = None) -> list[Mutant]:
+    """The first ``limit`` of ``mutants`` (best first), in their order, with each line's first among them
+    (of the ``lines`` that pass, when given): a huge function keeps its likeliest mutants, not its first
+    lines', yet no line of it goes unmutated.  A line with no mutant in the plan has none in its file's
+    schema either, so the schema's record of what each test ran (:mod:`.native_search_spectrum`) would
+    never score it, and a fault there (a `!` dropped, whose way back ranks in the thousands by prior
+    alone) could not rise."""
     if len(mutants) <= limit:
         return mutants
     firsts: dict[int, Mutant] = {}
     for mutant in mutants:
-        firsts.setdefault(mutant.line, mutant)
+        if lines is None or lines(mutant.line):
+            firsts.setdefault(mutant.line, mutant)
     keep = {id(m) for m in list(firsts.values())[:limit]}
     for mutant in mutants:
         if len(keep) >= limit:

@@ -18,7 +18,7 @@ from ..locate.mutation import NEUTRAL, MutantEvidence
 from ..locate.native_tests import family_of, functions_of_file, is_test_file
 from ..records import TestFailureRecord
 from .mutant import Mutant
-from .native_mutants import MAX_MUTANTS, capped, mutants_in
+from .native_mutants import capped, mutants_in
 from .native_screen import Screen
 from .naturalness import Naturalness
 
@@ -224,23 +224,27 @@ class Planner:
         """A function's mutants in the order its turns take them: by prior, moved by what the failing
         tests ran line by line (a mutant on a line only they ran goes first; a big function's likeliest
         line is not left behind hundreds of likelier-kinded mutants of lines every test runs).  Then cut
-        to MAX_MUTANTS: after that move when the spectrum scores the file's lines, so a huge function's
-        cap keeps the lines the failing tests single out; else by prior, each line keeping its first
-        (:func:`.native_mutants.capped`), so that the schema's record of each test's lines can score them."""
+        to MAX_MUTANTS after that move (:func:`.native_mutants.capped`), each line keeping its first: when
+        the spectrum scores the file's lines, each line the failing tests ran, so a huge function's cap
+        keeps the lines they single out; else every line, so that the schema's record of each test's
+        lines can score them."""
         if not mutants:
             return mutants
         natural = self.natural_bonus(mutants)
-        ranked = sorted(mutants, key=lambda m: -(m.prior + natural[m.key] + self.line_bonus(m.edit.file_path, m.line)))
-        if self.spectrum is None or self.spectrum.line_score(mutants[0].edit.file_path, mutants[0].line) is None:
+        rel = mutants[0].edit.file_path
+        ranked = sorted(mutants, key=lambda m: -(m.prior + natural[m.key] + self.line_bonus(rel, m.line)))
+        if self.spectrum is None or self.spectrum.line_score(rel, mutants[0].line) is None:
             return capped(ranked)
-        return ranked[:MAX_MUTANTS]
+        # each line the failing tests ran keeps its first (a `!` dropped in a branch only they take: its
+        # way back may read less natural than the likely kinds of every busy line)
+        return capped(ranked, lines=lambda line: bool(self.spectrum.line_score(rel, line)))
 
     def natural_bonus(self, mutants: list[Mutant]) -> dict[tuple[str, int, int, int, int, str], float]:
         """How far each mutant moves for how much more natural its edit makes its line under a token model
         of the project (:mod:`.naturalness`): a slip reads less like the code around it than what was
         meant (`pts[6*p+2]` among `pts[3*p]`, `pts[3*p+1]`), so the edit that undoes it gains.  Among the
         development twins' seeded faults, the median rank of the mutant that restores the original
-        within its function went 26 -> 2 (double-conversion), 49 -> 3 (voro++), 97 -> 12 (jsonnet)."""
+        within its function went 26 -> 3 (double-conversion), 49 -> 3 (voro++), 97 -> 12 (jsonnet)."""
         todo = [m for m in mutants if m.key not in self.natural]
         if todo:
             for m, gain in zip(todo, self.naturalness.mutant_gains([m.edit for m in todo]), strict=True):
