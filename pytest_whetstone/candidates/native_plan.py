@@ -18,7 +18,7 @@ from ..locate.mutation import NEUTRAL, MutantEvidence
 from ..locate.native_tests import family_of, functions_of_file, is_test_file
 from ..records import TestFailureRecord
 from .mutant import Mutant
-from .native_mutants import capped, mutants_in
+from .native_mutants import MAX_MUTANTS, capped, mutants_in
 from .native_screen import Screen
 from .naturalness import Naturalness
 
@@ -224,20 +224,27 @@ class Planner:
         """A function's mutants in the order its turns take them: by prior, moved by what the failing
         tests ran line by line (a mutant on a line only they ran goes first; a big function's likeliest
         line is not left behind hundreds of likelier-kinded mutants of lines every test runs).  Then cut
-        to MAX_MUTANTS after that move (:func:`.native_mutants.capped`), each line keeping its first: when
-        the spectrum scores the file's lines, each line the failing tests ran, so a huge function's cap
-        keeps the lines they single out; else every line, so that the schema's record of each test's
-        lines can score them."""
+        to the MAX_MUTANTS first of that order and of the same without naturalness (at most twice as
+        many: :func:`.native_mutants.capped`), each line keeping its first: when the spectrum scores the
+        file's lines, each line the failing tests ran, so a huge function's cap keeps the lines they
+        single out; else every line, so that the schema's record of each test's lines can score them."""
         if not mutants:
             return mutants
         natural = self.natural_bonus(mutants)
         rel = mutants[0].edit.file_path
         ranked = sorted(mutants, key=lambda m: -(m.prior + natural[m.key] + self.line_bonus(rel, m.line)))
-        if self.spectrum is None or self.spectrum.line_score(rel, mutants[0].line) is None:
-            return capped(ranked)
-        # each line the failing tests ran keeps its first (a `!` dropped in a branch only they take: its
-        # way back may read less natural than the likely kinds of every busy line)
-        return capped(ranked, lines=lambda line: bool(self.spectrum.line_score(rel, line)))
+        if len(ranked) <= MAX_MUTANTS:
+            return ranked
+        lines = None
+        if self.spectrum is not None and self.spectrum.line_score(rel, mutants[0].line) is not None:
+            # each line the failing tests ran keeps its first (a `!` dropped in a branch only they take: its
+            # way back may read less natural than the likely kinds of every busy line)
+            lines = lambda line: bool(self.spectrum.line_score(rel, line))  # noqa: E731
+        # the cut keeps what either order puts first, with and without naturalness: an original the token
+        # model finds unlikely (double-conversion's `if (!...)` in a 1,193-mutant template) keeps its place
+        plain = sorted(mutants, key=lambda m: -(m.prior + self.line_bonus(rel, m.line)))
+        keep = {m.key for m in capped(ranked, lines=lines)} | {m.key for m in capped(plain, lines=lines)}
+        return [m for m in ranked if m.key in keep]
 
     def natural_bonus(self, mutants: list[Mutant]) -> dict[tuple[str, int, int, int, int, str], float]:
         """How far each mutant moves for how much more natural its edit makes its line under a token model
