@@ -94,3 +94,34 @@ def test_a_partial_fix_s_line_offers_every_edit_of_that_line(tmp_path: Path) -> 
     assert near and all(p.mutant.line == LAST_LINE for p in near)
     assert any(apply_edits_text(GIANT, [p.mutant.edit]) == ORIGINAL for p in near)
     assert len({p.mutant.key for p in near}) == len(near)
+
+
+class _Against:
+    """A token model that reads ``original``'s way back as the least natural edit of all, every other as natural."""
+
+    def __init__(self, faulty: str, original: str) -> None:
+        self.faulty, self.original = faulty, original
+
+    def mutant_gains(self, edits: list) -> list[float]:
+        return [-5.0 if apply_edits_text(self.faulty, [e]) == self.original else 5.0 for e in edits]
+
+
+def test_an_original_the_token_model_finds_unlikely_keeps_its_place_in_the_cut(tmp_path: Path) -> None:
+    """The cut keeps what the order without naturalness puts first too: a `<` for `<=` is among a huge
+    function's likeliest by prior, and stays in its plan however unnatural the model finds `<=` there."""
+    from pytest_whetstone.candidates.native_search import NativeSearchStats, _Search
+    from pytest_whetstone.records import Suspect, TestFailureRecord
+
+    original = ORIGINAL.replace("if (!done) x = 2 * y;", "if (y <= 3) x = 2 * y;")
+    faulty = original.replace("y <= 3", "y < 3")
+    every = mutants_in("g.cc", faulty.encode(), 1, faulty.count("\n"), limit=None)
+    assert [i for i, m in enumerate(every) if apply_edits_text(faulty, [m.edit]) == original][0] < MAX_MUTANTS
+    (tmp_path / "g.cc").write_text(faulty)
+    suspect = Suspect("g.cc", "f", 1, faulty.count("\n"), 1.0)
+    failure = TestFailureRecord(test_name="G.Last", suspects=[suspect])
+    search = _Search([object()], [failure], tmp_path, time.monotonic() + 60, NativeSearchStats())  # type: ignore[list-item]
+    search.naturalness = _Against(faulty, original)  # type: ignore[assignment]
+    planned = search.mutants_of(failure, suspect, faulty)
+    assert MAX_MUTANTS < len(planned) <= 2 * MAX_MUTANTS
+    back = [i for i, m in enumerate(planned) if apply_edits_text(faulty, [m.edit]) == original]
+    assert back and back[0] >= MAX_MUTANTS  # last in the order, yet in the plan
