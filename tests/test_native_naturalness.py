@@ -156,3 +156,22 @@ def test_an_edit_over_two_lines_is_scored_line_by_line(tmp_path: Path) -> None:
     assert model.log_prob("return f(first,\n           second);", without="  return f(first,\n           second);") < 0
     one_line = FixCandidate(candidate_id="O", edits=[TextEdit("x.cc", Position(4, 12), Position(4, 17), "third")])
     assert Naturalness(tmp_path).gain(one_line) == edits_gain(model, source, one_line.edits)
+
+
+def test_each_mutant_s_gain_matches_its_own_and_a_minified_line_is_not_scored(tmp_path: Path) -> None:
+    """The search orders mutants by their gains, computed a line at a time: each is the gain of its edit
+    alone; a minified bundle's one long line is not scored (read once per mutant, it cost minutes)."""
+    from pytest_whetstone.candidates.naturalness import MAX_SCORED_LINE, Naturalness
+
+    body = "".join(f"  total += values[{i}] * {i};\n" for i in range(12))
+    (tmp_path / "sum.c").write_text("int sum(const int *values) {\n  int total = 0;\n" + body + "  return total;\n}\n")
+    long_line = "var a=" + "+".join(f"f({i})" for i in range(MAX_SCORED_LINE // 4)) + ";\n"
+    (tmp_path / "bundle.js").write_text(long_line)
+    edits = [TextEdit("sum.c", Position(5, 20), Position(5, 21), "4"), TextEdit("sum.c", Position(5, 25), Position(5, 26), "3"),
+             TextEdit("sum.c", Position(6, 16), Position(6, 17), "-"), TextEdit("bundle.js", Position(1, 8), Position(1, 9), "+")]
+    nat = Naturalness(tmp_path)
+    gains = nat.mutant_gains(edits)
+    alone = Naturalness(tmp_path)
+    for edit, gain in zip(edits[:3], gains[:3], strict=True):
+        assert gain is not None and math.isclose(gain, alone.edits_gain([edit]) or 0.0)
+    assert gains[3] is None and len(long_line) > MAX_SCORED_LINE

@@ -223,6 +223,9 @@ def _expression_lines(node: Any) -> tuple[int, int] | None:
     top = node
     while top.parent is not None and (top.parent.type.endswith("_expression") or top.parent.type in _WITHIN_EXPRESSION):
         top = top.parent
+        if top.end_point[0] - top.start_point[0] >= EXPRESSION_LINES:
+            # only grows from here: no climb to the top of a module's function expression for every node
+            return None
     first, last = top.start_point[0] + 1, top.end_point[0] + 1
     return (first, last) if 1 < last - first + 1 <= EXPRESSION_LINES else None
 

@@ -33,6 +33,9 @@ _L3, _L2, _L1 = 0.6, 0.3, 0.1  # interpolation weights: trigram, bigram, unigram
 # lines either side of an edit left out of the counts with it: a copy of the next line must not read as
 # natural because the next line is there (leveldb's `if (k_ > 30) k_ = 1;` over `if (k_ > 30) k_ = 30;`)
 NEIGHBOURS = 1
+# a line longer than this is not scored when the search orders its mutants: a minified bundle's one line
+# of thousands of tokens, read once per mutant, cost minutes (and no one wrote it to read naturally)
+MAX_SCORED_LINE = 400
 
 
 def tokens(line: str) -> list[str]:
@@ -180,13 +183,15 @@ class Naturalness:
         for i, e in enumerate(edits):
             if e.start.line == e.end.line and "\n" not in e.new_text:
                 by_line.setdefault((e.file_path, e.start.line), []).append(i)
-            else:
+            elif e.end.line - e.start.line <= NEIGHBOURS + 1:  # a few lines at most, as a mutant edits them
                 out[i] = self.edits_gain([e])
         for (rel, line), indices in by_line.items():
             lines = self._read(rel)
             if lines is None or not 0 < line <= len(lines):
                 continue
             old = lines[line - 1]
+            if len(old) > MAX_SCORED_LINE:
+                continue
             news: list[str] = []
             for i in indices:
                 e = edits[i]
