@@ -409,10 +409,12 @@ def test_a_schema_records_which_mutants_the_run_reached_and_no_more(
 
 
 def test_the_search_knows_without_a_run_that_a_mutant_the_failing_test_never_reaches_changes_nothing(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`scale` and `manhattan` share the failing test's file but never run in it: their screened mutants
     cost no run, count as evidence that they are not the fault, and the fix in `inside` is found."""
+    # the order by prior alone (no naturalness): the fix comes after the mutants this test watches
+    monkeypatch.setattr("pytest_whetstone.candidates.native_plan.W_NATURAL", 0.0)
     proj = build_make_geo(tmp_path / "geo")
     failure = _failure(proj, "InsideExcludesFarEdge", Suspect("src/geo.cc", "scale", 13, 15, 1.0))
     failure.suspects += [Suspect("src/geo.cc", "manhattan", 5, 7, 0.9), Suspect("src/geo.cc", "inside", 9, 11, 0.5)]

@@ -138,10 +138,14 @@ TEST(Geo, Scale) { EXPECT_EQ(scale(10, 3, 2), 15); }
 """
 
 
-def test_the_search_stops_looping_mutants_by_their_count_and_still_validates_the_fix(tmp_path: Path) -> None:
+def test_the_search_stops_looping_mutants_by_their_count_and_still_validates_the_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``steps_to`` runs first in the failing test; several of its mutants never end (``at != to`` from
     the other side, ``--at``).  The search screens them all, the count stops those that loop, and the
     seeded fault in ``inside`` is found, compiled alone and validated; the user's tree is untouched."""
+    # the order by prior alone (no naturalness): the fix comes after the mutants this test watches
+    monkeypatch.setattr("pytest_whetstone.candidates.native_plan.W_NATURAL", 0.0)
     proj = build_make_geo(tmp_path / "geo", LOOPY_CC, LOOPY_TEST)
     before = _tree_hashes(proj)
     lines = LOOPY_CC.splitlines()

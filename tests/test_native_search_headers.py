@@ -81,7 +81,11 @@ def cmake_ninja_project(root: Path, files: dict[str, str]) -> Path:
     return cmake_build(root, _env(root / ".whetstone"), "-G", "Ninja", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccwrap")
 
 
-def test_a_fault_in_a_header_only_library_is_found_through_the_include_chain(proj: Path) -> None:
+def test_a_fault_in_a_header_only_library_is_found_through_the_include_chain(
+    proj: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the order by prior alone (no naturalness): the fix comes after the mutants this test watches
+    monkeypatch.setattr("pytest_whetstone.candidates.native_plan.W_NATURAL", 0.0)
     failure = TestFailureRecord(failure_id="F1", runner="gtest", test_suite="Width", test_name="CountsBothEnds",
                                 file_path="tests/clamp_test.cc", failure_type="assertion",
                                 suspects=[Suspect("lib/unused.h", "lib::clamp_all", 3, 3, 1.0),
@@ -132,6 +136,8 @@ def test_two_headers_one_unit_includes_get_their_schemata_in_one_compile(
 ) -> None:
     """`mid.h` and `clamp.h` are both compiled as part of the test file: the schema the first one needs is
     compiled with the second one's in the same pass, and either's mutants are screened on that build."""
+    # the order by prior alone (no naturalness): the fix comes after the mutants this test watches
+    monkeypatch.setattr("pytest_whetstone.candidates.native_plan.W_NATURAL", 0.0)
     import json
 
     trace = tmp_path / "trace.jsonl"
