@@ -34,6 +34,7 @@ from .native_schema import ENV as SCHEMA_ENV
 from .native_schema import REACHED_ENV, SPINS_ENV, read_reached
 from .native_schema_errors import error_lines_in
 from .native_shared_libs import SharedLibraries, link_inputs
+from .native_spectra_bp import gtest_tests, profile_with_best
 from .native_spectra_cxx import binary_env
 from .native_trial import SuiteOutcome, TrialOutcome
 
@@ -223,8 +224,8 @@ class CxxTrial:
         ``#include "cJSON.c"``) are compiled for those binaries alone, not for every failing one."""
         self._schema_focus[rel] = [b for b in self.binaries if b.tests and tests & set(b.tests)]
 
-    def _schema_binaries(self, rel: str) -> list[Binary]:
-        return self._schema_focus.get(rel) or [b for b in self.binaries if b.tests]
+    def _schema_binaries(self, rel: str, every: bool = False) -> list[Binary]:
+        return (not every and self._schema_focus.get(rel)) or [b for b in self.binaries if b.tests]
 
     def units_including(self, rel: str) -> int:
         """How many recorded units a mutant of header ``rel`` recompiles (at most MAX_UNITS_PER_HEADER)."""
@@ -290,17 +291,11 @@ class CxxTrial:
 
     def reach_each(self, rel: str, text: str, tests: dict[str, bool], timeout_s: float, deadline: float,
                    limit: int, part: tuple[int, int] = (0, 1)) -> dict[str, set[int]]:
-        """The ids of the schema's mutants each test reaches unmutated, one process a test (:mod:`.native_search_spectrum`):
-        ``tests`` (name -> it fails) first, then the failing binaries' others, ``limit`` in all, this trial every
-        ``part[1]``-th from ``part[0]``; one that ends otherwise (the others: pass) or is cut short is left out."""
-        from .native_spectra_bp import gtest_tests
-
-        # every failing binary, not only those a screened run covers: the others' failing and passing tests
-        # are what tells the lines apart.  A file other units include (a header, cJSON's `.c` its tests
-        # include) keeps the focus: a binary whose units were not compiled with the schema records nothing
+        """The ids of the schema's mutants each test reaches unmutated, a process each (:mod:`.native_search_spectrum`):
+        ``tests`` (name -> fails) first, then every failing binary's others (not when other units include the file),
+        ``limit`` in all, this trial every ``part[1]``-th from ``part[0]``; one cut short or not as expected is left out."""
         wide = Path(rel).suffix in (".c", ".cc", ".cpp", ".cxx", ".c++") and not self.units_including(rel)
-        binaries = [b for b in self.binaries if b.tests] if wide else self._schema_binaries(rel)
-        built = self._build(rel, text, [b for b in binaries if b.gtest], schema=True)
+        built = self._build(rel, text, [b for b in self._schema_binaries(rel, every=wide) if b.gtest], schema=True)
         if isinstance(built, str):
             return {}
         env = binary_env(self.scratch)
@@ -325,8 +320,6 @@ class CxxTrial:
 
     def profile(self, budget_s: float) -> tuple[list[TestRun], dict[str, str], str]:
         """What the failing tests and their neighbours ran (the user's binaries), for the spectrum."""
-        from .native_spectra_bp import profile_with_best
-
         wanted = os.environ.get("WHETSTONE_SPECTRUM_TOOL", "")
         with self._turns if self._written_dirs else contextlib.nullcontext():
             runs, names, why, self.spectrum_tool = profile_with_best(self.binaries, self.scratch, budget_s, wanted)
