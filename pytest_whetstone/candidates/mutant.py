@@ -7,6 +7,7 @@ Shared by the Python search (:mod:`.mutants`, libcst) and the C/C++/JS search
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..records import TextEdit
@@ -53,3 +54,14 @@ class Mutant:
         """Read for every plan each time the search re-orders its queue: computed once."""
         e = self.edit
         return (e.file_path, e.start.line, e.start.col, e.end.line, e.end.col, e.new_text)
+
+
+def line_firsts(mutants: Iterable[Mutant], lines: Callable[[int], bool] | None = None) -> list[Mutant]:
+    """Each line's first mutant in ``mutants``' order (of the ``lines`` that pass, when given): what a plan
+    or a schema keeps of every line before more of any, so the schema's record of each test's lines can
+    score every line (:mod:`.native_search_spectrum`)."""
+    firsts: dict[int, Mutant] = {}
+    for mutant in mutants:
+        if lines is None or lines(mutant.line):
+            firsts.setdefault(mutant.line, mutant)
+    return list(firsts.values())

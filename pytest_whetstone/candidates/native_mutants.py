@@ -21,7 +21,7 @@ from typing import Any
 
 from ..locate.jsfamily import text_of as _text  # any tree-sitter node's text
 from ..records import TextEdit
-from .mutant import PRIOR, Mutant
+from .mutant import PRIOR, Mutant, line_firsts
 from .native_mutant_tree import NUMBERS, Source, in_error, nodes_on, operator_of, parse, short
 from .native_mutants_ints import FILE_INTS_UP_TO, file_ints, int_of, number_mutants
 
@@ -195,11 +195,7 @@ def capped(mutants: list[Mutant], limit: int = MAX_MUTANTS, lines: Callable[[int
     alone) could not rise."""
     if len(mutants) <= limit:
         return mutants
-    firsts: dict[int, Mutant] = {}
-    for mutant in mutants:
-        if lines is None or lines(mutant.line):
-            firsts.setdefault(mutant.line, mutant)
-    keep = {id(m) for m in list(firsts.values())[:limit]}
+    keep = {id(m) for m in line_firsts(mutants, lines)[:limit]}
     for mutant in mutants:
         if len(keep) >= limit:
             break

@@ -106,7 +106,7 @@ class Planner:
             rest += self.neighbour_plans(failure)
             # in the order the turns reach them (ordered_rest), not function after function: a file past
             # what one schema holds keeps every function's likeliest, not the first functions' all
-            self.screen.add([p.mutant for p in first + sorted(rest, key=lambda p: p.rank * (1 + 0.25 * p.place))])
+            self.screen.add([p.mutant for p in first + sorted(rest, key=lambda p: p.rank / place_share(p.place))])
         return first + rest
 
     def take_later(self, failure: TestFailureRecord | None = None) -> list[_Plan]:
@@ -192,11 +192,8 @@ class Planner:
         if fn is None or text is None:
             return []
         first, last = winner.mutant.lines or (winner.mutant.edit.start.line,) * 2
-        every = mutants_in(fn.file_path, text.encode("utf-8", TEXT_ERRORS), fn.line_start, fn.line_end,
-                           expected=winner.failure.expected_value, actual=winner.failure.actual_value,
-                           qualname=fn.qualname, limit=None)
         return [_Plan(winner.failure, winner.rel, winner.qualname, m, winner.suspect_index, winner.rank, winner.place)
-                for m in every if first <= m.edit.start.line <= last]
+                for m in self.every_mutant(winner.failure, fn, text) if first <= m.edit.start.line <= last]
 
     def called_in_file(self, top: list[Any]) -> dict[tuple[str, str, int], float]:
         """The functions of its own file each top suspect calls, with that suspect's score: at -O2 and
@@ -216,9 +213,14 @@ class Planner:
     def mutants_of(self, failure: TestFailureRecord, fn: Any, text: str) -> list[Mutant]:
         """The mutants of function ``fn`` (a suspect or a workspace function) of file text ``text`` the plan
         holds, in the order its turns take them (:meth:`by_line`)."""
-        return self.by_line(mutants_in(fn.file_path, text.encode("utf-8", TEXT_ERRORS), fn.line_start, fn.line_end,
-                                       expected=failure.expected_value, actual=failure.actual_value,
-                                       qualname=fn.qualname, limit=None))
+        return self.by_line(self.every_mutant(failure, fn, text))
+
+    @staticmethod
+    def every_mutant(failure: TestFailureRecord, fn: Any, text: str) -> list[Mutant]:
+        """Every mutant generated in ``fn``, uncapped, with ``failure``'s expected and actual values."""
+        return mutants_in(fn.file_path, text.encode("utf-8", TEXT_ERRORS), fn.line_start, fn.line_end,
+                          expected=failure.expected_value, actual=failure.actual_value, qualname=fn.qualname,
+                          limit=None)
 
     def by_line(self, mutants: list[Mutant]) -> list[Mutant]:
         """A function's mutants in the order its turns take them: by prior, moved by what the failing
@@ -232,7 +234,8 @@ class Planner:
             return mutants
         natural = self.natural_bonus(mutants)
         rel = mutants[0].edit.file_path
-        ranked = sorted(mutants, key=lambda m: -(m.prior + natural[m.key] + self.line_bonus(rel, m.line)))
+        moved = {m.key: m.prior + self.line_bonus(rel, m.line) for m in mutants}
+        ranked = sorted(mutants, key=lambda m: -(moved[m.key] + natural[m.key]))
         if len(ranked) <= MAX_MUTANTS:
             return ranked
         lines = None
@@ -242,7 +245,7 @@ class Planner:
             lines = lambda line: bool(self.spectrum.line_score(rel, line))  # noqa: E731
         # the cut keeps what either order puts first, with and without naturalness: an original the token
         # model finds unlikely (double-conversion's `if (!...)` in a 1,193-mutant template) keeps its place
-        plain = sorted(mutants, key=lambda m: -(m.prior + self.line_bonus(rel, m.line)))
+        plain = sorted(mutants, key=lambda m: -moved[m.key])
         keep = {m.key for m in capped(ranked, lines=lines)} | {m.key for m in capped(plain, lines=lines)}
         return [m for m in ranked if m.key in keep]
 
@@ -295,7 +298,7 @@ class Planner:
                 ev, mut = evidence(p)
                 if ev is not None and not ev.fixed and ev.tried < SURE_AFTER:
                     mut = NEUTRAL + (mut - NEUTRAL) * ev.tried / SURE_AFTER
-                shares[key] = 1 / (1 + 0.25 * p.place) * (0.25 + 3 * mut)
+                shares[key] = place_share(p.place) * (0.25 + 3 * mut)
             return shares[key]
 
         def turn(p: _Plan) -> tuple[bool, float, float]:
@@ -335,6 +338,11 @@ class Planner:
         covered = [p for p in plans if screen.covers(p.mutant)]
         alone = [p for p in plans if id(p) not in taken and not screen.covers(p.mutant)]
         return covered[:first] + early, covered[first:] + alone
+
+
+def place_share(place: int) -> float:
+    """A function's share of the turns by its place among the failure's suspects (see ordered_rest)."""
+    return 1 / (1 + 0.25 * place)
 
 
 def sibling_plans(winner: _Plan, pending: list[_Plan], seen: set[tuple[str, int, int, int, int, str]]) -> list[_Plan]:

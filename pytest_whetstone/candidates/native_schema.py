@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 
 from ..locate.cfamily import holds_cxx
 from . import native_schema_js
-from .mutant import Mutant
+from .mutant import Mutant, line_firsts
 from .native_mutant_tree import parse as _parse
 from .native_schema_types import cast_for
 
@@ -218,7 +218,7 @@ def _likeliest(rel: str, mutants: list[Mutant], skip: frozenset[Key], skip_lines
                      and m.edit.start.line not in skip_lines}.values())
     if len(eligible) <= MAX_SCHEMA_MUTANTS:
         return eligible
-    firsts = {id(m) for m in {m.edit.start.line: m for m in reversed(eligible)}.values()}
+    firsts = {id(m) for m in line_firsts(eligible)}
     return sorted(eligible, key=lambda m: (id(m) not in firsts, m.prior < LEAST_LIKELY))[:MAX_SCHEMA_MUTANTS]
 
 
