@@ -409,3 +409,36 @@ def test_javascript_operators_stay_apart() -> None:
     texts = {t for ts in _applied(text, "f.js", 1, 1).values() for t in ts}
     assert text.replace("a*-b", "a- -b") in texts
     assert not any("/*" in t or "--" in t for t in texts)
+
+
+VALUES_C = """\
+int pick(int x, int flag) {
+  if (x == 7) return 7;
+  int y = x + 7;
+  return flag ? 3 : y;
+}
+int check(void) { return 0; }
+"""
+
+
+@pytest.mark.parametrize(("expected", "actual"), [("", ""), ("8", "7"), ("3", "0"), ("true", "false"), ("-1", "3")])
+def test_a_tests_values_added_to_its_mutants_without_them_equal_one_generation(expected: str, actual: str) -> None:
+    """The search generates a function's mutants once and adds each failing test's value mutants to them:
+    the same mutants, kinds, priors and order as one generation with those values (a value's edit
+    displaces the same edit of another kind, as in one generation)."""
+    from pytest_whetstone.candidates.native_mutants import value_mutants, with_values
+
+    def sig(ms: list) -> list:
+        return [(m.kind, m.description, m.key, m.prior, m.lines) for m in ms]
+
+    for first, last in [(1, 5), (6, 6)]:
+        whole = mutants_in("v.c", VALUES_C.encode(), first, last, expected=expected, actual=actual, qualname="f",
+                           limit=None)
+        plain = mutants_in("v.c", VALUES_C.encode(), first, last, qualname="f", limit=None)
+        values = value_mutants("v.c", VALUES_C.encode(), first, last, expected=expected, actual=actual, qualname="f")
+        assert sig(with_values(plain, values)) == sig(whole)
+        assert all(m.kind == "return-expected" for m in values)
+    if expected == "8":  # a `7` the test got became the `8` it expected, over the off-by-one of the same edit;
+        # the `7` compared with stays an off-by-one
+        got = mutants_in("v.c", VALUES_C.encode(), 1, 5, expected=expected, actual=actual, limit=None)
+        assert sorted(m.kind for m in got if m.edit.new_text == "8") == ["off-by-one", "return-expected", "return-expected"]

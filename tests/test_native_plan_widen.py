@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
 from pytest_whetstone.candidates.native_plan import Planner
 from pytest_whetstone.candidates.naturalness import Naturalness
 from pytest_whetstone.locate.native_workspace import Func
@@ -31,7 +33,7 @@ class _Planner(Planner):
         self.workspace, self.screen, self.spectrum = root, None, spectrum
         self.spectrum_names = {"F1": "Batch.Corrupt"}
         self.evidence, self.planned, self.later, self.widened, self.turns, self.trials = {}, {}, [], set(), False, []
-        self.naturalness, self.natural = Naturalness(root), {}
+        self.naturalness, self.natural, self.generated = Naturalness(root), {}, {}
 
     def original(self, rel: str) -> str | None:
         return (self.workspace / rel).read_text()
@@ -61,3 +63,26 @@ def test_the_plan_widens_once_to_what_the_failing_test_ran_likeliest_first(tmp_p
     assert all(p.suspect_index == -1 for p in widened)
     assert ("coding.c", "decode_len") in planner.planned
     assert planner.take_later(failure) == []  # once per failure
+
+
+def test_a_functions_mutants_are_generated_once_per_search_each_failures_values_added(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plan is made two or three times per failing test: a function's mutants are generated once, and each
+    caller gets its own list, with its failure's value mutants."""
+    from pytest_whetstone.candidates import native_plan
+
+    (tmp_path / "coding.c").write_text(CODING_C)
+    calls: list[str] = []
+    real = native_plan.mutants_in
+    monkeypatch.setattr(native_plan, "mutants_in", lambda *a, **k: calls.append(k["qualname"]) or real(*a, **k))
+    planner = _Planner(tmp_path, None)
+    fn = Func("coding.c", "decode_len", 1, 4, "decode_len")
+    quiet = TestFailureRecord(failure_id="F1", runner="gtest", test_name="A")
+    valued = TestFailureRecord(failure_id="F2", runner="gtest", test_name="B", expected_value="0", actual_value="-1")
+    first = planner.every_mutant(quiet, fn, CODING_C)
+    first.clear()  # a caller's cut does not reach the cache
+    again = planner.every_mutant(quiet, fn, CODING_C)
+    valued_mutants = planner.every_mutant(valued, fn, CODING_C)
+    assert calls == ["decode_len"]
+    assert again and not any(m.kind == "return-expected" for m in again)
+    assert [m.edit.new_text for m in valued_mutants if m.kind == "return-expected"] == ["0", "0"]  # both `-1`s

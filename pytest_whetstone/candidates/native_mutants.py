@@ -70,11 +70,70 @@ def mutants_in(
     becomes the expected value, and a literal that *is* the actual value is the likeliest slip of all.
     ``limit``: at most this many (:func:`capped`); None: every one generated, for a caller that ranks
     them by more than their priors before it cuts them."""
+    out = _generate(rel, data, first, last, expected, actual, qualname)
+    return out if limit is None else capped(out, limit)
+
+
+def value_mutants(rel: str, data: bytes, first: int, last: int, *, expected: str, actual: str = "",
+                  qualname: str = "") -> list[Mutant]:
+    """Only the mutants ``expected`` and ``actual`` make (what :func:`mutants_in` adds for them): the search
+    generates a function's other mutants once, and these for each failing test (:func:`with_values`)."""
+    return _generate(rel, data, first, last, expected, actual, qualname, values_only=True) if expected else []
+
+
+def with_values(mutants: list[Mutant], values: list[Mutant]) -> list[Mutant]:
+    """:func:`mutants_in` with the test's values, from its mutants without them and :func:`value_mutants`:
+    a value's edit displaces the same edit of another kind, as it does in one generation."""
+    if not values:
+        return list(mutants)
+    taken = {m.key for m in values}
+    out = values + [m for m in mutants if m.key not in taken]
+    out.sort(key=_best_first)
+    return out
+
+
+def _best_first(m: Mutant) -> tuple[float, int, int]:
+    return -m.prior, m.line, m.edit.start.col
+
+
+class _Found:
+    """The mutants generated so far, each edit once (its first kind keeps it)."""
+
+    def __init__(self, rel: str, qualname: str) -> None:
+        self.rel = rel
+        self.where = f" in {qualname}" if qualname else ""
+        self.out: list[Mutant] = []
+        self.seen: set[tuple[int, int, int, int, str]] = set()
+        self.lines: tuple[int, int] | None = None  # the whole expression of the node being mutated
+
+    def add(self, kind: str, description: str, edit: TextEdit, prior: float | None = None) -> None:
+        key = (edit.start.line, edit.start.col, edit.end.line, edit.end.col, edit.new_text)
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        self.out.append(Mutant(kind, f"{description}{self.where} ({self.rel}:{edit.start.line})", edit,
+                               edit.start.line, PRIOR.get(kind, 0.5) if prior is None else prior, self.lines))
+
+
+def _generate(rel: str, data: bytes, first: int, last: int, expected: str, actual: str, qualname: str,
+              values_only: bool = False) -> list[Mutant]:
+    """Every mutant of lines [first, last], best first (``values_only``: those of the test's values alone)."""
     root = parse(rel, data)
     if root is None:
         return []
     src = Source(rel, data)
-    body = [n for n in nodes_on(root, first, last) if not in_error(n)]
+    # in_error without its climb to the root: nodes_on leaves out every ERROR subtree, so a node's own
+    # flags say the rest (a huge function's 100k nodes climbed a dozen levels each)
+    body = [n for n in nodes_on(root, first, last) if not (n.has_error or n.is_missing)]
+    found = _Found(rel, qualname)
+    add = found.add
+    if values_only:
+        for node in body:
+            if node.type in NUMBERS or node.type == "return_statement":
+                found.lines = _expression_lines(node)
+                _value_mutants(src, node, expected, actual, add)
+        found.out.sort(key=_best_first)
+        return found.out
     from ..locate import jsfamily
 
     # C/C++ is typed: `x + 1` for an enum, a class or a string does not compile, and in a schema it breaks
@@ -93,22 +152,11 @@ def mutants_in(
     # every likelier mutant of the file (and its schema)
     literals = sum(n.type in NUMBERS for n in body)
     around = file_ints(rel, data, first, last) if 0 < literals <= FILE_INTS_UP_TO else []
-    out: list[Mutant] = []
-    seen: set[tuple[int, int, int, int, str]] = set()
-    lines: tuple[int, int] | None = None  # the whole expression of the node being mutated
-
-    def add(kind: str, description: str, edit: TextEdit, prior: float | None = None) -> None:
-        key = (edit.start.line, edit.start.col, edit.end.line, edit.end.col, edit.new_text)
-        if key in seen:
-            return
-        seen.add(key)
-        where = f" in {qualname}" if qualname else ""
-        out.append(Mutant(kind, f"{description}{where} ({rel}:{edit.start.line})", edit, edit.start.line,
-                          PRIOR.get(kind, 0.5) if prior is None else prior, lines))
-
+    out = found.out
     for node in body:
         t = node.type
-        lines = _expression_lines(node)
+        found.lines = _expression_lines(node)
+        _value_mutants(src, node, expected, actual, add)  # before the node's others: an equal edit is theirs
         if t == "binary_expression":
             _binary(src, node, add)
         elif t in ("update_expression",):
@@ -134,12 +182,6 @@ def mutants_in(
                     inner = inner[1:-1]
                 add("remove-not", f"drop the `!` of `{short(_text(node))}`", src.edit(node, inner))
         elif t in NUMBERS:
-            # a literal the test got becomes the one it expected, unless it is compared with: a comparison
-            # yields a truth value, never the number itself (`x == 0` whose result is 0 is a coincidence)
-            if expected and _same_value(_text(node), actual) and re.fullmatch(r"-?\d+(?:\.\d+)?", expected.strip()) \
-                    and not _compared(node):
-                add("return-expected", f"`{_text(node)}` -> `{expected.strip()}` (the value the test got -> the one "
-                    "it expected)", src.edit(node, expected.strip()), PRIOR["return-expected"] + 0.12)
             number_mutants(src, node, ints, around, add)
         elif t in ("true", "false"):
             other = "false" if t == "true" else "true"
@@ -164,8 +206,6 @@ def mutants_in(
                 index = indices.named_children[0]
             _add_one(src, index, "the index", add)
         elif t == "return_statement":
-            if expected:
-                _return_expected(src, node, expected, actual, add)
             _return_other_name(src, node, add)
             returns = _return_type(node)
             if returns in ("bool", "_Bool", "int") or (returns is None and src.numeric is None):
@@ -182,8 +222,8 @@ def mutants_in(
                     _swap(src, args, i, j, add)
         if len(out) >= GENERATED_MAX:
             break
-    out.sort(key=lambda m: (-m.prior, m.line, m.edit.start.col))
-    return out if limit is None else capped(out, limit)
+    out.sort(key=_best_first)
+    return out
 
 
 def capped(mutants: list[Mutant], limit: int = MAX_MUTANTS, lines: Callable[[int], bool] | None = None) -> list[Mutant]:
@@ -496,6 +536,25 @@ def _truthy(src: Source, node: Any) -> bool:
     while node is not None and node.type in ("field_expression", "qualified_identifier", "member_expression"):
         node = node.child_by_field_name("field") or node.child_by_field_name("name")
     return node is not None and node.type in ("identifier", "field_identifier") and _text(node) in src.truthy
+
+
+def _value_mutants(src: Source, node: Any, expected: str, actual: str, add: Any) -> None:
+    """The mutants the test's ``expected`` / ``actual`` values make of ``node`` (none without them)."""
+    if not expected:
+        return
+    if node.type in NUMBERS:
+        _literal_expected(src, node, expected, actual, add)
+    elif node.type == "return_statement":
+        _return_expected(src, node, expected, actual, add)
+
+
+def _literal_expected(src: Source, node: Any, expected: str, actual: str, add: Any) -> None:
+    """A literal the test got becomes the one it expected, unless it is compared with: a comparison yields
+    a truth value, never the number itself (`x == 0` whose result is 0 is a coincidence)."""
+    if _same_value(_text(node), actual) and re.fullmatch(r"-?\d+(?:\.\d+)?", expected.strip()) \
+            and not _compared(node):
+        add("return-expected", f"`{_text(node)}` -> `{expected.strip()}` (the value the test got -> the one "
+            "it expected)", src.edit(node, expected.strip()), PRIOR["return-expected"] + 0.12)
 
 
 def _return_expected(src: Source, node: Any, expected: str, actual: str, add: Any) -> None:

@@ -18,7 +18,7 @@ from ..locate.mutation import NEUTRAL, MutantEvidence
 from ..locate.native_tests import family_of, functions_of_file, is_test_file
 from ..records import TestFailureRecord
 from .mutant import Mutant
-from .native_mutants import MAX_MUTANTS, capped, mutants_in
+from .native_mutants import MAX_MUTANTS, capped, mutants_in, value_mutants, with_values
 from .native_screen import Screen
 from .naturalness import Naturalness
 
@@ -62,6 +62,7 @@ class Planner:
     spectrum: Any  # locate.native_spectrum.Spectrum, when one was taken
     naturalness: Naturalness
     natural: dict[tuple[str, int, int, int, int, str], float]  # mutant key -> its natural_bonus, once computed
+    generated: dict[tuple[Any, ...], list[Mutant]]  # every_mutant's, per function and failure values
     spectrum_names: dict[str, str]
     evidence: dict[tuple[str, str], MutantEvidence]
     planned: dict[tuple[str, str], Any]
@@ -215,12 +216,19 @@ class Planner:
         holds, in the order its turns take them (:meth:`by_line`)."""
         return self.by_line(self.every_mutant(failure, fn, text))
 
-    @staticmethod
-    def every_mutant(failure: TestFailureRecord, fn: Any, text: str) -> list[Mutant]:
-        """Every mutant generated in ``fn``, uncapped, with ``failure``'s expected and actual values."""
-        return mutants_in(fn.file_path, text.encode("utf-8", TEXT_ERRORS), fn.line_start, fn.line_end,
-                          expected=failure.expected_value, actual=failure.actual_value, qualname=fn.qualname,
-                          limit=None)
+    def every_mutant(self, failure: TestFailureRecord, fn: Any, text: str) -> list[Mutant]:
+        """Every mutant generated in ``fn``, uncapped, with ``failure``'s expected and actual values.  What the
+        values do not make is generated once per search: the plan is made two or three times for each
+        failing test (before the spectrum, after it, after the schemata's per-test lines), each over the
+        same functions, and a 740-line function's generation takes a quarter of a second."""
+        data = text.encode("utf-8", TEXT_ERRORS)
+        key = (fn.file_path, fn.line_start, fn.line_end, fn.qualname, text)
+        if key not in self.generated:
+            self.generated[key] = mutants_in(fn.file_path, data, fn.line_start, fn.line_end, qualname=fn.qualname,
+                                              limit=None)
+        values = value_mutants(fn.file_path, data, fn.line_start, fn.line_end, expected=failure.expected_value,
+                               actual=failure.actual_value, qualname=fn.qualname)
+        return with_values(self.generated[key], values)  # a new list: callers sort and cut it
 
     def by_line(self, mutants: list[Mutant]) -> list[Mutant]:
         """A function's mutants in the order its turns take them: by prior, moved by what the failing

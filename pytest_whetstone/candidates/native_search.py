@@ -34,6 +34,7 @@ from ..locate.mutation import MutantEvidence, lead_with_fix, rerank
 from ..locate.native_tests import family_of
 from ..locate.v8coverage import counts_itself
 from ..records import FixCandidate, Suspect, TestFailureRecord, rank_candidates
+from .mutant import Mutant
 from .native_candidate import validated_candidate
 from .native_partial import PartialGate, complete_count, enough
 from .native_plan import SURE_AFTER, Planner, _Plan, same_line, sibling_plans
@@ -159,6 +160,7 @@ class _Search(Planner):
         self.stats = stats
         self.naturalness = naturalness or Naturalness(workspace)  # which complete fixes read worse than the code
         self.natural: dict[tuple[str, int, int, int, int, str], float] = {}  # and the order of the mutants
+        self.generated: dict[tuple[Any, ...], list[Mutant]] = {}  # every_mutant's, once per function
         self.evidence: dict[tuple[str, str], MutantEvidence] = {}
         self.texts: dict[str, str | None] = {}
         self.base: TrialOutcome | None = None
