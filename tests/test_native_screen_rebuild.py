@@ -6,6 +6,7 @@ early plan holds only some of them, and each mutant left out would cost a compil
 from __future__ import annotations
 
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from test_native_search import GEO_CC, GEO_TEST, _failure, _tree_hashes, build_m
 
 from pytest_whetstone.candidates.mutant import Mutant
 from pytest_whetstone.candidates.native_mutants import mutants_in
-from pytest_whetstone.candidates.native_screen import REBUILD_MIN, Screen
+from pytest_whetstone.candidates.native_screen import MAX_REBUILDS, REBUILD_MIN, Screen
 from pytest_whetstone.candidates.native_search import NativeSearchStats, native_search_candidates
 from pytest_whetstone.candidates.native_trial import TrialOutcome
 from pytest_whetstone.records import Suspect
@@ -87,6 +88,56 @@ def test_a_rebuild_that_does_not_compile_keeps_the_schema_it_had() -> None:
     assert screen.covers(_mutants_of(0)[0]) and not screen.covers(_mutants_of(7)[0])
 
 
+class HeldTrial(Trial):
+    """A trial whose schema compiles wait for ``go``, so a test sees a rebuild under way."""
+
+    def __init__(self, broken_after: int = 0) -> None:
+        super().__init__(broken_after)
+        self.go = threading.Event()
+        self.go.set()
+
+    def prepare_schema(self, rel: str, text: str) -> str:
+        assert self.go.wait(10)
+        return super().prepare_schema(rel, text)
+
+
+def test_a_rebuild_in_the_background_leaves_the_old_schema_screening_on_the_other_trial() -> None:
+    """One trial builds the schema again while the other goes on screening what the old one holds; the
+    mutants only the new one holds wait for it (no compile of their own), and it is swapped in once built."""
+    screen, first, second = _screen(), HeldTrial(), HeldTrial()
+    screen.add(_mutants_of(0))
+    screen.prepare([first, second], background=True)  # type: ignore[list-item]
+    assert screen.rebuild is None and screen.busy() is None  # a first build is never in the background
+    new = _mutants_of(7) + _mutants_of(9)
+    screen.add(_mutants_of(0) + new)
+    second.go.clear()
+    screen.prepare([first, second], background=True)  # type: ignore[list-item]
+    assert screen.busy() is second
+    assert screen.will_cover(new[0]) and not screen.covers(new[0])
+    assert screen.covers(_mutants_of(0)[0]) and not screen.will_cover(_mutants_of(0)[0])
+    assert screen.outcome(_mutants_of(0)[0], first) is not None  # type: ignore[arg-type]
+    assert not screen.settle(wait=False)  # still building: nothing swapped
+    second.go.set()
+    assert screen.settle(wait=True)
+    assert screen.busy() is None and screen.covers(new[0]) and not screen.will_cover(new[0])
+    assert (first.compiles, second.compiles) == (1, 1)
+
+
+@pytest.mark.parametrize("background", [True, False])
+def test_a_rebuild_that_fails_keeps_the_old_schema_and_counts_among_the_rebuilds(background: bool) -> None:
+    screen, first, second = _screen(), Trial(), Trial()
+    screen.add(_mutants_of(0))
+    screen.prepare([first, second])  # type: ignore[list-item]
+    first.broken_after = first.compiles or -1  # from now on their compiles fail
+    second.broken_after = second.compiles or -1
+    for _ in range(MAX_REBUILDS + 2):
+        screen.add(_mutants_of(0) + _mutants_of(7) + _mutants_of(9))
+        screen.prepare([first, second], background=background)  # type: ignore[list-item]
+        screen.settle(wait=True)
+        assert screen.covers(_mutants_of(0)[0]) and not screen.covers(_mutants_of(7)[0])
+    assert first.compiles + second.compiles == 1 + MAX_REBUILDS
+
+
 # ----------------------------------------------------------------------------- the search, end to end
 
 FILLERS = 50
@@ -126,3 +177,35 @@ def test_the_search_builds_a_big_file_s_schema_again_for_what_the_spectrum_found
     assert "left-out" not in stats.alone, stats.to_dict()  # finish_value's mutants were screened
     top = found[0]
     assert top.validated and top.edits[0].new_text == "+", top
+
+
+def test_a_compile_again_after_errors_lets_no_newcomer_in(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past what one schema holds, a round after errors holds only what the failed compile held, less
+    what the errors left out: each newcomer let in where one was left out would bring errors of its own
+    (a `%` of two doubles), each costing a compile of the whole file."""
+    from pytest_whetstone.candidates import native_schema, native_screen
+
+    monkeypatch.setattr(native_schema, "MAX_SCHEMA_MUTANTS", 10)
+    held: list[set[tuple[str, int, int, int, int, str]]] = []
+    real = native_screen.schema_text
+
+    def spy(*args: object, **kwargs: object) -> native_schema.Schema | None:
+        schema = real(*args, **kwargs)  # type: ignore[arg-type]
+        held.append(set(schema.ids) if schema is not None else set())
+        return schema
+    monkeypatch.setattr(native_screen, "schema_text", spy)
+
+    class Failing(Trial):
+        def prepare_schema(self, rel: str, text: str) -> str:
+            self.compiles += 1
+            self.error_lines = {2} if self.compiles == 1 else set()  # the first function's line, no place named
+            return "error: no" if self.compiles == 1 else ""
+
+    mutants = [m for k in range(FUNCS) for m in _mutants_of(k)]
+    assert len(mutants) > 10
+    screen, trial = _screen(), Failing()
+    screen.add(mutants)
+    screen.prepare(trial)  # type: ignore[arg-type]
+    assert trial.compiles == 2 and len(held) == 2
+    assert held[1] and held[1] < held[0]  # the same mutants, less line 2's: none let in
+    assert all(key[1] != 2 for key in held[1])

@@ -123,10 +123,13 @@ def test_the_top_suspects_first_mutants_run_even_when_their_file_has_no_schema()
     class _Screen:
         compile_s = [0.3]  # a schema compile: a mutant's own compile is priced at twice that
 
-        def prepare(self, trial: object) -> None: ...
+        def prepare(self, trial: object, background: bool = False) -> None: ...
 
         def covers(self, mutant: Mutant) -> bool:
             return mutant.edit.file_path == "lexer.cpp"  # parser.cpp's schema did not compile
+
+        def will_cover(self, mutant: Mutant) -> bool:
+            return False
 
         def settled(self, mutant: Mutant) -> bool:
             return not mutant.edit.file_path.endswith(".h")  # a header's schema waits for its first mutant

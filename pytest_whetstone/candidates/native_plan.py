@@ -334,14 +334,14 @@ class Planner:
         screen = self.screen
         if screen is None:
             return plans[:first], plans[first:]
-        screen.prepare(list(self.trials))  # type: ignore[arg-type]
+        screen.prepare(list(self.trials), background=True)  # type: ignore[arg-type]
         head = plans[:first]
         top = list(dict.fromkeys(p.suspect_index for p in head if p.suspect_index >= 0))[:TOP_SUSPECTS]
         # a compile of its own goes first only when it is cheap against the time left: a big unit's takes
         # seconds, the time of hundreds of screened mutants
         room = EARLY_ALONE_SHARE * self.remaining()
         early = [p for p in head if p.suspect_index in top and p.rank < FIRST_PASS and screen.settled(p.mutant)
-                 and not screen.covers(p.mutant) and self.cost(p) <= room]
+                 and not screen.covers(p.mutant) and not screen.will_cover(p.mutant) and self.cost(p) <= room]
         taken = {id(p) for p in early}
         covered = [p for p in plans if screen.covers(p.mutant)]
         alone = [p for p in plans if id(p) not in taken and not screen.covers(p.mutant)]

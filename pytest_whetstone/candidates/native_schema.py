@@ -222,6 +222,14 @@ def _likeliest(rel: str, mutants: list[Mutant], skip: frozenset[Key], skip_lines
     return sorted(eligible, key=lambda m: (id(m) not in firsts, m.prior < LEAST_LIKELY))[:MAX_SCHEMA_MUTANTS]
 
 
+def held_by(mutants: list[Mutant], schema: Schema | None) -> list[Mutant]:
+    """The ``mutants`` ``schema`` held (all of them when None): a compile again after errors holds no
+    newcomer.  Past what one schema holds, each mutant the errors left out would let the next of the
+    plan in, with errors of its own, and a big file took a compile for each (voro++'s cell.cc: six
+    rounds, each a `%` of two doubles or a `*` of a pointer let in where the last one was left out)."""
+    return mutants if schema is None else [m for m in mutants if m.key in schema.ids]
+
+
 def schema_text(rel: str, data: bytes, mutants: list[Mutant], *, skip_lines: frozenset[int] = frozenset(),
                 skip: frozenset[Key] = frozenset(), risky: bool = True, first_id: int = 1) -> Schema | None:
     """The schema of ``mutants`` (all edits of file ``rel``, whose bytes are ``data``), or None when

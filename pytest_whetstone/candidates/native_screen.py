@@ -23,10 +23,11 @@ from typing import Any, Protocol
 from ..build.gate import HEADER_EXT
 from ..edits import EditError, apply_edits_text
 from .mutant import Mutant
-from .native_schema import Key, Schema, schema_text
+from .native_schema import Key, Schema, held_by, schema_text
 from .native_schema_errors import blamed, moved_failures, not_constants
 from .native_screen_group import build_together
 from .native_screen_plain import cheap_tests, faster, plain_run
+from .native_screen_rebuild import Rebuild
 from .native_search_stats import trace_row
 from .native_trial import TrialOutcome
 
@@ -152,6 +153,7 @@ class Screen:
         self.files: dict[str, _FileState] = {}
         self.lock = threading.Lock()
         self.notes: list[str] = []
+        self.rebuild: Rebuild | None = None  # schemata built again in the background (see prepare)
 
     def base_limit(self, tests: set[str]) -> float:
         """A screened run's least limit when it covers ``tests`` alone: a few times what they took in the
@@ -310,14 +312,52 @@ class Screen:
         mid = schema.ids.get(mutant.key)
         return None if mid is None else (schema.text, mid)
 
-    def prepare(self, trials: SchemaTrial | list[SchemaTrial], stop: threading.Event | None = None) -> None:
+    def prepare(self, trials: SchemaTrial | list[SchemaTrial], stop: threading.Event | None = None,
+                background: bool = False) -> None:
         """Build every pending source file's schema now, one file per trial at a time (the search's
         trials share what they build, so two cores compile two files at once).  A header's recompiles
         every unit that includes it: it is built when its first mutant comes up, after what the sources
         screen, and only while the budget holds a few source compiles (:meth:`outcome`).  Once ``stop``
-        is set, no further file is started (the rest wait for the next call)."""
+        is set, no further file is started (the rest wait for the next call).  ``background``: when the
+        only builds due are schemata built again for a later plan, the last trial builds them while the
+        old ones go on screening (:mod:`.native_screen_rebuild`; :meth:`busy`, :meth:`settle`)."""
+        self.settle(wait=True)
+        trials = trials if isinstance(trials, list) else [trials]
+        with self.lock:
+            fresh = {rel: (state, new) for rel, state in self.files.items() if (new := self._again(rel, state)) is not None}
+            pending = any(not state.ready and not is_header(rel) for rel, state in self.files.items())
+            if background and fresh and not pending and len(trials) >= 2:
+                self.rebuild = Rebuild(self, fresh, trials[-1])
+                self.rebuild.start()
+                return
+        self._prepare_now(trials, fresh, stop)
+
+    def busy(self) -> object | None:
+        """The trial a background rebuild is using (None: none is under way)."""
+        rebuild = self.rebuild
+        return rebuild.trial if rebuild is not None and not rebuild.done.is_set() else None
+
+    def will_cover(self, mutant: Mutant) -> bool:
+        """Whether a schema being built again will screen ``mutant``, which the one in use does not."""
+        rebuild = self.rebuild
+        return rebuild is not None and not self.covers(mutant) and rebuild.will_cover(mutant)
+
+    def settle(self, wait: bool) -> bool:
+        """Swap in the schemata a background rebuild made (``wait``: once it ends; else only when it has):
+        True when one ended, so the mutants waiting for it take their places again."""
+        rebuild = self.rebuild
+        if rebuild is None or not (wait or rebuild.done.is_set()):
+            return False
+        states = rebuild.finish()
+        with self.lock:
+            self.files.update(states)
+            self.rebuild = None
+        return True
+
+    def _prepare_now(self, trials: list[SchemaTrial], fresh: dict[str, tuple[_FileState, _FileState]],
+                     stop: threading.Event | None) -> None:
         free: queue.SimpleQueue[SchemaTrial] = queue.SimpleQueue()
-        for trial in trials if isinstance(trials, list) else [trials]:
+        for trial in trials:
             free.put(trial)
 
         again: dict[str, _FileState] = {}  # files built again: their schema until then, kept if that fails
@@ -334,13 +374,12 @@ class Screen:
                 free.put(trial)
                 rel = item[0]
                 if rel in again and item[1].schema is None:
+                    again[rel].rebuilds = item[1].rebuilds  # a build that failed counts: not tried on and on
                     self.files[rel] = again[rel]
 
         with self.lock:
-            for rel, state in list(self.files.items()):
-                fresh = self._again(rel, state)
-                if fresh is not None:
-                    again[rel], self.files[rel] = state, fresh
+            for rel, (state, new) in fresh.items():
+                again[rel], self.files[rel] = state, new
             pending = [(rel, state) for rel, state in self.files.items() if not state.ready and not is_header(rel)]
             if free.qsize() < 2 or len(pending) < 2:
                 for item in pending:
@@ -440,11 +479,13 @@ class Screen:
         last = 0.0  # this file's last compile: a header's recompiles every unit that includes it
         risky = True
         self.focus(rel, state, trial)
+        last_schema: Schema | None = None  # the last one compiled: the next holds none it did not
         for _ in range(MAX_COMPILES):
-            schema = schema_text(rel, data, state.mutants, skip_lines=skip, skip=frozenset(state.rejected | state.apart),
-                                 risky=risky)
+            schema = schema_text(rel, data, held_by(state.mutants, last_schema), skip_lines=skip,
+                                 skip=frozenset(state.rejected | state.apart), risky=risky)
             if schema is None:
                 return
+            last_schema = schema
             if last and self.deadline - time.monotonic() < 2 * last:
                 self.notes.append(f"schema of {rel}: no time for another compile")
                 return

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from .native_schema import REACH_SLOTS, Schema, schema_text
+from .native_schema import REACH_SLOTS, Schema, held_by, schema_text
 from .native_search_stats import trace_row
 
 if TYPE_CHECKING:
@@ -70,12 +70,13 @@ def _compile_together(screen: Screen, members: list[tuple[str, _FileState]], tri
             screen.focus(rel, state, trial)
     skips: dict[str, frozenset[int]] = {rel: frozenset() for rel in data}
     risky, last = True, 0.0
+    schemata: dict[str, Schema] = {}  # the last ones compiled: the next hold none they did not
     for _ in range(MAX_COMPILES):
-        schemata: dict[str, Schema] = {}
+        before, schemata = schemata, {}
         first = 1
         for rel, state in members:
             if rel in data:
-                schema = schema_text(rel, data[rel], state.mutants, skip_lines=skips[rel],
+                schema = schema_text(rel, data[rel], held_by(state.mutants, before.get(rel)), skip_lines=skips[rel],
                                      skip=frozenset(state.rejected | state.apart), risky=risky, first_id=first)
                 first += len(state.mutants)  # ids apart, whatever each schema holds
                 if schema is not None:

@@ -185,6 +185,11 @@ class _Search(Planner):
     def remaining(self) -> float:
         return self.deadline - time.monotonic()
 
+    def free_trials(self) -> list[Trial]:
+        """The trials a batch may use: all but the one building a schema again (see Screen.prepare)."""
+        busy = self.screen.busy() if self.screen is not None else None
+        return [t for t in self.trials if t is not busy] or self.trials[:1]
+
     def original(self, rel: str) -> str | None:
         if rel not in self.texts:
             try:
@@ -223,6 +228,10 @@ class _Search(Planner):
                 with self.stats.timed("schemata"):
                     early.join()
                 self.screen.forget_pending()
+        # each test's lines from the schemata the static plan built, before the plan is made again: that plan
+        # then asks for what the lines single out, and its file's schema is built again once, not once for the
+        # spectrum's plan and once more for the lines' (a big file's rebuild takes seconds of a 20 s search)
+        lines_from_schemata(self, live)
         found: list[FixCandidate] = []
         fixed_ids: set[str] = set()  # failures a complete candidate already makes pass
         seen: set[tuple[str, int, int, int, int, str]] = set()
@@ -241,19 +250,32 @@ class _Search(Planner):
                 queue, ordered = self.ordered_rest(failure, rest), True
             if not queue:
                 queue = self.take_later(None if found else failure)
+            deferred: list[_Plan] = []  # mutants a schema being built again will screen (see Screen.will_cover)
             after_partial = -1  # trials left to look for a complete fix once a partial one is found
             doubt_left = -1  # trials left to look for a natural complete fix once only doubtful ones are found
             last_standing = self.standing()
             near: list[_Plan] = []  # the edits of a partial fix's line: tried first (see same_line)
-            while (near or queue) and after_partial != 0 and doubt_left != 0:
+            while (near or queue or deferred) and after_partial != 0 and doubt_left != 0:
+                ended = self.screen is not None and self.screen.settle(wait=not (near or queue))
+                if deferred and (ended or not (near or queue)):
+                    # the schema built again screens them now: they take their turns among the rest
+                    if ordered:
+                        queue = self.ordered_rest(failure, queue + deferred)
+                    else:
+                        rest += deferred
+                    deferred = []
                 batch: list[_Plan] = []
-                while (near or queue) and len(batch) < len(self.trials):
+                free = self.free_trials()
+                while (near or queue) and len(batch) < len(free):
                     plan = near.pop(0) if near else queue.pop(0)
                     if not queue and not ordered:
                         queue, ordered = self.ordered_rest(failure, rest), True
                     if not queue:  # widened only while nothing is found: not to dodge a doubtful fix elsewhere
                         queue = self.take_later(None if found else failure)
                     if plan.mutant.key in seen:
+                        continue
+                    if self.screen is not None and self.screen.will_cover(plan.mutant):
+                        deferred.append(plan)  # a compile of its own now, a screened run once that schema is in
                         continue
                     seen.add(plan.mutant.key)
                     skip = self.skip_reason(plan)
@@ -344,7 +366,7 @@ class _Search(Planner):
         out: list[FixCandidate] = []
         while todo and len(out) < room:
             batch: list[_Plan] = []
-            while todo and len(batch) < len(self.trials):
+            while todo and len(batch) < len(self.free_trials()):
                 plan = todo.pop(0)
                 seen.add(plan.mutant.key)
                 if self.skip_reason(plan) or self.remaining() < self.estimate():
@@ -438,6 +460,7 @@ class _Search(Planner):
         """Each plan's failing tests on its own trial, the trials in parallel (they run compilers and test
         processes, so threads suffice); results in plan order."""
         jobs: list[tuple[_Plan, str, Trial]] = []
+        free = self.free_trials()
         for plan in batch:
             original = self.original(plan.rel)
             if original is None:
@@ -446,7 +469,7 @@ class _Search(Planner):
                 text = apply_edits_text(original, [plan.mutant.edit], plan.rel)
             except EditError:
                 continue
-            jobs.append((plan, text, self.trials[len(jobs) % len(self.trials)]))
+            jobs.append((plan, text, free[len(jobs) % len(free)]))
         with self.stats.timed("mutants"):
             if len(jobs) <= 1:
                 return [(plan, text, self.attempt(plan, text, trial), trial) for plan, text, trial in jobs]
@@ -567,6 +590,7 @@ class _Search(Planner):
 
     def finish(self, found: list[FixCandidate]) -> list[FixCandidate]:
         if self.screen is not None:
+            self.screen.settle(wait=True)  # the trials close after this: no build may still use one
             self.stats.schema = self.screen.stats()
             self.stats.notes += self.screen.notes
         self.stats.partial_passed_over = self.partials.passed_over

@@ -102,7 +102,7 @@ def lines_from_schemata(search: _Search, live: list[TestFailureRecord]) -> bool:
         return False
     files = [(rel, state.schema, min(REACH_RUN_S, state.timeout_s)) for rel, state in screen.files.items()
              if state.schema is not None and state.reached is not None and rel not in spectrum.profiled_files]
-    each = [t for t in search.trials if hasattr(t, "reach_each")]
+    each = [t for t in search.free_trials() if hasattr(t, "reach_each")]
     if not files or not each or _reach_cap() <= 0:
         return False
     with search.stats.timed("spectrum"):
