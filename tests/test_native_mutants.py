@@ -442,3 +442,36 @@ def test_a_tests_values_added_to_its_mutants_without_them_equal_one_generation(e
         # the `7` compared with stays an off-by-one
         got = mutants_in("v.c", VALUES_C.encode(), 1, 5, expected=expected, actual=actual, limit=None)
         assert sorted(m.kind for m in got if m.edit.new_text == "8") == ["off-by-one", "return-expected", "return-expected"]
+
+
+OUT_PARAMS_CC = """\
+struct Grid {
+  bool remap(int &ai, int &aj, const int &ak, double &x, double y, int *p);
+};
+bool Grid::remap(int &ai, int &aj, const int &ak, double &x, double y, int *p) { return ai + aj + ak + x + y + *p > 0; }
+int use(Grid &g, int a, int b, double d, double e, int *q) {
+  if (g.remap(a, b, a, d, e, q)) return a;
+  return 0;
+}
+"""
+
+
+@pytest.mark.skipif(not shutil.which("g++"), reason="g++ not installed")
+def test_no_value_is_put_where_a_call_binds_a_non_const_reference(tmp_path: Path) -> None:
+    """``a + 1`` or a swapped literal where ``int &ai`` binds cannot compile (and in a schema gcc reports one
+    such argument of a call per compile): the file's own declarations say which parameters bind so.  Every
+    argument mutant generated there compiles with real g++; the value and pointer parameters keep theirs
+    (a swap of `e` and `q` there is the compiler's to reject)."""
+    mutants = [m for m in mutants_in("grid.cc", OUT_PARAMS_CC.encode(), 5, 8, limit=None) if "argument" in m.description]
+    assert {m.edit.new_text for m in mutants if m.kind == "bound"} == {"a + 1", "a - 1", "q + 1", "q - 1"}
+    call = OUT_PARAMS_CC.splitlines()[5]
+    opening = call.index("remap(") + len("remap(")
+    starts = [opening + 1 + 3 * k for k in range(6)]  # 1-based columns of `a, b, a, d, e, q`
+    touched = [m for m in mutants if m.kind == "swap-args"
+               and {starts.index(m.edit.start.col), starts.index(m.edit.end.col - 1)} & {0, 1, 3}]
+    assert touched  # `a` and `b` (two `int &`) swapped, and the like
+    for m in touched:
+        src = tmp_path / "grid.cc"
+        src.write_text(apply_edits_text(OUT_PARAMS_CC, [m.edit]))
+        build = subprocess.run(["g++", "-fsyntax-only", str(src)], capture_output=True, text=True)
+        assert build.returncode == 0, (m.description, build.stderr[-400:])

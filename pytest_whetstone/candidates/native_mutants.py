@@ -24,6 +24,7 @@ from ..records import TextEdit
 from .mutant import PRIOR, Mutant, line_firsts
 from .native_mutant_tree import NUMBERS, Source, in_error, nodes_on, operator_of, parse, short
 from .native_mutants_ints import FILE_INTS_UP_TO, file_ints, int_of, number_mutants
+from .native_mutants_refs import bound_arguments
 
 # Every relational operator may become every other one (the whole ROR family: a slip is not always
 # the neighbouring operator); the likeliest slips keep their kinds and priors, the rest rank below.
@@ -52,6 +53,7 @@ FAR_SWAP_PRIOR = 0.56  # two arguments of a call that are not neighbours, swappe
 _LOGIC = {"&&": "||", "||": "&&"}
 _AUG = {"+=": "-=", "-=": "+=", "*=": "/=", "/=": "*=", "<<=": ">>=", ">>=": "<<="}
 _ARG_LISTS = {"argument_list", "arguments"}
+_LVALUES = {"identifier", "field_expression", "subscript_expression", "pointer_expression", "qualified_identifier"}
 _CONDITIONS = {"if_statement", "while_statement", "do_statement"}
 MAX_MUTANTS = 800  # per function: a huge function must not make a huge plan (nor its file a schema past MAX_SCHEMA_MUTANTS)
 # generated at most, per function: only generated code (a table of thousands of literals) comes near it.  A
@@ -214,12 +216,16 @@ def _generate(rel: str, data: bytes, first: int, last: int, expected: str, actua
                         add, None if returns in ("bool", "_Bool") else NEGATE_VALUE_PRIOR, bare=returns not in ("bool", "_Bool"))
         elif t in _ARG_LISTS:
             args = [c for c in node.named_children if c.type != "comment"]
-            for a in args:  # a dropped `+ 1` / `- 1` of an argument (`Array(n + 1)`), a dropped `!` (`assert(!x)`)
+            bound = bound_arguments(rel, data, node) if src.numeric is not None else frozenset()
+            for i, a in enumerate(args):  # a dropped `+ 1` / `- 1` of an argument (`Array(n + 1)`), a dropped `!`
+                if i in bound:  # `int &ai`: a value there does not compile
+                    continue
                 _add_one(src, a, "the argument", add)
                 _negate(src, a, "the argument", add, NEGATE_VALUE_PRIOR, bare=True)
             for i in range(len(args)):
                 for j in range(i + 1, len(args)):
-                    _swap(src, args, i, j, add)
+                    if not ({i, j} & bound) or _same_lvalues(args[i], args[j], body):
+                        _swap(src, args, i, j, add)  # a value, or a `double`, bound to `int &` does not compile
         if len(out) >= GENERATED_MAX:
             break
     out.sort(key=_best_first)
@@ -368,6 +374,37 @@ def _bool_members(rel: str, data: bytes) -> frozenset[str]:
         return frozenset()
     kinds = ("field_declaration", "declaration", "function_definition")
     return frozenset(_bool_names(n for n in nodes_on(root, 1, root.end_point[0] + 1) if n.type in kinds))
+
+
+def _same_lvalues(a: Any, b: Any, body: list[Any]) -> bool:
+    """Whether ``a`` and ``b`` may each bind the other's non-const reference: both lvalues, and not two names
+    the function declares with different types (``int a``, ``double d``)."""
+    if not {a.type, b.type} <= _LVALUES:
+        return False
+    if a.type != "identifier" or b.type != "identifier":
+        return True
+    types = _declared_types(tuple(body))
+    ta, tb = types.get(_text(a)), types.get(_text(b))
+    return ta is None or tb is None or ta == tb
+
+
+@functools.lru_cache(maxsize=4)
+def _declared_types(body: tuple[Any, ...]) -> dict[str, str]:
+    """Name -> the type its declaration in ``body`` gives it (pointers and references marked)."""
+    out: dict[str, str] = {}
+    for node in body:
+        kind = node.child_by_field_name("type") if node.type in _DECLARATIONS else None
+        if kind is None:
+            continue
+        for decl in node.children_by_field_name("declarator"):
+            marks = ""
+            while decl is not None and decl.type in ("init_declarator", "pointer_declarator", "reference_declarator"):
+                marks += "*" if decl.type == "pointer_declarator" else ""
+                decl = decl.child_by_field_name("declarator") or next(
+                    (c for c in decl.named_children if c.type == "identifier"), None)
+            if decl is not None and decl.type == "identifier":
+                out[_text(decl)] = _text(kind) + marks
+    return out
 
 
 def _numeric_names(body: list[Any]) -> set[str]:
