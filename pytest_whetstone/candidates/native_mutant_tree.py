@@ -56,6 +56,9 @@ def apart(before: bytes, new_text: str, after: bytes) -> str:
     return new_text
 
 
+DECLARATIONS = {"declaration", "parameter_declaration", "optional_parameter_declaration"}
+
+
 def in_error(node: Any) -> bool:
     """Holding a parse error, or inside an ``ERROR`` node.  A node parsed whole beside an error in the
     same statement is kept: tree-sitter's C++ grammar cannot read some valid code (``this->operator()(a,

@@ -22,9 +22,9 @@ from typing import Any
 from ..locate.jsfamily import text_of as _text  # any tree-sitter node's text
 from ..records import TextEdit
 from .mutant import PRIOR, Mutant, line_firsts
-from .native_mutant_tree import NUMBERS, Source, in_error, nodes_on, operator_of, parse, short
+from .native_mutant_tree import DECLARATIONS, NUMBERS, Source, in_error, nodes_on, operator_of, parse, short
 from .native_mutants_ints import FILE_INTS_UP_TO, file_ints, int_of, number_mutants
-from .native_mutants_refs import bound_arguments
+from .native_mutants_refs import bound_arguments, same_lvalues
 
 # Every relational operator may become every other one (the whole ROR family: a slip is not always
 # the neighbouring operator); the likeliest slips keep their kinds and priors, the rest rank below.
@@ -53,7 +53,6 @@ FAR_SWAP_PRIOR = 0.56  # two arguments of a call that are not neighbours, swappe
 _LOGIC = {"&&": "||", "||": "&&"}
 _AUG = {"+=": "-=", "-=": "+=", "*=": "/=", "/=": "*=", "<<=": ">>=", ">>=": "<<="}
 _ARG_LISTS = {"argument_list", "arguments"}
-_LVALUES = {"identifier", "field_expression", "subscript_expression", "pointer_expression", "qualified_identifier"}
 _CONDITIONS = {"if_statement", "while_statement", "do_statement"}
 MAX_MUTANTS = 800  # per function: a huge function must not make a huge plan (nor its file a schema past MAX_SCHEMA_MUTANTS)
 # generated at most, per function: only generated code (a table of thousands of literals) comes near it.  A
@@ -224,7 +223,7 @@ def _generate(rel: str, data: bytes, first: int, last: int, expected: str, actua
                 _negate(src, a, "the argument", add, NEGATE_VALUE_PRIOR, bare=True)
             for i in range(len(args)):
                 for j in range(i + 1, len(args)):
-                    if not ({i, j} & bound) or _same_lvalues(args[i], args[j], body):
+                    if not ({i, j} & bound) or same_lvalues(args[i], args[j], body):
                         _swap(src, args, i, j, add)  # a value, or a `double`, bound to `int &` does not compile
         if len(out) >= GENERATED_MAX:
             break
@@ -342,7 +341,6 @@ def _add_one(src: Source, node: Any, what: str, add: Any) -> None:
 _INTEGER_WORDS = {"unsigned", "signed", "short", "long", "int", "char", "size_t", "ssize_t", "ptrdiff_t", "off_t",
                   "intptr_t", "uintptr_t", "intmax_t", "uintmax_t", "int8_t", "int16_t", "int32_t", "int64_t",
                   "uint8_t", "uint16_t", "uint32_t", "uint64_t", "const", "volatile", "register", "static"}
-_DECLARATIONS = {"declaration", "parameter_declaration", "optional_parameter_declaration"}
 
 
 _BOOL_WORDS = {"bool", "_Bool", "const", "static", "volatile", "mutable"}
@@ -352,7 +350,7 @@ def _bool_names(nodes: Iterable[Any]) -> set[str]:
     """Names the declarations among ``nodes`` declare ``bool`` (``bool done = false``, a field, a function)."""
     names: set[str] = set()
     for node in nodes:
-        if node.type not in _DECLARATIONS and node.type not in ("field_declaration", "function_definition"):
+        if node.type not in DECLARATIONS and node.type not in ("field_declaration", "function_definition"):
             continue
         kind = node.child_by_field_name("type")
         words = _text(kind).split() if kind is not None else []
@@ -376,42 +374,11 @@ def _bool_members(rel: str, data: bytes) -> frozenset[str]:
     return frozenset(_bool_names(n for n in nodes_on(root, 1, root.end_point[0] + 1) if n.type in kinds))
 
 
-def _same_lvalues(a: Any, b: Any, body: list[Any]) -> bool:
-    """Whether ``a`` and ``b`` may each bind the other's non-const reference: both lvalues, and not two names
-    the function declares with different types (``int a``, ``double d``)."""
-    if not {a.type, b.type} <= _LVALUES:
-        return False
-    if a.type != "identifier" or b.type != "identifier":
-        return True
-    types = _declared_types(tuple(body))
-    ta, tb = types.get(_text(a)), types.get(_text(b))
-    return ta is None or tb is None or ta == tb
-
-
-@functools.lru_cache(maxsize=4)
-def _declared_types(body: tuple[Any, ...]) -> dict[str, str]:
-    """Name -> the type its declaration in ``body`` gives it (pointers and references marked)."""
-    out: dict[str, str] = {}
-    for node in body:
-        kind = node.child_by_field_name("type") if node.type in _DECLARATIONS else None
-        if kind is None:
-            continue
-        for decl in node.children_by_field_name("declarator"):
-            marks = ""
-            while decl is not None and decl.type in ("init_declarator", "pointer_declarator", "reference_declarator"):
-                marks += "*" if decl.type == "pointer_declarator" else ""
-                decl = decl.child_by_field_name("declarator") or next(
-                    (c for c in decl.named_children if c.type == "identifier"), None)
-            if decl is not None and decl.type == "identifier":
-                out[_text(decl)] = _text(kind) + marks
-    return out
-
-
 def _numeric_names(body: list[Any]) -> set[str]:
     """Names the nodes declare as an integer (``int n``, ``size_t i = 0``, ``unsigned long k``) or a pointer."""
     names: set[str] = set()
     for node in body:
-        if node.type not in _DECLARATIONS:
+        if node.type not in DECLARATIONS:
             continue
         kind = node.child_by_field_name("type")
         words = _text(kind).replace("std::", "").split() if kind is not None else []
@@ -473,7 +440,7 @@ _DECLARATOR_WRAPPERS = {"init_declarator", "pointer_declarator", "reference_decl
 _FUNCTIONS = {"function_definition", "lambda_expression", "function_declaration", "method_definition", "arrow_function",
               "function_expression", "generator_function_declaration"}
 _JS_DECLARATIONS = {"lexical_declaration", "variable_declaration"}
-_SCOPED_DECLARATIONS = _DECLARATIONS | _JS_DECLARATIONS
+_SCOPED_DECLARATIONS = DECLARATIONS | _JS_DECLARATIONS
 _PARAMETER_LISTS = {"parameter_list", "formal_parameters"}
 
 
@@ -513,7 +480,7 @@ def _declared_by(node: Any) -> list[str]:
     """The names one declaration, declarator list or parameter declares."""
     if node.type in _JS_DECLARATIONS:
         found = [c.child_by_field_name("name") for c in node.named_children if c.type == "variable_declarator"]
-    elif node.type in _DECLARATIONS:
+    elif node.type in DECLARATIONS:
         found = node.children_by_field_name("declarator")
     elif node.type == "assignment_pattern":
         found = [node.child_by_field_name("left")]

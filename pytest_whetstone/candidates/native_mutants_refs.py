@@ -13,10 +13,11 @@ import functools
 from typing import Any
 
 from ..locate.jsfamily import text_of as _text
-from .native_mutant_tree import nodes_on, parse
+from .native_mutant_tree import DECLARATIONS, nodes_on, parse
 
 _PARAMETERS = ("parameter_declaration", "optional_parameter_declaration", "variadic_parameter_declaration")
 _NAMED = ("identifier", "field_identifier")
+_LVALUES = {"identifier", "field_expression", "subscript_expression", "pointer_expression", "qualified_identifier"}
 
 
 @functools.lru_cache(maxsize=8)
@@ -46,6 +47,37 @@ def bound_arguments(rel: str, data: bytes, arguments: Any) -> frozenset[int]:
         return frozenset()
     name = _short_name(call.child_by_field_name("function"))
     return out_parameters(rel, data).get(name, frozenset()) if name else frozenset()
+
+
+def same_lvalues(a: Any, b: Any, body: list[Any]) -> bool:
+    """Whether ``a`` and ``b`` may each bind the other's non-const reference: both lvalues, and not two names
+    the function declares with different types (``int a``, ``double d``)."""
+    if not {a.type, b.type} <= _LVALUES:
+        return False
+    if a.type != "identifier" or b.type != "identifier":
+        return True
+    types = _declared_types(tuple(body))
+    ta, tb = types.get(_text(a)), types.get(_text(b))
+    return ta is None or tb is None or ta == tb
+
+
+@functools.lru_cache(maxsize=4)
+def _declared_types(body: tuple[Any, ...]) -> dict[str, str]:
+    """Name -> the type its declaration in ``body`` gives it (pointers and references marked)."""
+    out: dict[str, str] = {}
+    for node in body:
+        kind = node.child_by_field_name("type") if node.type in DECLARATIONS else None
+        if kind is None:
+            continue
+        for decl in node.children_by_field_name("declarator"):
+            marks = ""
+            while decl is not None and decl.type in ("init_declarator", "pointer_declarator", "reference_declarator"):
+                marks += "*" if decl.type == "pointer_declarator" else ""
+                decl = decl.child_by_field_name("declarator") or next(
+                    (c for c in decl.named_children if c.type == "identifier"), None)
+            if decl is not None and decl.type == "identifier":
+                out[_text(decl)] = _text(kind) + marks
+    return out
 
 
 def _short_name(node: Any) -> str:

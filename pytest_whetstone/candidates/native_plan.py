@@ -373,3 +373,12 @@ def same_line(winner: _Plan, pending: list[_Plan], seen: set[tuple[str, int, int
         if p.rel == winner.rel and first <= p.mutant.edit.start.line <= last and p.mutant.key not in seen:
             out.setdefault(p.mutant.key, p)
     return list(out.values())
+
+
+def surest_first(failures: list[TestFailureRecord]) -> list[TestFailureRecord]:
+    """The failing tests in the order their plans are searched: the one whose top suspect scores highest
+    (after the spectrum) first, ties in the run's order.  Every mutant runs them all; the plan is one
+    test's suspects, and the first test the run names is not always the one that points at the fault
+    (kiwi: a test of a constraint's strength reads `strength::required`, which the faulty
+    `strength::create` computed before any test ran)."""
+    return sorted(failures, key=lambda f: -(f.suspects[0].score if f.suspects else 0.0))

@@ -37,7 +37,7 @@ from ..records import FixCandidate, Suspect, TestFailureRecord, rank_candidates
 from .mutant import Mutant
 from .native_candidate import validated_candidate
 from .native_partial import PartialGate, complete_count, enough
-from .native_plan import SURE_AFTER, Planner, _Plan, same_line, sibling_plans
+from .native_plan import SURE_AFTER, Planner, _Plan, same_line, sibling_plans, surest_first
 from .native_probe import probe_tests
 from .native_screen import Screen, is_header
 from .native_search_spectrum import lines_from_schemata, locate_by_spectrum, spectrum_cap
@@ -128,15 +128,6 @@ def native_search_candidates(
         if top is not None:
             failure.place_suspects(lead_with_fix(failure.suspects, top.edits[0].file_path, top.edits[0].start.line))
     return ranked
-
-
-def surest_first(failures: list[TestFailureRecord]) -> list[TestFailureRecord]:
-    """The failing tests in the order their plans are searched: the one whose top suspect scores highest
-    (after the spectrum) first, ties in the run's order.  Every mutant runs them all; the plan is one
-    test's suspects, and the first test the run names is not always the one that points at the fault
-    (kiwi: a test of a constraint's strength reads `strength::required`, which the faulty
-    `strength::create` computed before any test ran)."""
-    return sorted(failures, key=lambda f: -(f.suspects[0].score if f.suspects else 0.0))
 
 
 def bound_failing_runs(trials: list[Trial], baseline_s: float) -> None:
