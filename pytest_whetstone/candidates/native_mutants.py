@@ -24,7 +24,7 @@ from ..records import TextEdit
 from .mutant import PRIOR, Mutant, line_firsts
 from .native_mutant_tree import DECLARATIONS, NUMBERS, Source, in_error, nodes_on, operator_of, parse, short
 from .native_mutants_ints import FILE_INTS_UP_TO, file_ints, int_of, number_mutants
-from .native_mutants_refs import bound_arguments, same_lvalues
+from .native_mutants_refs import bound_arguments, declared_types, same_lvalues
 
 # Every relational operator may become every other one (the whole ROR family: a slip is not always
 # the neighbouring operator); the likeliest slips keep their kinds and priors, the rest rank below.
@@ -154,6 +154,7 @@ def _generate(rel: str, data: bytes, first: int, last: int, expected: str, actua
     literals = sum(n.type in NUMBERS for n in body)
     around = file_ints(rel, data, first, last) if 0 < literals <= FILE_INTS_UP_TO else []
     out = found.out
+    types: dict[str, str] | None = None  # the names the function declares, when a call binds a reference
     for node in body:
         t = node.type
         found.lines = _expression_lines(node)
@@ -216,6 +217,8 @@ def _generate(rel: str, data: bytes, first: int, last: int, expected: str, actua
         elif t in _ARG_LISTS:
             args = [c for c in node.named_children if c.type != "comment"]
             bound = bound_arguments(rel, data, node) if src.numeric is not None else frozenset()
+            if bound and types is None:
+                types = declared_types(body)  # once per function, when a call binds a reference
             for i, a in enumerate(args):  # a dropped `+ 1` / `- 1` of an argument (`Array(n + 1)`), a dropped `!`
                 if i in bound:  # `int &ai`: a value there does not compile
                     continue
@@ -223,7 +226,7 @@ def _generate(rel: str, data: bytes, first: int, last: int, expected: str, actua
                 _negate(src, a, "the argument", add, NEGATE_VALUE_PRIOR, bare=True)
             for i in range(len(args)):
                 for j in range(i + 1, len(args)):
-                    if not ({i, j} & bound) or same_lvalues(args[i], args[j], body):
+                    if not ({i, j} & bound) or same_lvalues(args[i], args[j], types or {}):
                         _swap(src, args, i, j, add)  # a value, or a `double`, bound to `int &` does not compile
         if len(out) >= GENERATED_MAX:
             break

@@ -49,20 +49,18 @@ def bound_arguments(rel: str, data: bytes, arguments: Any) -> frozenset[int]:
     return out_parameters(rel, data).get(name, frozenset()) if name else frozenset()
 
 
-def same_lvalues(a: Any, b: Any, body: list[Any]) -> bool:
+def same_lvalues(a: Any, b: Any, types: dict[str, str]) -> bool:
     """Whether ``a`` and ``b`` may each bind the other's non-const reference: both lvalues, and not two names
-    the function declares with different types (``int a``, ``double d``)."""
+    declared with different ``types`` (``int a``, ``double d``; :func:`declared_types`)."""
     if not {a.type, b.type} <= _LVALUES:
         return False
     if a.type != "identifier" or b.type != "identifier":
         return True
-    types = _declared_types(tuple(body))
     ta, tb = types.get(_text(a)), types.get(_text(b))
     return ta is None or tb is None or ta == tb
 
 
-@functools.lru_cache(maxsize=4)
-def _declared_types(body: tuple[Any, ...]) -> dict[str, str]:
+def declared_types(body: list[Any]) -> dict[str, str]:
     """Name -> the type its declaration in ``body`` gives it (pointers and references marked)."""
     out: dict[str, str] = {}
     for node in body:
