@@ -62,7 +62,7 @@ class Planner:
     spectrum: Any  # locate.native_spectrum.Spectrum, when one was taken
     naturalness: Naturalness
     natural: dict[tuple[str, int, int, int, int, str], float]  # mutant key -> its natural_bonus, once computed
-    generated: dict[tuple[Any, ...], list[Mutant]]  # every_mutant's, per function and failure values
+    generated: dict[tuple[Any, ...], list[Mutant]]  # every_mutant's, per function, without a test's values
     spectrum_names: dict[str, str]
     evidence: dict[tuple[str, str], MutantEvidence]
     planned: dict[tuple[str, str], Any]

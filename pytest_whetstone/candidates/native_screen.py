@@ -327,7 +327,7 @@ class Screen:
             fresh = {rel: (state, new) for rel, state in self.files.items() if (new := self._again(rel, state)) is not None}
             pending = any(not state.ready and not is_header(rel) for rel, state in self.files.items())
             if background and fresh and not pending and len(trials) >= 2:
-                self.rebuild = Rebuild(self, fresh, trials[-1])
+                self.rebuild = Rebuild(self._prepare, self.notes, fresh, trials[-1])
                 self.rebuild.start()
                 return
         self._prepare_now(trials, fresh, stop)

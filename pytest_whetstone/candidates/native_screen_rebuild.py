@@ -10,19 +10,24 @@ take a compile of its own.  The search swaps the new schema in between two batch
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .mutant import Mutant
 
 if TYPE_CHECKING:
-    from .native_screen import Screen, _FileState
+    from .native_screen import _FileState
 
 
 class Rebuild:
-    """Files' schemata built again on one ``trial``, each file's state until then kept: rel -> (old, new)."""
+    """Files' schemata built again on one ``trial``, each file's state until then kept: rel -> (old, new).
+    ``build``: what builds one file's schema on a trial (:meth:`.native_screen.Screen._prepare`);
+    ``notes``: the screen's notes, where a build that raised says so."""
 
-    def __init__(self, screen: Screen, states: dict[str, tuple[_FileState, _FileState]], trial: Any) -> None:
-        self.screen = screen
+    def __init__(self, build: Callable[[str, _FileState, Any], None], notes: list[str],
+                 states: dict[str, tuple[_FileState, _FileState]], trial: Any) -> None:
+        self.build = build
+        self.notes = notes
         self.states = states
         self.trial = trial
         self.done = threading.Event()
@@ -35,10 +40,10 @@ class Rebuild:
         try:
             for rel, (_old, new) in self.states.items():
                 try:
-                    self.screen._prepare(rel, new, self.trial)
+                    self.build(rel, new, self.trial)
                 except Exception as exc:  # noqa: BLE001 - a thread's: the old schema stays, the search goes on
                     new.schema = None
-                    self.screen.notes.append(f"schema of {rel}: built again: {type(exc).__name__}: {exc}"[:200])
+                    self.notes.append(f"schema of {rel}: built again: {type(exc).__name__}: {exc}"[:200])
         finally:
             self.done.set()
 
