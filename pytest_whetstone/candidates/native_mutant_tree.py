@@ -59,6 +59,24 @@ def apart(before: bytes, new_text: str, after: bytes) -> str:
 DECLARATIONS = {"declaration", "parameter_declaration", "optional_parameter_declaration"}
 
 
+def declared(body: list[Any], through: tuple[str, ...] = ("init_declarator", "pointer_declarator")
+             ) -> Iterator[tuple[str, Any, int]]:
+    """(name, its type node or None, its pointer levels) for each name the declarations among ``body``
+    declare, read through the declarator kinds ``through`` (``int *p = q`` -> ``p``, ``int``, 1)."""
+    for node in body:
+        if node.type not in DECLARATIONS:
+            continue
+        kind = node.child_by_field_name("type")
+        for decl in node.children_by_field_name("declarator"):
+            pointers = 0
+            while decl is not None and decl.type in through:
+                pointers += decl.type == "pointer_declarator"
+                decl = decl.child_by_field_name("declarator") or next(
+                    (c for c in decl.named_children if c.type == "identifier"), None)  # `&x` has no field
+            if decl is not None and decl.type == "identifier":
+                yield decl.text.decode("utf-8", "replace"), kind, pointers
+
+
 def in_error(node: Any) -> bool:
     """Holding a parse error, or inside an ``ERROR`` node.  A node parsed whole beside an error in the
     same statement is kept: tree-sitter's C++ grammar cannot read some valid code (``this->operator()(a,

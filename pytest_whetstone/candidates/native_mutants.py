@@ -22,7 +22,17 @@ from typing import Any
 from ..locate.jsfamily import text_of as _text  # any tree-sitter node's text
 from ..records import TextEdit
 from .mutant import PRIOR, Mutant, line_firsts
-from .native_mutant_tree import DECLARATIONS, NUMBERS, Source, in_error, nodes_on, operator_of, parse, short
+from .native_mutant_tree import (
+    DECLARATIONS,
+    NUMBERS,
+    Source,
+    declared,
+    in_error,
+    nodes_on,
+    operator_of,
+    parse,
+    short,
+)
 from .native_mutants_ints import FILE_INTS_UP_TO, file_ints, int_of, number_mutants
 from .native_mutants_refs import bound_arguments, declared_types, same_lvalues
 
@@ -380,19 +390,10 @@ def _bool_members(rel: str, data: bytes) -> frozenset[str]:
 def _numeric_names(body: list[Any]) -> set[str]:
     """Names the nodes declare as an integer (``int n``, ``size_t i = 0``, ``unsigned long k``) or a pointer."""
     names: set[str] = set()
-    for node in body:
-        if node.type not in DECLARATIONS:
-            continue
-        kind = node.child_by_field_name("type")
+    for name, kind, pointers in declared(body):
         words = _text(kind).replace("std::", "").split() if kind is not None else []
-        integer = bool(words) and all(w in _INTEGER_WORDS for w in words)
-        for decl in node.children_by_field_name("declarator"):
-            pointer = False
-            while decl is not None and decl.type in ("init_declarator", "pointer_declarator"):
-                pointer = pointer or decl.type == "pointer_declarator"
-                decl = decl.child_by_field_name("declarator")
-            if decl is not None and decl.type == "identifier" and (integer or pointer):
-                names.add(_text(decl))
+        if pointers or (words and all(w in _INTEGER_WORDS for w in words)):
+            names.add(name)
     return names
 
 

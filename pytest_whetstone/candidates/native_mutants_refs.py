@@ -13,7 +13,7 @@ import functools
 from typing import Any
 
 from ..locate.jsfamily import text_of as _text
-from .native_mutant_tree import DECLARATIONS, nodes_on, parse
+from .native_mutant_tree import declared, nodes_on, parse
 
 _PARAMETERS = ("parameter_declaration", "optional_parameter_declaration", "variadic_parameter_declaration")
 _NAMED = ("identifier", "field_identifier")
@@ -61,21 +61,10 @@ def same_lvalues(a: Any, b: Any, types: dict[str, str]) -> bool:
 
 
 def declared_types(body: list[Any]) -> dict[str, str]:
-    """Name -> the type its declaration in ``body`` gives it (pointers and references marked)."""
-    out: dict[str, str] = {}
-    for node in body:
-        kind = node.child_by_field_name("type") if node.type in DECLARATIONS else None
-        if kind is None:
-            continue
-        for decl in node.children_by_field_name("declarator"):
-            marks = ""
-            while decl is not None and decl.type in ("init_declarator", "pointer_declarator", "reference_declarator"):
-                marks += "*" if decl.type == "pointer_declarator" else ""
-                decl = decl.child_by_field_name("declarator") or next(
-                    (c for c in decl.named_children if c.type == "identifier"), None)
-            if decl is not None and decl.type == "identifier":
-                out[_text(decl)] = _text(kind) + marks
-    return out
+    """Name -> the type its declaration in ``body`` gives it (pointers marked; a reference is its type)."""
+    return {name: _text(kind) + "*" * pointers
+            for name, kind, pointers in declared(body, ("init_declarator", "pointer_declarator", "reference_declarator"))
+            if kind is not None}
 
 
 def _short_name(node: Any) -> str:
