@@ -37,7 +37,7 @@ from ..records import FixCandidate, Suspect, TestFailureRecord, rank_candidates
 from .mutant import Mutant
 from .native_candidate import validated_candidate
 from .native_partial import PartialGate, complete_count, enough
-from .native_plan import SURE_AFTER, Planner, _Plan, same_line, sibling_plans, surest_first
+from .native_plan import OrderClock, Planner, _Plan, rose, same_line, sibling_plans, surest_first
 from .native_probe import probe_tests
 from .native_screen import Screen, is_header
 from .native_search_spectrum import lines_from_schemata, locate_by_spectrum, spectrum_cap
@@ -245,6 +245,7 @@ class _Search(Planner):
             after_partial = -1  # trials left to look for a complete fix once a partial one is found
             doubt_left = -1  # trials left to look for a natural complete fix once only doubtful ones are found
             last_standing = self.standing()
+            order_clock = OrderClock()
             near: list[_Plan] = []  # the edits of a partial fix's line: tried first (see same_line)
             while (near or queue or deferred) and after_partial != 0 and doubt_left != 0:
                 ended = self.screen is not None and self.screen.settle(wait=not (near or queue))
@@ -332,12 +333,14 @@ class _Search(Planner):
                         continue
                     break
                 standing = self.standing()
-                if ordered and queue and standing != last_standing:
-                    # what this batch's mutants did moves the suspects' remaining mutants at once: a function
-                    # whose mutants keep changing nothing gives its turns to one whose mutants change the failure
-                    with self.stats.timed("order"):
+                if ordered and queue and standing != last_standing and (
+                        rose(last_standing, standing) or order_clock.due()):
+                    # what this batch's mutants did moves the suspects' remaining mutants: a function whose
+                    # mutants change the failure takes its turns sooner at once; one whose mutants keep
+                    # changing nothing gives its turns away within a few batches (see OrderClock)
+                    with self.stats.timed("order"), order_clock:
                         queue = self.ordered_rest(failure, queue)
-                last_standing = standing
+                    last_standing = standing
         self.stats.stopped = self.stats.stopped or (
             "found" if found else "budget" if self.stats.priced_out else "exhausted")
         return self.finish(found)
@@ -388,11 +391,6 @@ class _Search(Planner):
         """Whether every complete fix found for ``failure`` makes its code less natural."""
         fixes = [c for c in found if c.mutation.get("complete") and failure.failure_id in c.mutation.get("fixes", [])]
         return bool(fixes) and all(self.naturalness.doubtful(c) for c in fixes)
-
-    def standing(self) -> dict[tuple[str, str], tuple[int, float]]:
-        """What the order of the remaining mutants reads of the evidence (:meth:`ordered_rest`): while it is
-        unchanged, the queue keeps its order and costs no sort."""
-        return {key: (min(ev.tried, SURE_AFTER), ev.score()) for key, ev in self.evidence.items()}
 
     def skip_reason(self, plan: _Plan) -> str:
         """Why ``plan`` costs no trial ("" when it is worth one): no trial can build its file
