@@ -16,7 +16,8 @@ from test_native_trial_js import _hashes
 from pytest_whetstone.candidates.mutant import Mutant
 from pytest_whetstone.candidates.native_mutants import mutants_in
 from pytest_whetstone.candidates.native_schema import Schema, read_reached, schema_text
-from pytest_whetstone.candidates.native_screen import OWN_TEXT_ID, Screen, _FileState
+from pytest_whetstone.candidates.native_screen import OWN_TEXT_ID, Screen
+from pytest_whetstone.candidates.native_screen_state import FileState
 from pytest_whetstone.candidates.native_search import NativeSearchStats, native_search_candidates
 from pytest_whetstone.candidates.native_trial_js import JsTrial, js_trial
 from pytest_whetstone.edits import apply_edits_text
@@ -203,7 +204,7 @@ def test_a_screened_fix_that_breaks_another_test_is_known_in_the_harness(shapes:
         mutant = Mutant("test", "w * h -> w + h", TextEdit("lib/area.js", Position(12, 12), Position(12, 29),
                                                            "shape.w + shape.h"), 12, 0.5)
         screen = Screen(base, lambda rel: text, float("inf"), 10.0)
-        screen.files["lib/area.js"] = _FileState(ready=True, schema=Schema("lib/area.js", schema, {mutant.key: 2}))
+        screen.files["lib/area.js"] = FileState(ready=True, schema=Schema("lib/area.js", schema, {mutant.key: 2}))
         assert screen.breaks_others(mutant, trial)  # type: ignore[arg-type]
     finally:
         trial.close()

@@ -53,7 +53,7 @@ def test_the_plan_widens_once_to_what_the_failing_test_ran_likeliest_first(tmp_p
     spectrum = SimpleNamespace(ran_in=lambda test: set(funcs) if test == "Batch.Corrupt" else set(),
                                score=scores.get, funcs_by_key=funcs, line_score=lambda rel, line: None)
     planner = _Planner(tmp_path, spectrum)
-    planner.planned[("batch.c", "batch_count")] = object()  # a suspect the plan already held
+    planner.planned[("batch.c", "batch_count")] = funcs[("batch.c", "batch_count", 1)]  # a suspect the plan held
     failure = TestFailureRecord(failure_id="F1", runner="gtest", test_name="Corrupt",
                                 suspects=[Suspect("batch.c", "batch_count", 1, 1, 1.0)])
     widened = planner.take_later(failure)
@@ -62,6 +62,37 @@ def test_the_plan_widens_once_to_what_the_failing_test_ran_likeliest_first(tmp_p
     assert names[0] == "checked_add" and names[1] == "decode_len"  # the likelier first, then turns
     assert all(p.suspect_index == -1 for p in widened)
     assert ("coding.c", "decode_len") in planner.planned
+    assert planner.take_later(failure) == []  # once per failure (and nothing past the cap: small functions)
+    assert planner.take_later(failure) == []
+
+
+BIG_C = "int big(int a, int b) {\n" + "".join(f"  a = a * {k} + b - {k + 1};\n" for k in range(2, 40)) + "  return a;\n}\n"
+OTHER_C = BIG_C.replace("int big(", "int other(")
+
+
+def test_what_the_cap_left_out_comes_last_the_functions_whose_mutants_changed_the_failure_first(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A huge function's plan keeps its likeliest mutants (MAX_MUTANTS); once every other plan is spent,
+    the rest of them, those of a function whose mutants changed the failure before those of one whose
+    mutants changed nothing, in turn."""
+    from pytest_whetstone.candidates import native_plan
+    from pytest_whetstone.locate.mutation import MutantEvidence
+
+    monkeypatch.setattr(native_plan, "MAX_MUTANTS", 12)
+    (tmp_path / "big.c").write_text(BIG_C)
+    (tmp_path / "other.c").write_text(OTHER_C)
+    planner = _Planner(tmp_path, None)
+    big, other = Suspect("big.c", "big", 1, 40, 0.5), Suspect("other.c", "other", 1, 40, 1.0)
+    failure = TestFailureRecord(failure_id="F1", runner="gtest", test_name="Big", suspects=[other, big])
+    planned = {p.mutant.key for p in planner.plans(failure)}
+    every = {m.key for s in (big, other) for m in planner.every_mutant(failure, s, BIG_C if s is big else OTHER_C)}
+    assert 0 < len(planned) < len(every)
+    planner.evidence[("big.c", "big")] = MutantEvidence("big.c", "big", tried=5, changed=2)
+    planner.evidence[("other.c", "other")] = MutantEvidence("other.c", "other", tried=5)
+    planner.later = []
+    past = planner.take_later(failure)  # no spectrum: nothing the test ran to widen to, so at once
+    assert [p.qualname for p in past[:4]] == ["big", "other", "big", "other"]
+    assert not {p.mutant.key for p in past} & planned and {p.mutant.key for p in past} | planned == every
     assert planner.take_later(failure) == []  # once per failure
 
 

@@ -75,7 +75,7 @@ def test_the_unmutated_run_records_how_often_mutated_expressions_ran(tmp_path: P
 def test_a_mutant_s_bound_comes_from_its_own_expression_s_count_when_that_is_tighter() -> None:
     """The file's bound is ten times every mutated expression's runs together; a mutant whose own host ran
     few times gets ten times that, at least HOST_SPIN_FLOOR, and never more than the file's."""
-    from pytest_whetstone.candidates.native_screen import HOST_SPIN_FLOOR, SPIN_FACTOR, Screen, _FileState
+    from pytest_whetstone.candidates.native_screen import HOST_SPIN_FLOOR, SPIN_FACTOR, FileState, Screen
 
     source = LOOP_C.encode()
     mutants = mutants_in("loop.c", source, 3, 7)
@@ -85,7 +85,7 @@ def test_a_mutant_s_bound_comes_from_its_own_expression_s_count_when_that_is_tig
     mid = schema.ids[inside[0].key]
     lo = schema.host_of[mid]
     assert lo <= mid and all(schema.host_of[other] == lo for other in range(lo, mid + 1))
-    state = _FileState(schema=schema, spins=50_000_000, runs={lo: 101})
+    state = FileState(schema=schema, spins=50_000_000, runs={lo: 101})
     assert Screen._spins(state, inside[0]) == max(HOST_SPIN_FLOOR, SPIN_FACTOR * 101)
     state.runs = {lo: 20_000_000}
     assert Screen._spins(state, inside[0]) == 50_000_000  # never past the file's bound

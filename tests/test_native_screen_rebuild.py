@@ -138,6 +138,38 @@ def test_a_rebuild_that_fails_keeps_the_old_schema_and_counts_among_the_rebuilds
     assert first.compiles + second.compiles == 1 + MAX_REBUILDS
 
 
+def test_what_one_schema_could_not_hold_is_built_again_in_the_background_once_per_schema(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file past what one schema holds: the queue's mutants of it that the schema does not hold are
+    offered to a schema built again on the last trial (the first goes on screening what the old one
+    holds), the queue's order first; once swapped in, the new schema may be offered what it cannot hold
+    in turn, the old one only once."""
+    from pytest_whetstone.candidates import native_schema
+
+    monkeypatch.setattr(native_schema, "MAX_SCHEMA_MUTANTS", 40)
+    everything = [m for k in range(FUNCS) for m in _mutants_of(k)]
+    screen, first, second = _screen(), HeldTrial(), HeldTrial()
+    screen.add(everything)
+    screen.prepare([first, second])  # type: ignore[list-item]
+    held = [m for m in everything if screen.covers(m)]
+    past = [m for m in everything if not screen.covers(m)]
+    assert len(held) == 40 and len(past) >= 40 + REBUILD_MIN
+    assert screen.may_build_past(past[0], 2) and not screen.may_build_past(held[0], 2)
+    assert not screen.may_build_past(past[0], 1)  # one trial: nothing to screen while it builds
+    second.go.clear()
+    screen.build_past("many.cc", held[-5:] + past, [first, second], room=2.0)  # type: ignore[list-item]
+    assert screen.busy() is second and screen.will_cover(past[0]) and screen.covers(held[0])
+    assert not screen.may_build_past(past[-1], 2)  # under way
+    second.go.set()
+    assert screen.settle(wait=True)
+    now = [m.key for m in everything if screen.covers(m)]
+    assert len(now) == 40 and past[0].key in now  # only the queue's: none of the mutants tried already
+    assert not set(now) & {m.key for m in held[:-5]}
+    assert not screen.covers(past[-1]) and screen.may_build_past(past[-1], 2)
+    assert any("past what it held" in note for note in screen.notes), screen.notes
+    assert (first.compiles, second.compiles) == (1, 1)
+
+
 # ----------------------------------------------------------------------------- the search, end to end
 
 FILLERS = 50

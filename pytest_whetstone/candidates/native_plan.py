@@ -40,6 +40,10 @@ RAN_REST = 60  # functions the failing test ran, past the plan, the search widen
 # a re-order that only moves functions down waits until the batches since the last one took this many times
 # what that one cost (see OrderClock)
 ORDER_SPACING = 4.0
+# a file's schema built again for the queue's mutants it does not hold (see offer_past): started this many of its
+# compiles before the ones it holds run out, when the time left holds PAST_ROOM of them
+PAST_AHEAD = 1.5
+PAST_ROOM = 2.0
 EARLY_ALONE_SHARE = 0.05  # of the time left, at most, for one early mutant that needs a compile of its own
 
 
@@ -71,7 +75,7 @@ class Planner:
     evidence: dict[tuple[str, str], MutantEvidence]
     planned: dict[tuple[str, str], Any]
     later: list[_Plan]
-    widened: set[str]  # failures whose plan took in the rest of what their test ran (take_later)
+    widened: set[tuple[str, str]]  # (failure id, "ran" or "past"): the stages take_later gave it
     turns: bool
     trials: list[Any]
 
@@ -82,6 +86,10 @@ class Planner:
         raise NotImplementedError
 
     def remaining(self) -> float:
+        raise NotImplementedError
+
+    def estimate(self) -> float:
+        """What one mutant's trial takes, as the search has seen them so far."""
         raise NotImplementedError
 
     def plans(self, failure: TestFailureRecord) -> list[_Plan]:
@@ -116,12 +124,16 @@ class Planner:
 
     def take_later(self, failure: TestFailureRecord | None = None) -> list[_Plan]:
         """The suspects past the top ones, now that the plan before them is spent; once those are spent
-        too, given the ``failure``, the rest of what its test ran (:meth:`ran_rest`).  With schemata their
-        files' schemata are offered these mutants (built when first asked for)."""
+        too, given the ``failure``, the rest of what its test ran (:meth:`ran_rest`), and then what the
+        cap on a function's mutants left out (:meth:`past_the_cap`).  With schemata their files'
+        schemata are offered these mutants (built when first asked for)."""
         later, self.later = self.later, []
-        if not later and failure is not None and failure.failure_id not in self.widened:
-            self.widened.add(failure.failure_id)
+        if not later and failure is not None and (failure.failure_id, "ran") not in self.widened:
+            self.widened.add((failure.failure_id, "ran"))
             later = self.ran_rest(failure)
+        if not later and failure is not None and (failure.failure_id, "past") not in self.widened:
+            self.widened.add((failure.failure_id, "past"))
+            later = self.past_the_cap(failure)
         if self.screen is not None and later:
             self.screen.add([p.mutant for p in later])
         return later
@@ -149,6 +161,25 @@ class Planner:
                 place = len(failure.suspects) + NEIGHBOURS + order
                 per_function.append([_Plan(failure, fn.file_path, fn.qualname, m, -1, r, place)
                                      for r, m in enumerate(mutants)])
+        return [p for rank in range(max(map(len, per_function), default=0))
+                for plans in per_function for p in plans[rank:rank + 1]]
+
+    def past_the_cap(self, failure: TestFailureRecord) -> list[_Plan]:
+        """The mutants the cap left out of the planned functions (MAX_MUTANTS: a huge function keeps its
+        likeliest), now that every other plan is spent: those of functions whose mutants changed the
+        failure first, each function's in the order its turns would have taken them, in turn.  voro++'s
+        740-line ``nplane`` has 3,700, and a `0` for a `-1` sentinel ranks past the cap by prior."""
+        def standing(key: tuple[str, str]) -> float:
+            ev = self.evidence.get(key)
+            return ev.score() if ev is not None and ev.tried else NEUTRAL
+
+        per_function: list[list[_Plan]] = []
+        for place, (rel, qualname) in enumerate(sorted(self.planned, key=lambda k: -standing(k))):
+            text = self.original(rel)
+            if text is None or is_test_file(rel):
+                continue
+            cut = self.by_line(self.every_mutant(failure, self.planned[(rel, qualname)], text), past=True)
+            per_function.append([_Plan(failure, rel, qualname, m, -1, MAX_MUTANTS + r, place) for r, m in enumerate(cut)])
         return [p for rank in range(max(map(len, per_function), default=0))
                 for plans in per_function for p in plans[rank:rank + 1]]
 
@@ -186,6 +217,23 @@ class Planner:
             place = places.get((fn.file_path, fn.qualname, fn.line_start), len(failure.suspects) + order)
             out += [_Plan(failure, fn.file_path, fn.qualname, m, -1, r, place) for r, m in enumerate(mutants)]
         return out
+
+    def offer_past(self, plan: _Plan, queue: list[_Plan]) -> None:
+        """Mutants a file's schema holds come first in the ordered queue; those of the file it does not hold
+        (a file past what one schema holds: voro++'s cell.cc, 7,000 planned, 3,800 held) would each take a
+        compile of their own after them, or be priced out.  So once the queue's plan as far ahead as the
+        trials screen in PAST_AHEAD of the file's compiles (or ``plan``, the one taken now) is such a
+        mutant, the file is built again in the background with the queue's mutants of it, in order, while
+        the other trial screens what the old schema holds: the new one is ready about when those run out."""
+        screen = self.screen
+        if screen is None or len(self.trials) < 2:
+            return
+        ahead = int(PAST_AHEAD * max(screen.compile_s, default=0.0) * len(self.trials) / max(self.estimate(), 1e-3))
+        for candidate in ([queue[min(ahead, len(queue) - 1)]] if queue else []) + [plan]:
+            if screen.may_build_past(candidate.mutant, len(self.trials)):
+                mutants = [p.mutant for p in [plan, *queue] if p.rel == candidate.rel]
+                screen.build_past(candidate.rel, mutants, self.trials, PAST_ROOM)
+                return
 
     def whole_line(self, winner: _Plan) -> list[_Plan]:
         """Every mutant its function has on the line of ``winner`` (or on the whole expression it edits),
@@ -234,14 +282,15 @@ class Planner:
                                actual=failure.actual_value, qualname=fn.qualname)
         return with_values(self.generated[key], values)  # a new list: callers sort and cut it
 
-    def by_line(self, mutants: list[Mutant]) -> list[Mutant]:
+    def by_line(self, mutants: list[Mutant], past: bool = False) -> list[Mutant]:
         """A function's mutants in the order its turns take them: by prior, moved by what the failing
         tests ran line by line (a mutant on a line only they ran goes first; a big function's likeliest
         line is not left behind hundreds of likelier-kinded mutants of lines every test runs).  Then cut
         to the MAX_MUTANTS first of that order and of the same without naturalness (at most twice as
         many: :func:`.native_mutants.capped`), each line keeping its first: when the spectrum scores the
         file's lines, each line the failing tests ran, so a huge function's cap keeps the lines they
-        single out; else every line, so that the schema's record of each test's lines can score them."""
+        single out; else every line, so that the schema's record of each test's lines can score them.
+        ``past``: those the cut left out instead, in the same order."""
         if not mutants:
             return mutants
         natural = self.natural_bonus(mutants)
@@ -249,7 +298,7 @@ class Planner:
         moved = {m.key: m.prior + self.line_bonus(rel, m.line) for m in mutants}
         ranked = sorted(mutants, key=lambda m: -(moved[m.key] + natural[m.key]))
         if len(ranked) <= MAX_MUTANTS:
-            return ranked
+            return [] if past else ranked
         lines = None
         if self.spectrum is not None and self.spectrum.line_score(rel, mutants[0].line) is not None:
             # each line the failing tests ran keeps its first (a `!` dropped in a branch only they take: its
@@ -259,7 +308,7 @@ class Planner:
         # model finds unlikely (double-conversion's `if (!...)` in a 1,193-mutant template) keeps its place
         plain = sorted(mutants, key=lambda m: -moved[m.key])
         keep = {m.key for m in capped(ranked, lines=lines)} | {m.key for m in capped(plain, lines=lines)}
-        return [m for m in ranked if m.key in keep]
+        return [m for m in ranked if (m.key in keep) != past]
 
     def natural_bonus(self, mutants: list[Mutant]) -> dict[tuple[str, int, int, int, int, str], float]:
         """How far each mutant moves for how much more natural its edit makes its line under a token model

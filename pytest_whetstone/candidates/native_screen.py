@@ -16,7 +16,6 @@ import queue
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -28,6 +27,7 @@ from .native_schema_errors import blamed, moved_failures, not_constants
 from .native_screen_group import build_together
 from .native_screen_plain import cheap_tests, faster, plain_run
 from .native_screen_rebuild import Rebuild
+from .native_screen_state import FileState
 from .native_search_stats import trace_row
 from .native_trial import TrialOutcome
 
@@ -107,40 +107,6 @@ class SchemaTrial(Protocol):
                    only: set[str] | None = None, spins: int = 0) -> TrialOutcome: ...
 
 
-@dataclass
-class _FileState:
-    mutants: list[Mutant] = field(default_factory=list)
-    keys: set[Key] = field(default_factory=set)  # of those mutants: each once, whichever failure planned it
-    schema: Schema | None = None
-    ready: bool = False  # built and checked on one trial (or given up: schema None)
-    dropped: int = 0  # mutants left out because their line did not compile
-    rejected: set[Key] = field(default_factory=set)  # mutants whose own text did not compile
-    apart: set[Key] = field(default_factory=set)  # mutants of hosts whose choice did not compile: compiled alone
-    # the schema's unmutated failing tests: failure id -> its signature there.  Built fast (-O0), a crash
-    # or an uninitialized read may fail with other words than the real build; same tests, same verdict
-    plain: dict[str, str] = field(default_factory=dict)
-    # the schema's mutant ids whose expressions the failing tests ran, unmutated (None: not recorded)
-    reached: set[int] | None = None
-    # the whole test binaries on the unmutated schema: the tests failing there (None: not run yet, or
-    # they could not be run: no mutant is judged by them then)
-    wider_failed: set[str] | None = None
-    wider_tried: bool = False
-    wider_s: float = 0.0  # how long that run took
-    timeout_s: float = 0.0  # a screened run's limit on this schema (see SCHEMA_RUN_FACTOR)
-    longest_ended_s: float = 0.0  # the longest screened run of this schema that was not stopped
-    probe: set[str] | None = None  # the failing tests a screened run covers (None: all; see PROBE_FLOOR_S)
-    own_text: bool = False  # mutants run as their own texts, not as the schema's choices (see _own_text)
-    compile_s: list[float] = field(default_factory=list)  # this file's schema compiles
-    spins: int = 0  # a screened run's bound on its mutant's expression (see SPIN_FACTOR; 0: none)
-    runs: dict[int, int] = field(default_factory=dict)  # a host's first id -> its count (see HOST_SPIN_FLOOR)
-    skipped: frozenset[int] = frozenset()  # lines whose choices did not compile (left out of the schema)
-    asked: list[Mutant] = field(default_factory=list)  # the latest plan's mutants of this file, once built
-    rebuilds: int = 0  # built again for a later plan (see REBUILD_MIN)
-    # held while the schema is built on demand (a header's): another trial asking for this file waits for
-    # it, one asking for another file's builds that one meanwhile (two cores, two headers' units at once)
-    building: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
-
-
 class Screen:
     def __init__(self, base: TrialOutcome, original: Any, deadline: float, timeout_s: float) -> None:
         self.base = base
@@ -150,7 +116,7 @@ class Screen:
         self.long_timeout_s = timeout_s  # a run that was passing the failing tests when it was stopped
         self.longer = 0  # runs given that longer limit
         self.spun = 0  # screened runs the bound on their mutant's expression ended (see SPIN_FACTOR)
-        self.files: dict[str, _FileState] = {}
+        self.files: dict[str, FileState] = {}
         self.lock = threading.Lock()
         self.notes: list[str] = []
         self.rebuild: Rebuild | None = None  # schemata built again in the background (see prepare)
@@ -172,7 +138,7 @@ class Screen:
         or when it is built again for a plan that asks for many it was never offered (REBUILD_MIN)."""
         asked: dict[str, list[Mutant]] = {}
         for mutant in mutants:
-            state = self.files.setdefault(mutant.edit.file_path, _FileState())
+            state = self.files.setdefault(mutant.edit.file_path, FileState())
             if state.ready:
                 asked.setdefault(mutant.edit.file_path, []).append(mutant)
             elif mutant.key not in state.keys:
@@ -232,7 +198,7 @@ class Screen:
         return HEADER_COMPILES * max(headers) if headers else HEADER_UNITS * max(self.compile_s, default=0.0)
 
     @staticmethod
-    def _spins(state: _FileState, mutant: Mutant) -> int:
+    def _spins(state: FileState, mutant: Mutant) -> int:
         """A screened run's bound on ``mutant``'s expression: the file's (SPIN_FACTOR), or tighter, from its
         own host's count in the unmutated run (HOST_SPIN_FLOOR)."""
         schema = state.schema
@@ -265,7 +231,7 @@ class Screen:
         outcome = run(rel, *on, max(_floor(trial, RUN_FLOOR_S), 3 * state.wider_s))
         return not outcome.error and bool(set(outcome.failed) - state.wider_failed)
 
-    def _own_text(self, rel: str, state: _FileState, trial: SchemaTrial) -> bool:
+    def _own_text(self, rel: str, state: FileState, trial: SchemaTrial) -> bool:
         """Whether this file's mutants run faster as their own texts than as the schema's choices, for a
         trial that reads the file's text afresh on every run (JS).  A schema's choices slow every run they
         stand in (deep-equal's failing file: 76 ms as written, 165 ms as a schema of 800 choices), but node
@@ -288,7 +254,7 @@ class Screen:
         self.notes.append(f"schema of {rel}: mutants run as their own texts ({own:.3f} s, the schema {schema:.3f} s)")
         return True
 
-    def _switched_on(self, rel: str, state: _FileState, mutant: Mutant, trial: SchemaTrial) -> tuple[str, int] | None:
+    def _switched_on(self, rel: str, state: FileState, mutant: Mutant, trial: SchemaTrial) -> tuple[str, int] | None:
         """What a screened run of ``mutant`` loads, and the choice it switches on (None: it cannot be
         screened).  A compiled trial switches the mutant on in the schema it built; a trial that reads the
         file's text afresh on every run (JS) runs the mutant's own text when that is faster
@@ -327,10 +293,33 @@ class Screen:
             fresh = {rel: (state, new) for rel, state in self.files.items() if (new := self._again(rel, state)) is not None}
             pending = any(not state.ready and not is_header(rel) for rel, state in self.files.items())
             if background and fresh and not pending and len(trials) >= 2:
-                self.rebuild = Rebuild(self._prepare, self.notes, fresh, trials[-1])
-                self.rebuild.start()
+                self._rebuild(fresh, trials[-1])
                 return
         self._prepare_now(trials, fresh, stop)
+
+    def may_build_past(self, mutant: Mutant, trials: int) -> bool:
+        """Whether :meth:`build_past` would build ``mutant``'s file again: a source file whose schema was
+        built and does not hold it, not offered more since, no rebuild under way, two trials or more."""
+        state = self.files.get(mutant.edit.file_path)
+        return (trials >= 2 and state is not None and state.schema is not None and not state.past_offered
+                and not is_header(mutant.edit.file_path) and not self.covers(mutant) and self.busy() is None)
+
+    def build_past(self, rel: str, mutants: list[Mutant], trials: list[SchemaTrial], room: float) -> None:
+        """Build ``rel``'s schema again on the last trial, while the others screen, with ``mutants`` first
+        (the queue's next of the file, which its schema does not hold: a file past what one schema holds),
+        when they are REBUILD_MIN or more and the time left holds ``room`` of its compiles.  Once per
+        schema: a new one may be offered what it does not hold in turn."""
+        self.files[rel].past_offered = True
+        self.add(mutants)
+        self.settle(wait=True)  # one that ended: swapped in before the next starts
+        with self.lock:
+            new = self._again(rel, self.files[rel], room, past=True)
+            if new is not None:
+                self._rebuild({rel: (self.files[rel], new)}, trials[-1])
+
+    def _rebuild(self, fresh: dict[str, tuple[FileState, FileState]], trial: SchemaTrial) -> None:
+        self.rebuild = Rebuild(self._prepare, self.notes, fresh, trial)
+        self.rebuild.start()
 
     def busy(self) -> object | None:
         """The trial a background rebuild is using (None: none is under way)."""
@@ -354,15 +343,15 @@ class Screen:
             self.rebuild = None
         return True
 
-    def _prepare_now(self, trials: list[SchemaTrial], fresh: dict[str, tuple[_FileState, _FileState]],
+    def _prepare_now(self, trials: list[SchemaTrial], fresh: dict[str, tuple[FileState, FileState]],
                      stop: threading.Event | None) -> None:
         free: queue.SimpleQueue[SchemaTrial] = queue.SimpleQueue()
         for trial in trials:
             free.put(trial)
 
-        again: dict[str, _FileState] = {}  # files built again: their schema until then, kept if that fails
+        again: dict[str, FileState] = {}  # files built again: their schema until then, kept if that fails
 
-        def build(item: tuple[str, _FileState]) -> None:
+        def build(item: tuple[str, FileState]) -> None:
             if stop is not None and stop.is_set():
                 return
             trial = free.get()
@@ -388,19 +377,25 @@ class Screen:
             with ThreadPoolExecutor(max_workers=free.qsize()) as pool:
                 list(pool.map(build, pending))
 
-    def _again(self, rel: str, state: _FileState) -> _FileState | None:
+    def _again(self, rel: str, state: FileState, room: float = REBUILD_ROOM, past: bool = False) -> FileState | None:
         """A fresh state for ``rel``'s schema to be built again with the mutants its latest plan asks for
-        that it was never offered (None: not worth a compile, see REBUILD_MIN).  The plan's mutants
-        come first, so a file past what one schema holds keeps what the plan wants now."""
+        that it was never offered (None: not worth a compile, see REBUILD_MIN).  The plan's mutants come
+        first, so a file past what one schema holds keeps what the plan wants now.  ``past``: asked for
+        mutants it does not hold, offered or not, and holding only those asked (:meth:`build_past`)."""
         if not state.ready or state.rebuilds >= MAX_REBUILDS or state.schema is None or is_header(rel) or not state.asked:
             return None
-        new = [m for m in state.asked if m.key not in state.keys and m.edit.start.line not in state.skipped]
-        if len(new) < REBUILD_MIN or self.deadline - time.monotonic() < REBUILD_ROOM * max(state.compile_s, default=0.0):
+        known = (state.schema.ids.keys() | state.rejected | state.apart) if past else state.keys
+        new = [m for m in state.asked if m.key not in known and m.edit.start.line not in state.skipped]
+        if len(new) < REBUILD_MIN or self.deadline - time.monotonic() < room * max(state.compile_s, default=0.0):
             return None
         first = {m.key for m in state.asked}
-        mutants = list({m.key: m for m in state.asked + [m for m in state.mutants if m.key not in first]}.values())
-        self.notes.append(f"schema of {rel}: built again for {len(new)} mutants the plan after the spectrum added")
-        return _FileState(mutants=mutants, keys={m.key for m in mutants}, rejected=set(state.rejected), apart=set(state.apart),
+        # past what it held: the queue's mutants of the file are what is left to try there, and the slots of
+        # mutants tried already (each line's first among them) would push those out
+        kept = [] if past else [m for m in state.mutants if m.key not in first]
+        mutants = list({m.key: m for m in state.asked + kept}.values())
+        why = "past what it held" if past else "the plan after the spectrum added"
+        self.notes.append(f"schema of {rel}: built again for {len(new)} mutants {why}")
+        return FileState(mutants=mutants, keys={m.key for m in mutants}, rejected=set(state.rejected), apart=set(state.apart),
                           compile_s=state.compile_s, rebuilds=state.rebuilds + 1, skipped=state.skipped)
 
     def forget_pending(self) -> None:
@@ -469,7 +464,7 @@ class Screen:
                 "per_file": {rel: [[round(t, 3) for t in s.compile_s], len(s.mutants), s.schema is not None]
                              for rel, s in self.files.items() if s.ready}}
 
-    def _prepare(self, rel: str, state: _FileState, trial: SchemaTrial) -> None:
+    def _prepare(self, rel: str, state: FileState, trial: SchemaTrial) -> None:
         state.ready = True
         text = self.original(rel)
         if text is None:
@@ -513,7 +508,7 @@ class Screen:
             skip = skip | lines
         self.notes.append(f"schema of {rel}: its choices still did not compile after {MAX_COMPILES} compiles")
 
-    def focus(self, rel: str, state: _FileState, trial: SchemaTrial) -> None:
+    def focus(self, rel: str, state: FileState, trial: SchemaTrial) -> None:
         """With the failing tests spread over PROBE_PROCESSES binaries or more, decided before the build: the
         schema is compiled and linked for one binary alone (the one holding most of them)."""
         groups: list[set[str]] = getattr(trial, "processes", list)()
@@ -523,7 +518,7 @@ class Screen:
             self.notes.append(f"schema of {rel}: the failing tests of 1 of {len(groups)} test binaries per "
                               "screened mutant")
 
-    def adopt(self, rel: str, state: _FileState, schema: Schema, skip: frozenset[int], trial: SchemaTrial,
+    def adopt(self, rel: str, state: FileState, schema: Schema, skip: frozenset[int], trial: SchemaTrial,
               compile_s: float, mend: bool = True) -> frozenset[int]:
         """A schema that compiled: used when its unmutated failing tests fail as in the real build
         (:func:`.native_screen_plain.plain_run`), with the limits its screened runs get from that run.

@@ -19,13 +19,14 @@ from .native_schema import REACH_SLOTS, Schema, held_by, schema_text
 from .native_search_stats import trace_row
 
 if TYPE_CHECKING:
-    from .native_screen import Screen, _FileState
+    from .native_screen import Screen
+    from .native_screen_state import FileState
 
 MAX_FILES = 4  # headers in one pass, at most
 MAX_IDS = REACH_SLOTS - 96  # their mutants together: every id's reach must be recordable
 
 
-def build_together(screen: Screen, rel: str, state: _FileState, trial: Any) -> bool:
+def build_together(screen: Screen, rel: str, state: FileState, trial: Any) -> bool:
     """Build header ``rel``'s schema in one pass with the plan's other headers whose units it compiles
     anyway; False when there are none, or when the pass failed (then ``rel`` is built alone)."""
     from .native_screen import is_header
@@ -33,8 +34,8 @@ def build_together(screen: Screen, rel: str, state: _FileState, trial: Any) -> b
     if getattr(trial, "prepare_schemata", None) is None or getattr(trial, "schema_units", None) is None:
         return False
     units = trial.schema_units(rel)
-    members: list[tuple[str, _FileState]] = [(rel, state)]
-    held: list[_FileState] = []
+    members: list[tuple[str, FileState]] = [(rel, state)]
+    held: list[FileState] = []
     total = len(state.mutants)
     try:
         for other, other_state in list(screen.files.items()):
@@ -56,7 +57,7 @@ def build_together(screen: Screen, rel: str, state: _FileState, trial: Any) -> b
             other_state.building.release()
 
 
-def _compile_together(screen: Screen, members: list[tuple[str, _FileState]], trial: Any) -> bool:
+def _compile_together(screen: Screen, members: list[tuple[str, FileState]], trial: Any) -> bool:
     from .native_schema_errors import blamed, not_constants
     from .native_screen import MAX_COMPILES
 

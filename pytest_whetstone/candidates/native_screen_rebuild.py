@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .mutant import Mutant
 
 if TYPE_CHECKING:
-    from .native_screen import _FileState
+    from .native_screen_state import FileState
 
 
 class Rebuild:
@@ -24,8 +24,8 @@ class Rebuild:
     ``build``: what builds one file's schema on a trial (:meth:`.native_screen.Screen._prepare`);
     ``notes``: the screen's notes, where a build that raised says so."""
 
-    def __init__(self, build: Callable[[str, _FileState, Any], None], notes: list[str],
-                 states: dict[str, tuple[_FileState, _FileState]], trial: Any) -> None:
+    def __init__(self, build: Callable[[str, FileState, Any], None], notes: list[str],
+                 states: dict[str, tuple[FileState, FileState]], trial: Any) -> None:
         self.build = build
         self.notes = notes
         self.states = states
@@ -52,7 +52,7 @@ class Rebuild:
         pair = self.states.get(mutant.edit.file_path)
         return pair is not None and mutant.key in pair[1].keys
 
-    def finish(self) -> dict[str, _FileState]:
+    def finish(self) -> dict[str, FileState]:
         """Wait for the build; each file's state from now on: the new one when its schema was built, else
         the old one, which goes on screening what it held."""
         self.thread.join()

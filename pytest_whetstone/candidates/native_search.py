@@ -164,7 +164,7 @@ class _Search(Planner):
         # failing test joins the suspects of every failure it is not among yet (see finish)
         self.planned: dict[tuple[str, str], Any] = {}
         self.later: list[_Plan] = []  # mutants of the suspects past the top ones (see plans)
-        self.widened: set[str] = set()
+        self.widened: set[tuple[str, str]] = set()
         self.alone_s: dict[bool, list[float]] = {False: [], True: []}  # compiled alone: header? -> seconds
         self.ran: dict[tuple[str, str], bool] = {}  # (file, qualname) -> the failing tests ran some of it
         self.unbuildable: set[str] = set()  # files no trial can build (TrialOutcome.unbuildable)
@@ -266,6 +266,8 @@ class _Search(Planner):
                         queue = self.take_later(None if found else failure)
                     if plan.mutant.key in seen:
                         continue
+                    if ordered:  # the queue's mutants a schema holds come first now (see offer_past)
+                        self.offer_past(plan, queue)
                     if self.screen is not None and self.screen.will_cover(plan.mutant):
                         deferred.append(plan)  # a compile of its own now, a screened run once that schema is in
                         continue
