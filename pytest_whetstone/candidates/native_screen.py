@@ -309,9 +309,9 @@ class Screen:
         (the queue's next of the file, which its schema does not hold: a file past what one schema holds),
         when they are REBUILD_MIN or more and the time left holds ``room`` of its compiles.  Once per
         schema: a new one may be offered what it does not hold in turn."""
+        self.settle(wait=True)  # one that ended: swapped in before the next starts, and offered these
         self.files[rel].past_offered = True
         self.add(mutants)
-        self.settle(wait=True)  # one that ended: swapped in before the next starts
         with self.lock:
             new = self._again(rel, self.files[rel], room, past=True)
             if new is not None:
