@@ -218,22 +218,25 @@ class Planner:
             out += [_Plan(failure, fn.file_path, fn.qualname, m, -1, r, place) for r, m in enumerate(mutants)]
         return out
 
-    def offer_past(self, plan: _Plan, queue: list[_Plan]) -> None:
+    def offer_past(self, queue: list[_Plan], plan: _Plan | None = None) -> None:
         """Mutants a file's schema holds come first in the ordered queue; those of the file it does not hold
         (a file past what one schema holds: voro++'s cell.cc, 7,000 planned, 3,800 held) would each take a
         compile of their own after them, or be priced out.  So once the queue's plan as far ahead as the
-        trials screen in PAST_AHEAD of the file's compiles (or ``plan``, the one taken now) is such a
-        mutant, the file is built again in the background with the queue's mutants of it, in order, while
-        the other trial screens what the old schema holds: the new one is ready about when those run out."""
+        trials screen in PAST_AHEAD of the file's compiles is such a mutant (looked at once a batch), or
+        at the latest ``plan``, the one taken now, the file is built again in the background with the
+        queue's mutants of it, in order, while the other trial screens what the old schema holds: the new
+        one is ready about when those run out."""
         screen = self.screen
         if screen is None or len(self.trials) < 2:
             return
-        ahead = int(PAST_AHEAD * max(screen.compile_s, default=0.0) * len(self.trials) / max(self.estimate(), 1e-3))
-        for candidate in ([queue[min(ahead, len(queue) - 1)]] if queue else []) + [plan]:
-            if screen.may_build_past(candidate.mutant, len(self.trials)):
-                mutants = [p.mutant for p in [plan, *queue] if p.rel == candidate.rel]
-                screen.build_past(candidate.rel, mutants, self.trials, PAST_ROOM)
+        if plan is None:
+            if not queue:
                 return
+            ahead = int(PAST_AHEAD * max(screen.compile_s, default=0.0) * len(self.trials) / max(self.estimate(), 1e-3))
+            plan = queue[min(ahead, len(queue) - 1)]
+        if screen.may_build_past(plan.mutant, len(self.trials)):
+            mutants = [p.mutant for p in [plan, *queue] if p.rel == plan.rel]  # the plan taken now is no longer queued
+            screen.build_past(plan.rel, mutants, self.trials, PAST_ROOM)
 
     def whole_line(self, winner: _Plan) -> list[_Plan]:
         """Every mutant its function has on the line of ``winner`` (or on the whole expression it edits),

@@ -244,8 +244,7 @@ class _Search(Planner):
             deferred: list[_Plan] = []  # mutants a schema being built again will screen (see Screen.will_cover)
             after_partial = -1  # trials left to look for a complete fix once a partial one is found
             doubt_left = -1  # trials left to look for a natural complete fix once only doubtful ones are found
-            last_standing = self.standing()
-            order_clock = OrderClock()
+            last_standing, order_clock = self.standing(), OrderClock()
             near: list[_Plan] = []  # the edits of a partial fix's line: tried first (see same_line)
             while (near or queue or deferred) and after_partial != 0 and doubt_left != 0:
                 ended = self.screen is not None and self.screen.settle(wait=not (near or queue))
@@ -258,6 +257,8 @@ class _Search(Planner):
                     deferred = []
                 batch: list[_Plan] = []
                 free = self.free_trials()
+                if ordered:  # a file's schema built again before the mutants it holds run out (see offer_past)
+                    self.offer_past(queue)
                 while (near or queue) and len(batch) < len(free):
                     plan = near.pop(0) if near else queue.pop(0)
                     if not queue and not ordered:
@@ -266,8 +267,8 @@ class _Search(Planner):
                         queue = self.take_later(None if found else failure)
                     if plan.mutant.key in seen:
                         continue
-                    if ordered:  # the queue's mutants a schema holds come first now (see offer_past)
-                        self.offer_past(plan, queue)
+                    if ordered:  # or at the latest when the first mutant it does not hold comes up
+                        self.offer_past(queue, plan)
                     if self.screen is not None and self.screen.will_cover(plan.mutant):
                         deferred.append(plan)  # a compile of its own now, a screened run once that schema is in
                         continue
