@@ -294,8 +294,8 @@ class Planner:
         file's lines, each line the failing tests ran, so a huge function's cap keeps the lines they
         single out; else every line, so that the schema's record of each test's lines can score them.
         ``past``: those the cut left out instead, in the same order."""
-        if not mutants:
-            return mutants
+        if not mutants or (past and len(mutants) <= MAX_MUTANTS):
+            return [] if past else mutants  # nothing cut: no ranking to make (every planned function is asked)
         natural = self.natural_bonus(mutants)
         rel = mutants[0].edit.file_path
         moved = {m.key: m.prior + self.line_bonus(rel, m.line) for m in mutants}
