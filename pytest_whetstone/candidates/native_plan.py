@@ -40,8 +40,8 @@ RAN_REST = 60  # functions the failing test ran, past the plan, the search widen
 # a re-order that only moves functions down waits until the batches since the last one took this many times
 # what that one cost (see OrderClock)
 ORDER_SPACING = 4.0
-# a file's schema built again for the queue's mutants it does not hold (see offer_past): started this many of its
-# compiles before the ones it holds run out, when the time left holds PAST_ROOM of them
+# a file's schema built again for the queue's mutants it does not hold (see offer_past): started this many of the
+# longest schema compile so far before the ones it holds run out, when the time left holds PAST_ROOM of its own
 PAST_AHEAD = 1.5
 PAST_ROOM = 2.0
 EARLY_ALONE_SHARE = 0.05  # of the time left, at most, for one early mutant that needs a compile of its own
@@ -169,12 +169,8 @@ class Planner:
         likeliest), now that every other plan is spent: those of functions whose mutants changed the
         failure first, each function's in the order its turns would have taken them, in turn.  voro++'s
         740-line ``nplane`` has 3,700, and a `0` for a `-1` sentinel ranks past the cap by prior."""
-        def standing(key: tuple[str, str]) -> float:
-            ev = self.evidence.get(key)
-            return ev.score() if ev is not None and ev.tried else NEUTRAL
-
         per_function: list[list[_Plan]] = []
-        for place, (rel, qualname) in enumerate(sorted(self.planned, key=lambda k: -standing(k))):
+        for place, (rel, qualname) in enumerate(sorted(self.planned, key=lambda k: -self.mutant_score(k))):
             text = self.original(rel)
             if text is None or is_test_file(rel):
                 continue
@@ -222,10 +218,10 @@ class Planner:
         """Mutants a file's schema holds come first in the ordered queue; those of the file it does not hold
         (a file past what one schema holds: voro++'s cell.cc, 7,000 planned, 3,800 held) would each take a
         compile of their own after them, or be priced out.  So once the queue's plan as far ahead as the
-        trials screen in PAST_AHEAD of the file's compiles is such a mutant (looked at once a batch), or
-        at the latest ``plan``, the one taken now, the file is built again in the background with the
-        queue's mutants of it, in order, while the other trial screens what the old schema holds: the new
-        one is ready about when those run out."""
+        trials screen in PAST_AHEAD of the longest schema compile so far is such a mutant (looked at once
+        a batch), or at the latest ``plan``, the one taken now, the file is built again in the background
+        with the queue's mutants of it, in order, while the other trial screens what the old schema holds:
+        the new one is ready about when those run out."""
         screen = self.screen
         if screen is None or len(self.trials) < 2:
             return
@@ -336,6 +332,12 @@ class Planner:
     def top_suspects(self) -> int:
         return SCREENED_SUSPECTS if self.screen is not None else TOP_SUSPECTS
 
+    def mutant_score(self, key: tuple[str, str]) -> float:
+        """What the mutants of function ``key`` (file, qualname) did so far (:meth:`.MutantEvidence.score`);
+        NEUTRAL while none was tried."""
+        ev = self.evidence.get(key)
+        return ev.score() if ev is not None and ev.tried else NEUTRAL
+
     def standing(self) -> dict[tuple[str, str], tuple[int, float]]:
         """What the order of the remaining mutants reads of the evidence (:meth:`ordered_rest`): while it is
         unchanged, the queue keeps its order and costs no sort."""
@@ -360,14 +362,13 @@ class Planner:
         screen = self.screen
         turns = screen is not None or self.turns
         covered = screen.covered() if screen is not None else None
-        spectrum_lines = self.spectrum is not None
         natural = self.natural
         per_function: dict[tuple[str, str, int, int], tuple[float, float, float]] = {}
 
         def function_values(p: _Plan) -> tuple[float, float, float]:
             """(its share of the turns, the static and the evidence terms of its mutants' weights)."""
             ev = self.evidence.get((p.rel, p.qualname))
-            mut = ev.score() if ev is not None and ev.tried else NEUTRAL
+            mut = self.mutant_score((p.rel, p.qualname))
             static = failure.suspects[p.suspect_index].score / top if p.suspect_index >= 0 else 0.0
             sure = mut  # a function with a few mutants tried moves its share part of the way
             if ev is not None and not ev.fixed and ev.tried < SURE_AFTER:
@@ -385,9 +386,8 @@ class Planner:
             if turns and (covered is None or mutant.key in covered.get(mutant.edit.file_path, ())):
                 keys.append((False, p.rank / share, -mutant.prior))
                 continue
-            bonus = self.line_bonus(p.rel, mutant.line) if spectrum_lines else 0.0
             # summed in the order a plan's weight always was: equal weights keep their order
-            weight = mutant.prior + natural.get(mutant.key, 0.0) + static + moved + bonus
+            weight = mutant.prior + natural.get(mutant.key, 0.0) + static + moved + self.line_bonus(p.rel, mutant.line)
             keys.append((True, -weight, 0.0) if turns else (-weight, p.suspect_index, p.rank))
         order = sorted(range(len(rest)), key=keys.__getitem__)
         return [rest[i] for i in order]
