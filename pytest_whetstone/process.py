@@ -312,9 +312,29 @@ def _prlimit() -> str | None:
     return shutil.which("prlimit")
 
 
+@functools.lru_cache(maxsize=1)
+def _set_limit() -> Callable[..., Any] | None:
+    """Linux's prlimit(2) as Python's ``resource`` offers it: a running process's limit, set from here."""
+    import resource
+
+    return getattr(resource, "prlimit", None) if sys.platform.startswith("linux") else None
+
+
+def _cap_started(pid: int) -> None:
+    """Cap the address space of ``pid``, just started: it runs its program by now, before any test of it
+    could have allocated much (a process that has ended already needs no cap)."""
+    import resource
+
+    setter = _set_limit()
+    if setter is not None:
+        with contextlib.suppress(OSError, ValueError):
+            setter(pid, resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
+
+
 def _memory_capped(args: list[str]) -> tuple[list[str], Callable[[], None] | None]:
-    """The command and how its address space gets capped.  util-linux's ``prlimit`` sets the limit and
-    execs the command (same process, same group), so Python spawns it with vfork; a preexec function
+    """The command and how its address space gets capped, when it cannot be capped once started
+    (:func:`_cap_started`, on Linux: no other program, no fork).  util-linux's ``prlimit`` sets the limit
+    and execs the command (same process, same group), so Python spawns it with vfork; a preexec function
     makes Python fork the whole interpreter instead, 8 ms a spawn for a search process of 150 MB
     against 1.5 ms (a mutant's screened run is a few milliseconds of tests).  Without ``prlimit``, the
     preexec function.  A command that is not there still raises here, as Popen would."""
@@ -340,11 +360,14 @@ def run_bounded(
     On timeout the whole group is killed, so a test binary's children do not outlive it.
     ``limit_memory`` caps the address space (not for programs that reserve huge mappings, such as
     sanitizer builds).  OSError propagates: the caller says in one line why it could not run."""
-    argv, preexec = _memory_capped(list(args)) if limit_memory else (list(args), None)
+    after = limit_memory and _set_limit() is not None  # capped once started: no prlimit program exec'd first
+    argv, preexec = _memory_capped(list(args)) if limit_memory and not after else (list(args), None)
     proc = subprocess.Popen(
         argv, cwd=str(cwd), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=preexec,
     )
+    if after:
+        _cap_started(proc.pid)
     try:
         out, _ = proc.communicate(timeout=max(0.1, timeout))
     except subprocess.TimeoutExpired:

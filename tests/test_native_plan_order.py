@@ -85,6 +85,17 @@ def test_evidence_that_lifts_a_function_rose_at_once() -> None:
     assert not rose({}, {key: (3, nothing.score())})
     assert not rose({key: (2, 0.0)}, {key: (3, 0.0)})
     assert rose({key: (2, changed.score())}, {key: (3, fixed.score())})
+    assert rose({key: (3, 0.0)}, {key: (4, MutantEvidence("a.cc", "f", tried=4, changed=1).score())})
+
+
+def test_a_share_of_changing_mutants_that_only_ticks_up_waits_for_the_clock() -> None:
+    """3 of 5 mutants changed the failure, then 4 of 6: the function stands a hair higher, which moves
+    the order no more than a tick down would (a big function most of whose mutants change the failure
+    re-ordered thousands of plans after nearly every batch)."""
+    key = ("a.cc", "f")
+    before = MutantEvidence("a.cc", "f", tried=5, changed=3).score()
+    after = MutantEvidence("a.cc", "f", tried=6, changed=4).score()
+    assert after > before and not rose({key: (5, before)}, {key: (6, after)})
 
 
 def test_a_re_order_that_only_moves_functions_down_waits_for_its_cost(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,6 +1,7 @@
 """run_bounded: the quiet, bounded runs of the searches (test binaries, compiles), with the address
-space capped where asked, through util-linux's prlimit (so Python spawns with vfork) or, without it, a
-preexec function.  Real processes: a Python child maps more than the cap allows."""
+space capped where asked: on the process once started (Linux's prlimit(2), so Python spawns with vfork
+and nothing else is exec'd first), else through util-linux's prlimit program, else a preexec function.
+Real processes: a Python child maps more than the cap allows."""
 
 from __future__ import annotations
 
@@ -19,8 +20,13 @@ MAP_OVER_CAP = ("import mmap; flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | ge
                 f"mmap.mmap(-1, {MEMORY_LIMIT_BYTES + (1 << 30)}, flags=flags); print('mapped')")
 
 
-@pytest.fixture(params=["prlimit", "preexec"])
+@pytest.fixture(params=["once-started", "prlimit", "preexec"])
 def capped_by(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    if request.param == "once-started":
+        if process._set_limit() is None:
+            pytest.skip("a running process's limit cannot be set here (not Linux)")
+        return str(request.param)
+    monkeypatch.setattr(process, "_set_limit", lambda: None)
     if request.param == "prlimit":
         if process._prlimit() is None:
             pytest.skip("no prlimit on this machine")

@@ -40,7 +40,8 @@ from .native_partial import PartialGate, complete_count, enough
 from .native_plan import OrderClock, Planner, _Plan, rose, same_line, sibling_plans, surest_first
 from .native_probe import probe_tests
 from .native_screen import Screen, is_header
-from .native_search_spectrum import lines_from_schemata, locate_by_spectrum, spectrum_cap
+from .native_search_early import early_schemata, score_while
+from .native_search_spectrum import lines_from_schemata, locate_by_spectrum
 from .native_search_stats import NativeSearchStats, trace_mutant
 from .native_trial import Trial, TrialOutcome, start_warm_up, trial_family, trial_for
 from .naturalness import Naturalness, rank_by_naturalness
@@ -209,7 +210,7 @@ class _Search(Planner):
         if all(hasattr(t, "run_schema") and getattr(t, "can_screen", True) for t in self.trials):
             self.screen = Screen(self.base, self.original, self.deadline, min(TRIAL_TIMEOUT_S, self.remaining()))
         stop = threading.Event()
-        early = self.early_schemata(live[0], stop)
+        early = early_schemata(self, live[0], stop)
         try:
             with self.stats.timed("spectrum"):
                 locate_by_spectrum(self, live)
@@ -217,6 +218,7 @@ class _Search(Planner):
             stop.set()  # files not started yet wait for the plan made after the spectrum
             if early is not None and self.screen is not None:
                 with self.stats.timed("schemata"):
+                    score_while(self, live[0], lambda: not early.is_alive())
                     early.join()
                 self.screen.forget_pending()
         # each test's lines from the schemata the static plan built, before the plan is made again: that plan
@@ -408,20 +410,6 @@ class _Search(Planner):
         if self.remaining() < self.cost(plan):
             return "priced-out"
         return ""
-
-    def early_schemata(self, failure: TestFailureRecord, stop: threading.Event) -> threading.Thread | None:
-        """While the spectrum runs (valgrind, one core) on the first trial, the other trials build the
-        schemata of the files the static ranking points at, until ``stop``: the plan after the spectrum
-        mostly mutates the same files, and a file built keeps its schema (every function's mutants:
-        no spectrum filters the neighbours yet).  Nothing without a spectrum or a second trial."""
-        screen, others = self.screen, self.trials[1:]
-        if screen is None or not others or getattr(self.trial, "profile", None) is None or spectrum_cap() <= 0:
-            return None
-        self.plans(failure)  # adds the static plan's mutants to the screen; made again after the spectrum
-        thread = threading.Thread(target=screen.prepare, args=(list(others), stop), daemon=True,
-                                  name="whetstone-early-schemata")
-        thread.start()
-        return thread
 
     def estimate(self) -> float:
         trials = self.stats.trial_s
