@@ -57,6 +57,9 @@ class SuiteOutcome:
     error: str = ""
     # failing tests outside the trial's focus (see ``focus``): failure id -> whether it passes now
     others: dict[str, bool] = field(default_factory=dict)
+    # tests that still fail and failed in the user's own binary too, though the run never said so: a test
+    # binary that died in a failing test never ran those after it (a fix of the first leaves them failing)
+    unreported: list[str] = field(default_factory=list)
 
 
 class Trial(Protocol):

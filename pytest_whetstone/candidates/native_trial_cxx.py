@@ -155,6 +155,7 @@ class CxxTrial:
                timeout_s: float | None, resumes: int = RESUMES) -> SuiteOutcome:
         covered: list[str] = []
         failed: list[str] = []
+        unreported: list[str] = []
         others: dict[str, bool] = {}
         for binary, path in built:
             covered.append(os.path.relpath(binary.path, self.workspace))
@@ -166,12 +167,13 @@ class CxxTrial:
             whole = code != 0 and not new and not (known and (results or not binary.per_test))
             if new or whole:  # failing so in the user's own binary too (a failure the run could not place)?
                 before, before_code = self._before(binary)
+                unreported += [name for name in new if name in before]
                 new, whole = [name for name in new if name not in before], whole and before_code == 0
             failed += new[:5] + ([f"{Path(binary.path).name} (exit {code})"] if whole else [])
             for fid, name in binary.failing.items():
                 if fid not in binary.tests:
                     others[fid] = results.get(name, "") is None if binary.per_test else code == 0
-        return SuiteOutcome(not failed, covered, failed, others=others)
+        return SuiteOutcome(not failed, covered, failed, others=others, unreported=unreported)
 
     def _before(self, binary: Binary) -> tuple[set[str], int | None]:
         """The user's own ``binary`` run whole once: its failing tests and exit code, unchanged (see _wider)."""
