@@ -241,3 +241,54 @@ def test_a_compile_again_after_errors_lets_no_newcomer_in(monkeypatch: pytest.Mo
     assert trial.compiles == 2 and len(held) == 2
     assert held[1] and held[1] < held[0]  # the same mutants, less line 2's: none let in
     assert all(key[1] != 2 for key in held[1])
+
+
+class FileHeldTrial(Trial):
+    """A trial whose schema compile of a file waits for that file's event (none: it goes on at once)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hold: dict[str, threading.Event] = {}
+        self.built: list[str] = []
+
+    def prepare_schema(self, rel: str, text: str) -> str:
+        if rel in self.hold:
+            assert self.hold[rel].wait(10)
+        self.built.append(rel)
+        return super().prepare_schema(rel, text)
+
+
+def _of(rel: str, k: int) -> list[Mutant]:
+    return mutants_in(rel, SOURCE.encode(), 3 * k + 1, 3 * k + 3)
+
+
+def test_the_first_schemata_a_later_plan_adds_are_built_one_after_another_while_the_built_ones_screen() -> None:
+    """The plan after the spectrum names files no schema was built for: with one built already, they are
+    built on the last trial, one after another, while the first goes on screening; each file's mutants
+    wait for its schema (none compiled alone, none built twice) and are screened once it is in, before
+    the others' are."""
+    screen, first, second = _screen(), FileHeldTrial(), FileHeldTrial()
+    screen.add(_of("one.cc", 0))
+    screen.prepare([first, second], background=True)  # type: ignore[list-item]
+    assert screen.rebuild is None and first.built == ["one.cc"]  # nothing to screen meanwhile: built now
+    second.hold = {"two.cc": threading.Event(), "three.cc": threading.Event()}
+    screen.add(_of("two.cc", 1) + _of("three.cc", 2))
+    screen.prepare([first, second], background=True)  # type: ignore[list-item]
+    assert screen.busy() is second and first.built == ["one.cc"]
+    two, three = _of("two.cc", 1)[0], _of("three.cc", 2)[0]
+    assert screen.will_cover(two) and screen.will_cover(three) and not screen.covers(two)
+    late = _of("two.cc", 5)[0]  # offered while its file is being built: waits for it too
+    screen.add([late])
+    assert screen.will_cover(late)
+    assert screen.outcome(_of("one.cc", 0)[0], first) is not None  # type: ignore[arg-type]
+    second.hold["two.cc"].set()
+    for _ in range(200):
+        if screen.settle(wait=False):
+            break
+        threading.Event().wait(0.05)
+    assert screen.covers(two) and not screen.will_cover(two) and screen.will_cover(three)
+    assert screen.busy() is second  # three.cc still building
+    second.hold["three.cc"].set()
+    assert screen.settle(wait=True)
+    assert screen.busy() is None and screen.rebuild is None and screen.covers(three)
+    assert first.built == ["one.cc"] and second.built == ["two.cc", "three.cc"]

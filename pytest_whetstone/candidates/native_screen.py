@@ -16,6 +16,7 @@ import queue
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -289,13 +290,21 @@ class Screen:
         old ones go on screening (:mod:`.native_screen_rebuild`; :meth:`busy`, :meth:`settle`)."""
         self.settle(wait=True)
         trials = trials if isinstance(trials, list) else [trials]
+        now: list[tuple[str, FileState]] | None = None  # the files built now (None: every one due)
         with self.lock:
             fresh = {rel: (state, new) for rel, state in self.files.items() if (new := self._again(rel, state)) is not None}
-            pending = any(not state.ready and not is_header(rel) for rel, state in self.files.items())
-            if background and fresh and not pending and len(trials) >= 2:
-                self._rebuild(fresh, trials[-1])
-                return
-        self._prepare_now(trials, fresh, stop)
+            pending = [(rel, state) for rel, state in self.files.items() if not state.ready and not is_header(rel)]
+            if background and (fresh or pending) and len(trials) >= 2:
+                # the plan's first file now when nothing is built to screen meanwhile; the others, one after
+                # another on the last trial, each swapped in as it ends
+                now = pending[:1] if not any(s.schema is not None for s in self.files.values()) else []
+                later = {rel: (state, replace(state, mutants=list(state.mutants), keys=set(state.keys),
+                                              building=threading.Lock())) for rel, state in pending[len(now):]}
+                if later or fresh:
+                    self._rebuild({**later, **fresh}, trials[-1])
+                fresh, trials = {}, trials[:1]
+        if now != []:
+            self._prepare_now(trials, fresh, stop, now)
 
     def may_build_past(self, mutant: Mutant, trials: int) -> bool:
         """Whether :meth:`build_past` would build ``mutant``'s file again: a source file whose schema was
@@ -318,7 +327,7 @@ class Screen:
                 self._rebuild({rel: (self.files[rel], new)}, trials[-1])
 
     def _rebuild(self, fresh: dict[str, tuple[FileState, FileState]], trial: SchemaTrial) -> None:
-        self.rebuild = Rebuild(self._prepare, self.notes, fresh, trial)
+        self.rebuild = Rebuild(self._prepare, self.notes, fresh, trial, self.deadline)
         self.rebuild.start()
 
     def busy(self) -> object | None:
@@ -332,19 +341,21 @@ class Screen:
         return rebuild is not None and not self.covers(mutant) and rebuild.will_cover(mutant)
 
     def settle(self, wait: bool) -> bool:
-        """Swap in the schemata a background rebuild made (``wait``: once it ends; else only when it has):
-        True when one ended, so the mutants waiting for it take their places again."""
+        """Swap in the schemata a background build made, each file's once its build has ended (``wait``: all
+        of them, once the build ends): True when one was, so the mutants waiting for it take their places
+        again."""
         rebuild = self.rebuild
-        if rebuild is None or not (wait or rebuild.done.is_set()):
+        if rebuild is None:
             return False
-        states = rebuild.finish()
+        states = rebuild.finish() if wait else rebuild.take()
         with self.lock:
             self.files.update(states)
-            self.rebuild = None
-        return True
+            if rebuild.over():
+                self.rebuild = None
+        return bool(states)
 
     def _prepare_now(self, trials: list[SchemaTrial], fresh: dict[str, tuple[FileState, FileState]],
-                     stop: threading.Event | None) -> None:
+                     stop: threading.Event | None, only: list[tuple[str, FileState]] | None = None) -> None:
         free: queue.SimpleQueue[SchemaTrial] = queue.SimpleQueue()
         for trial in trials:
             free.put(trial)
@@ -369,7 +380,8 @@ class Screen:
         with self.lock:
             for rel, (state, new) in fresh.items():
                 again[rel], self.files[rel] = state, new
-            pending = [(rel, state) for rel, state in self.files.items() if not state.ready and not is_header(rel)]
+            pending = only if only is not None else [
+                (rel, state) for rel, state in self.files.items() if not state.ready and not is_header(rel)]
             if free.qsize() < 2 or len(pending) < 2:
                 for item in pending:
                     build(item)
