@@ -292,3 +292,22 @@ def test_the_first_schemata_a_later_plan_adds_are_built_one_after_another_while_
     assert screen.settle(wait=True)
     assert screen.busy() is None and screen.rebuild is None and screen.covers(three)
     assert first.built == ["one.cc"] and second.built == ["two.cc", "three.cc"]
+
+
+def test_with_nothing_to_screen_the_search_s_trial_builds_the_next_file_beside_the_background_one() -> None:
+    """The queue holds only mutants waiting for files being built: the search's own trial builds the next
+    file not started yet (two cores, two files at once, as before any was built in the background) and
+    it is swapped in at once; with none left to start, there is nothing to lend."""
+    screen, first, second = _screen(), FileHeldTrial(), FileHeldTrial()
+    screen.add(_of("one.cc", 0))
+    screen.prepare([first, second], background=True)  # type: ignore[list-item]
+    second.hold = {"two.cc": threading.Event()}
+    screen.add(_of("two.cc", 1) + _of("three.cc", 2))
+    screen.prepare([first, second], background=True)  # type: ignore[list-item]
+    assert screen.lend(first)  # type: ignore[arg-type]
+    assert first.built == ["one.cc", "three.cc"] and screen.covers(_of("three.cc", 2)[0])
+    assert screen.will_cover(_of("two.cc", 1)[0])  # still building on the background trial
+    assert not screen.lend(first)  # type: ignore[arg-type]
+    second.hold["two.cc"].set()
+    assert screen.settle(wait=True) and screen.rebuild is None and screen.covers(_of("two.cc", 1)[0])
+    assert second.built == ["two.cc"]

@@ -340,6 +340,10 @@ class Screen:
         rebuild = self.rebuild
         return rebuild is not None and not self.covers(mutant) and rebuild.will_cover(mutant)
 
+    def lend(self, trial: SchemaTrial) -> bool:
+        """``trial`` builds the next file a background build has not started (True: built and swapped in)."""
+        return self.rebuild is not None and self.rebuild.lend(trial) and self.settle(wait=False)
+
     def settle(self, wait: bool) -> bool:
         """Swap in the schemata a background build made, each file's once its build has ended (``wait``: all
         of them, once the build ends): True when one was, so the mutants waiting for it take their places
@@ -459,10 +463,13 @@ class Screen:
                                       or (state.schema is not None and mutant.key in state.schema.ids))
 
     def covered(self) -> dict[str, set[Key]]:
-        """Per file, the keys :meth:`covers` says yes to now: one set lookup per plan when the search
-        re-orders a queue of thousands."""
-        return {rel: state.rejected | (set(state.schema.ids) if state.schema is not None else set())
-                for rel, state in self.files.items()}
+        """Per file, the keys :meth:`covers` says yes to now, or that wait for a schema being built (they take
+        their turns as screened mutants): one set lookup per plan when the search re-orders thousands."""
+        out = {rel: state.rejected | (set(state.schema.ids) if state.schema is not None else set())
+               for rel, state in self.files.items()}
+        for rel, keys in (self.rebuild.waiting() if self.rebuild is not None else {}).items():
+            out[rel] = out.get(rel, set()) | keys
+        return out
 
     def stats(self) -> dict[str, Any]:
         built = [s for s in self.files.values() if s.schema is not None]

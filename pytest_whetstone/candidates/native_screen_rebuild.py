@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .mutant import Mutant
 
 if TYPE_CHECKING:
+    from .native_schema import Key
     from .native_screen_state import FileState
 
 
@@ -36,28 +37,42 @@ class Rebuild:
         self.states = states
         self.trial = trial
         self.deadline = deadline
+        self.todo = list(states)  # files not started yet, in order (the search's idle trial may take one: lend)
         self.ended: list[str] = []  # files whose build ended, in order: each is swapped in as it does
         self.taken: set[str] = set()  # ... those swapped in (see take)
+        self.lock = threading.Lock()
         self.done = threading.Event()
         self.thread = threading.Thread(target=self._build, daemon=True, name="whetstone-schema-rebuild")
+        if not states:
+            self.done.set()
 
     def start(self) -> None:
         self.thread.start()
 
     def _build(self) -> None:
+        while self.lend(self.trial):
+            pass
+
+    def lend(self, trial: Any) -> bool:
+        """Build the next file not started yet on ``trial`` (the background thread's, or the search's when
+        it has nothing to screen meanwhile): False when none is left."""
+        with self.lock:
+            if not self.todo:
+                return False
+            rel = self.todo.pop(0)
+        new = self.states[rel][1]
         try:
-            for rel, (_old, new) in self.states.items():
-                if time.monotonic() >= self.deadline:
-                    self.ended.append(rel)  # not started: the file keeps the state it had
-                    continue
-                try:
-                    self.build(rel, new, self.trial)
-                except Exception as exc:  # noqa: BLE001 - a thread's: the old schema stays, the search goes on
-                    new.schema = None
-                    self.notes.append(f"schema of {rel}: built again: {type(exc).__name__}: {exc}"[:200])
-                self.ended.append(rel)
+            if time.monotonic() < self.deadline:  # past it, not started: the file keeps the state it had
+                self.build(rel, new, trial)
+        except Exception as exc:  # noqa: BLE001 - a thread's: the old schema stays, the search goes on
+            new.schema = None
+            self.notes.append(f"schema of {rel}: built again: {type(exc).__name__}: {exc}"[:200])
         finally:
-            self.done.set()
+            with self.lock:
+                self.ended.append(rel)
+                if len(self.ended) == len(self.states):
+                    self.done.set()
+        return True
 
     def will_cover(self, mutant: Mutant) -> bool:
         """Whether ``mutant`` waits for the schema being built: offered to it, not known to fail, or of a
@@ -66,6 +81,11 @@ class Rebuild:
         rel = mutant.edit.file_path
         pair = self.states.get(rel)
         return pair is not None and rel not in self.taken and (mutant.key in pair[1].keys or not pair[0].ready)
+
+    def waiting(self) -> dict[str, set[Key]]:
+        """Per file not swapped in yet, the mutants that wait for its build (:meth:`will_cover`)."""
+        return {rel: new.keys | (set() if old.ready else old.keys)
+                for rel, (old, new) in self.states.items() if rel not in self.taken}
 
     def take(self) -> dict[str, FileState]:
         """The state from now on of each file whose build ended since the last take: the new one when its
@@ -81,6 +101,7 @@ class Rebuild:
     def finish(self) -> dict[str, FileState]:
         """Wait for the build; :meth:`take` of the files not taken yet."""
         self.thread.join()
+        self.done.wait()  # a file the search's own trial builds (lend) ends on the search's thread
         return self.take()
 
     def over(self) -> bool:

@@ -248,8 +248,12 @@ class _Search(Planner):
             doubt_left = -1  # trials left to look for a natural complete fix once only doubtful ones are found
             last_standing, order_clock = self.standing(), OrderClock()
             near: list[_Plan] = []  # the edits of a partial fix's line: tried first (see same_line)
+            lent = False  # a schema the search's own trial just built (Screen.lend) is in
             while (near or queue or deferred) and after_partial != 0 and doubt_left != 0:
-                ended = self.screen is not None and self.screen.settle(wait=not (near or queue))
+                idle = not (near or queue)  # only mutants waiting for a schema being built: build one more, or wait
+                ended = lent or self.screen is not None and (self.screen.settle(wait=False) or idle and (
+                    self.screen.lend(self.free_trials()[0]) or self.screen.settle(wait=True)))  # type: ignore[arg-type]
+                lent = False
                 if deferred and (ended or not (near or queue)):
                     # the schema built again screens them now: they take their turns among the rest
                     if ordered:
@@ -273,6 +277,10 @@ class _Search(Planner):
                         self.offer_past(queue, plan)
                     if self.screen is not None and self.screen.will_cover(plan.mutant):
                         deferred.append(plan)  # a compile of its own now, a screened run once that schema is in
+                        # next in order, it waits for a file still to build: the search's trial builds one now
+                        lent = not batch and self.screen.lend(free[0])  # type: ignore[arg-type]
+                        if lent:
+                            break
                         continue
                     seen.add(plan.mutant.key)
                     skip = self.skip_reason(plan)
