@@ -294,17 +294,23 @@ def test_the_first_schemata_a_later_plan_adds_are_built_one_after_another_while_
     assert first.built == ["one.cc"] and second.built == ["two.cc", "three.cc"]
 
 
-def test_with_nothing_to_screen_the_search_s_trial_builds_the_next_file_beside_the_background_one() -> None:
-    """The queue holds only mutants waiting for files being built: the search's own trial builds the next
-    file not started yet (two cores, two files at once, as before any was built in the background) and
-    it is swapped in at once; with none left to start, there is nothing to lend."""
+def test_the_search_s_trial_builds_a_file_the_background_one_has_not_started() -> None:
+    """The mutant next in order waits for a file the background trial has not started: the search's own
+    trial builds that file (two cores, two files at once, as before any was built in the background) and
+    it is swapped in at once; a file under way is not built twice, and with none left there is nothing
+    to lend."""
     screen, first, second = _screen(), FileHeldTrial(), FileHeldTrial()
     screen.add(_of("one.cc", 0))
     screen.prepare([first, second], background=True)  # type: ignore[list-item]
     second.hold = {"two.cc": threading.Event()}
     screen.add(_of("two.cc", 1) + _of("three.cc", 2))
     screen.prepare([first, second], background=True)  # type: ignore[list-item]
-    assert screen.lend(first)  # type: ignore[arg-type]
+    for _ in range(200):  # the background trial has started two.cc
+        if "two.cc" not in screen.rebuild.todo:  # type: ignore[union-attr]
+            break
+        threading.Event().wait(0.02)
+    assert not screen.lend(first, "two.cc")  # type: ignore[arg-type]  # under way: not built twice
+    assert screen.lend(first, "three.cc")  # type: ignore[arg-type]
     assert first.built == ["one.cc", "three.cc"] and screen.covers(_of("three.cc", 2)[0])
     assert screen.will_cover(_of("two.cc", 1)[0])  # still building on the background trial
     assert not screen.lend(first)  # type: ignore[arg-type]

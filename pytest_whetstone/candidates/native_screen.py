@@ -340,9 +340,9 @@ class Screen:
         rebuild = self.rebuild
         return rebuild is not None and not self.covers(mutant) and rebuild.will_cover(mutant)
 
-    def lend(self, trial: SchemaTrial) -> bool:
-        """``trial`` builds the next file a background build has not started (True: built and swapped in)."""
-        return self.rebuild is not None and self.rebuild.lend(trial) and self.settle(wait=False)
+    def lend(self, trial: SchemaTrial, rel: str | None = None) -> bool:
+        """``trial`` builds ``rel`` (or the next file) if a background build has not started it (True: built)."""
+        return self.rebuild is not None and self.rebuild.lend(trial, rel) and self.settle(wait=False)
 
     def settle(self, wait: bool) -> bool:
         """Swap in the schemata a background build made, each file's once its build has ended (``wait``: all

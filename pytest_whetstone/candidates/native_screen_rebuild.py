@@ -53,13 +53,13 @@ class Rebuild:
         while self.lend(self.trial):
             pass
 
-    def lend(self, trial: Any) -> bool:
+    def lend(self, trial: Any, rel: str | None = None) -> bool:
         """Build the next file not started yet on ``trial`` (the background thread's, or the search's when
-        it has nothing to screen meanwhile): False when none is left."""
+        it has nothing to screen meanwhile), or ``rel`` when it is one: False when there is none."""
         with self.lock:
-            if not self.todo:
+            if not self.todo or rel is not None and rel not in self.todo:
                 return False
-            rel = self.todo.pop(0)
+            rel = self.todo.pop(self.todo.index(rel) if rel is not None else 0)
         new = self.states[rel][1]
         try:
             if time.monotonic() < self.deadline:  # past it, not started: the file keeps the state it had

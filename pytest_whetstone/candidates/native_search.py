@@ -277,8 +277,8 @@ class _Search(Planner):
                         self.offer_past(queue, plan)
                     if self.screen is not None and self.screen.will_cover(plan.mutant):
                         deferred.append(plan)  # a compile of its own now, a screened run once that schema is in
-                        # next in order, it waits for a file still to build: the search's trial builds one now
-                        lent = not batch and self.screen.lend(free[0])  # type: ignore[arg-type]
+                        # next in order, it waits for its file, not started yet: the search's trial builds it now
+                        lent = not batch and self.screen.lend(free[0], plan.rel)  # type: ignore[arg-type]
                         if lent:
                             break
                         continue
