@@ -1,4 +1,4 @@
-"""Complete and partial fixes in the C/C++ and JS mutant search (:mod:`.native_search`).
+"""Complete, partial and doubtful fixes in the C/C++ and JS mutant search (:mod:`.native_search`).
 
 A mutant that makes some failing tests pass while others still fail otherwise than before is a partial
 fix.  One edit may still fix them all, and the first partial fix says where to look (its line first);
@@ -14,8 +14,14 @@ its turns, as it did when each was validated.
 
 from __future__ import annotations
 
-from ..records import FixCandidate
+from typing import TYPE_CHECKING
+
+from ..records import FixCandidate, TestFailureRecord
 from .native_trial import TrialOutcome
+from .naturalness import Naturalness
+
+if TYPE_CHECKING:
+    from .native_plan import Planner, _Plan
 
 PARTIAL_KEPT = 4  # fixes of some failing tests kept beyond those wanted before the search stops (see enough)
 
@@ -64,3 +70,24 @@ class PartialGate:
     def validated(self, base: dict[str, str], outcome: TrialOutcome) -> None:
         """A fix passed its validation: the tests it makes pass need no other partial fix checked."""
         self.fixed |= fixed_tests(base, outcome)[0]
+
+
+def natural_first(search: Planner, plans: list[_Plan], seen: set[tuple[str, int, int, int, int, str]]) -> list[_Plan]:
+    """The mutants that could still be a fix that is not doubtful: those that make their line more
+    natural, the most natural first (screened ones before those that need a compile of their own)."""
+    out: list[tuple[bool, float, int, _Plan]] = []
+    for order, plan in enumerate(plans):
+        if plan.mutant.key in seen:
+            continue
+        value = search.naturalness.edits_gain([plan.mutant.edit])
+        if value is not None and value >= 0:
+            uncovered = search.screen is not None and not search.screen.covers(plan.mutant)
+            out.append((uncovered, -value, order, plan))
+    out.sort(key=lambda t: t[:3])
+    return [t[3] for t in out]
+
+
+def only_doubtful(naturalness: Naturalness, found: list[FixCandidate], failure: TestFailureRecord) -> bool:
+    """Whether every complete fix found for ``failure`` makes its code less natural."""
+    fixes = [c for c in found if c.mutation.get("complete") and failure.failure_id in c.mutation.get("fixes", [])]
+    return bool(fixes) and all(naturalness.doubtful(c) for c in fixes)

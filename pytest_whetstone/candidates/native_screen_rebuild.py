@@ -89,13 +89,14 @@ class Rebuild:
 
     def take(self) -> dict[str, FileState]:
         """The state from now on of each file whose build ended since the last take: the new one when its
-        schema was built, else the old one, which goes on screening what it held (if anything)."""
+        schema was built or the file had none before (tried, it is not tried again), else the old one,
+        which goes on screening what it held."""
         out: dict[str, FileState] = {}
         for rel in [rel for rel in list(self.ended) if rel not in self.taken]:
             self.taken.add(rel)
             old, new = self.states[rel]
             old.rebuilds = new.rebuilds  # a build that failed counts: not tried on and on
-            out[rel] = new if new.schema is not None else old
+            out[rel] = new if new.schema is not None or not old.ready else old
         return out
 
     def finish(self) -> dict[str, FileState]:

@@ -36,7 +36,7 @@ from ..locate.v8coverage import counts_itself
 from ..records import FixCandidate, Suspect, TestFailureRecord, rank_candidates
 from .mutant import Mutant
 from .native_candidate import validated_candidate
-from .native_partial import PartialGate, complete_count, enough
+from .native_partial import PartialGate, complete_count, enough, natural_first, only_doubtful
 from .native_plan import OrderClock, Planner, _Plan, rose, same_line, sibling_plans, surest_first
 from .native_probe import probe_tests
 from .native_screen import Screen, is_header
@@ -249,11 +249,12 @@ class _Search(Planner):
             last_standing, order_clock = self.standing(), OrderClock()
             near: list[_Plan] = []  # the edits of a partial fix's line: tried first (see same_line)
             lent = False  # a schema the search's own trial just built (Screen.lend) is in
+            hold = False  # the next mutant needs a compile of its own while others wait for a schema being built
             while (near or queue or deferred) and after_partial != 0 and doubt_left != 0:
-                idle = not (near or queue)  # only mutants waiting for a schema being built: build one more, or wait
+                idle = not (near or queue) or hold  # what is left waits for a schema being built: build one, or wait
                 ended = lent or self.screen is not None and (self.screen.settle(wait=False) or idle and (
                     self.screen.lend(self.free_trials()[0]) or self.screen.settle(wait=True)))  # type: ignore[arg-type]
-                lent = False
+                lent = hold = False
                 if deferred and (ended or not (near or queue)):
                     # the schema built again screens them now: they take their turns among the rest
                     if ordered:
@@ -266,7 +267,8 @@ class _Search(Planner):
                 if ordered:  # a file's schema built again before the mutants it holds run out (see offer_past)
                     self.offer_past(queue)
                 while (near or queue) and len(batch) < len(free):
-                    plan = near.pop(0) if near else queue.pop(0)
+                    ahead = near if near else queue
+                    plan = ahead.pop(0)
                     if not queue and not ordered:
                         queue, ordered = self.ordered_rest(failure, rest), True
                     if not queue:  # widened only while nothing is found: not to dodge a doubtful fix elsewhere
@@ -293,6 +295,15 @@ class _Search(Planner):
                     if skip:
                         trace_mutant(plan.rel, plan.qualname, plan.mutant, skip=skip)
                         continue
+                    if deferred and self.screen is not None and self.screen.busy() is not None \
+                            and not self.screen.covers(plan.mutant):
+                        # a compile of its own (a header's schema: seconds) while mutants ahead of it in order wait
+                        # for a schema being built: those go first (utils.h's schema had double-conversion's trial
+                        # for 10 s while string-to-double.cc's, built beside it, waited to screen)
+                        seen.discard(plan.mutant.key)
+                        (near if ahead is near else queue).insert(0, plan)
+                        hold = not batch
+                        break
                     batch.append(plan)
                 if not batch:
                     continue
@@ -332,7 +343,7 @@ class _Search(Planner):
                         found += self.siblings(winner, self.pending(queue, rest, ordered) + self.whole_line(winner), seen,
                                                wanted - complete_count(found),
                                                len(live) + len(self.failures) - len(self.probe))
-                    doubtful = self.only_doubtful(found, failure)
+                    doubtful = only_doubtful(self.naturalness, found, failure)
                     if complete_count(found) < wanted and (doubtful or not complete_count(found)):
                         # every fix found reads worse than the code it replaces, or leaves some failing
                         # tests failing as before (another fault's, or a caller's edit that dodges this
@@ -341,7 +352,7 @@ class _Search(Planner):
                             self.stats.doubted += 1
                             doubt_left = DOUBT_TRIALS
                             if doubtful:
-                                queue = self.natural_first(queue + ([] if ordered else rest) + self.take_later(), seen)
+                                queue = natural_first(self, queue + ([] if ordered else rest) + self.take_later(), seen)
                                 ordered = True
                         continue
                     break
@@ -385,25 +396,6 @@ class _Search(Planner):
                 if cand is not None and cand.mutation.get("complete"):
                     out.append(cand)
         return out[:room]
-
-    def natural_first(self, plans: list[_Plan], seen: set[tuple[str, int, int, int, int, str]]) -> list[_Plan]:
-        """The mutants that could still be a fix that is not doubtful: those that make their line more
-        natural, the most natural first (screened ones before those that need a compile of their own)."""
-        out: list[tuple[bool, float, int, _Plan]] = []
-        for order, plan in enumerate(plans):
-            if plan.mutant.key in seen:
-                continue
-            value = self.naturalness.edits_gain([plan.mutant.edit])
-            if value is not None and value >= 0:
-                uncovered = self.screen is not None and not self.screen.covers(plan.mutant)
-                out.append((uncovered, -value, order, plan))
-        out.sort(key=lambda t: t[:3])
-        return [t[3] for t in out]
-
-    def only_doubtful(self, found: list[FixCandidate], failure: TestFailureRecord) -> bool:
-        """Whether every complete fix found for ``failure`` makes its code less natural."""
-        fixes = [c for c in found if c.mutation.get("complete") and failure.failure_id in c.mutation.get("fixes", [])]
-        return bool(fixes) and all(self.naturalness.doubtful(c) for c in fixes)
 
     def skip_reason(self, plan: _Plan) -> str:
         """Why ``plan`` costs no trial ("" when it is worth one): no trial can build its file
