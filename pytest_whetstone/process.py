@@ -315,9 +315,11 @@ def _prlimit() -> str | None:
 @functools.lru_cache(maxsize=1)
 def _set_limit() -> Callable[..., Any] | None:
     """Linux's prlimit(2) as Python's ``resource`` offers it: a running process's limit, set from here."""
+    if not sys.platform.startswith("linux"):
+        return None
     import resource
 
-    return getattr(resource, "prlimit", None) if sys.platform.startswith("linux") else None
+    return getattr(resource, "prlimit", None)
 
 
 def _cap_started(pid: int) -> None:
