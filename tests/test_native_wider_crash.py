@@ -69,16 +69,26 @@ TEST(Pool, OverCapacityDies) { EXPECT_DEATH(half(20), ""); }
 TRADED = POOL_CC.replace("assert(n < cap)", "assert(n > cap)")
 
 
+def pool_project(root: Path, header: str, source: str, test: str) -> Path:
+    """The pool project (MAKEFILE) with these texts, built through ccwrap."""
+    return build_make_project(root, {"Makefile": MAKEFILE, "src/pool.h": header, "src/pool.cc": source,
+                                     "tests/pool_test.cc": test})
+
+
+def slots_failure(line: int) -> list[TestFailureRecord]:
+    """``Pool.Slots`` crashed, ``slots`` (at ``line`` of src/pool.cc) its suspect."""
+    return [TestFailureRecord(failure_id="F1", runner="gtest", test_suite="Pool", test_name="Slots",
+                              file_path="tests/pool_test.cc", failure_type="crash",
+                              suspects=[Suspect("src/pool.cc", "slots", line, line, 1.0)])]
+
+
 @pytest.fixture()
 def proj(tmp_path: Path) -> Path:
-    return build_make_project(tmp_path / "pool", {"Makefile": MAKEFILE, "src/pool.h": POOL_H, "src/pool.cc": POOL_CC,
-                                                   "tests/pool_test.cc": POOL_TEST})
+    return pool_project(tmp_path / "pool", POOL_H, POOL_CC, POOL_TEST)
 
 
 def _failures() -> list[TestFailureRecord]:
-    return [TestFailureRecord(failure_id="F1", runner="gtest", test_suite="Pool", test_name="Slots",
-                              file_path="tests/pool_test.cc", failure_type="crash",
-                              suspects=[Suspect("src/pool.cc", "slots", 9, 9, 1.0)])]
+    return slots_failure(9)
 
 
 def test_the_user_binary_is_read_test_by_test_past_the_test_it_dies_in(proj: Path) -> None:

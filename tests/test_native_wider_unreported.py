@@ -11,36 +11,20 @@ test (the search looks on for the edit that fixes both).
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_native_search import build_make_project
+import test_native_wider_crash as crash
 
 from pytest_whetstone.candidates.mutant import Mutant
 from pytest_whetstone.candidates.native_candidate import validated_candidate
 from pytest_whetstone.candidates.native_trial import TrialOutcome
 from pytest_whetstone.candidates.native_trial_cxx import cxx_trial
-from pytest_whetstone.records import Position, Suspect, TestFailureRecord, TextEdit
+from pytest_whetstone.records import Position, TestFailureRecord, TextEdit
 
-pytestmark = pytest.mark.skipif(
-    not (shutil.which("ccwrap++") and shutil.which("g++") and shutil.which("make")), reason="ccwrap, g++ or make missing"
-)
+pytestmark = crash.pytestmark  # ccwrap, g++ and make
 
-MAKEFILE = """\
-CXX ?= g++
-CXXFLAGS = -std=c++17 -O0 -Isrc
-pool_test: src/pool.o tests/pool_test.o
-\t$(CXX) -o pool_test tests/pool_test.o src/pool.o -lgtest -lgtest_main -pthread
-src/pool.o: src/pool.cc src/pool.h
-\t$(CXX) $(CXXFLAGS) -c src/pool.cc -o src/pool.o
-tests/pool_test.o: tests/pool_test.cc src/pool.h
-\t$(CXX) $(CXXFLAGS) -c tests/pool_test.cc -o tests/pool_test.o
-check: pool_test
-\t./pool_test
-.PHONY: check
-"""
 POOL_H = """\
 #pragma once
 int slots(int n);
@@ -75,14 +59,11 @@ RESTORED = POOL_CC.replace("CAP = 4", "CAP = 8")
 
 @pytest.fixture()
 def proj(tmp_path: Path) -> Path:
-    return build_make_project(tmp_path / "pool", {"Makefile": MAKEFILE, "src/pool.h": POOL_H, "src/pool.cc": POOL_CC,
-                                                   "tests/pool_test.cc": POOL_TEST})
+    return crash.pool_project(tmp_path / "pool", POOL_H, POOL_CC, POOL_TEST)
 
 
 def _failures() -> list[TestFailureRecord]:
-    return [TestFailureRecord(failure_id="F1", runner="gtest", test_suite="Pool", test_name="Slots",
-                              file_path="tests/pool_test.cc", failure_type="crash",
-                              suspects=[Suspect("src/pool.cc", "slots", 11, 11, 1.0)])]
+    return crash.slots_failure(11)
 
 
 def _candidate(proj: Path, wider: object) -> dict[str, Any]:
