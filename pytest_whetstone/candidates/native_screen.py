@@ -285,9 +285,9 @@ class Screen:
         trials share what they build, so two cores compile two files at once).  A header's recompiles
         every unit that includes it: it is built when its first mutant comes up, after what the sources
         screen, and only while the budget holds a few source compiles (:meth:`outcome`).  Once ``stop``
-        is set, no further file is started (the rest wait for the next call).  ``background``: when the
-        only builds due are schemata built again for a later plan, the last trial builds them while the
-        old ones go on screening (:mod:`.native_screen_rebuild`; :meth:`busy`, :meth:`settle`)."""
+        is set, no further file is started (the rest wait for the next call).  ``background``: the last
+        trial builds them (and schemata built again for a later plan) one after another while the others
+        screen what is built (:mod:`.native_screen_rebuild`); with nothing built, the first is built now."""
         self.settle(wait=True)
         trials = trials if isinstance(trials, list) else [trials]
         now: list[tuple[str, FileState]] | None = None  # the files built now (None: every one due)

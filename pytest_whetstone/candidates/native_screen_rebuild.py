@@ -66,7 +66,7 @@ class Rebuild:
                 self.build(rel, new, trial)
         except Exception as exc:  # noqa: BLE001 - a thread's: the old schema stays, the search goes on
             new.schema = None
-            self.notes.append(f"schema of {rel}: built again: {type(exc).__name__}: {exc}"[:200])
+            self.notes.append(f"schema of {rel}: built in the background: {type(exc).__name__}: {exc}"[:200])
         finally:
             with self.lock:
                 self.ended.append(rel)

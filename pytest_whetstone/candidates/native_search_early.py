@@ -48,6 +48,7 @@ def score_while(search: _Search, failure: TestFailureRecord, done: Callable[[], 
     """Until ``done``: the token model's score of every mutant generated so far (the static plan's
     functions), the functions of ``failure``'s suspects first, in their order after the spectrum."""
     place = {(s.file_path, s.qualname): i for i, s in enumerate(failure.suspects)}
+    # generated's keys: (file, first line, last line, qualname, text) (Planner.every_mutant)
     functions = sorted(search.generated.items(), key=lambda item: place.get((item[0][0], item[0][3]), len(place)))
     for _key, mutants in functions:
         for start in range(0, len(mutants), WARM_CHUNK):
