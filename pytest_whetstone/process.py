@@ -313,29 +313,26 @@ def _prlimit() -> str | None:
 
 
 @functools.lru_cache(maxsize=1)
-def _set_limit() -> Callable[..., Any] | None:
-    """Linux's prlimit(2) as Python's ``resource`` offers it: a running process's limit, set from here."""
+def _set_limit() -> Callable[[int], None] | None:
+    """What caps a started process's address space (Linux's prlimit(2), from Python's ``resource``): it
+    runs its program by then, before any test of it could have allocated much; None elsewhere."""
     if not sys.platform.startswith("linux"):
         return None
     import resource
 
-    return getattr(resource, "prlimit", None)
+    prlimit = getattr(resource, "prlimit", None)
+    if prlimit is None:
+        return None
 
-
-def _cap_started(pid: int) -> None:
-    """Cap the address space of ``pid``, just started: it runs its program by now, before any test of it
-    could have allocated much (a process that has ended already needs no cap)."""
-    import resource
-
-    setter = _set_limit()
-    if setter is not None:
-        with contextlib.suppress(OSError, ValueError):
-            setter(pid, resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
+    def cap(pid: int) -> None:
+        with contextlib.suppress(OSError, ValueError):  # a process that has ended already needs no cap
+            prlimit(pid, resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
+    return cap
 
 
 def _memory_capped(args: list[str]) -> tuple[list[str], Callable[[], None] | None]:
     """The command and how its address space gets capped, when it cannot be capped once started
-    (:func:`_cap_started`, on Linux: no other program, no fork).  util-linux's ``prlimit`` sets the limit
+    (:func:`_set_limit`, on Linux: no other program, no fork).  util-linux's ``prlimit`` sets the limit
     and execs the command (same process, same group), so Python spawns it with vfork; a preexec function
     makes Python fork the whole interpreter instead, 8 ms a spawn for a search process of 150 MB
     against 1.5 ms (a mutant's screened run is a few milliseconds of tests).  Without ``prlimit``, the
@@ -362,14 +359,14 @@ def run_bounded(
     On timeout the whole group is killed, so a test binary's children do not outlive it.
     ``limit_memory`` caps the address space (not for programs that reserve huge mappings, such as
     sanitizer builds).  OSError propagates: the caller says in one line why it could not run."""
-    after = limit_memory and _set_limit() is not None  # capped once started: no prlimit program exec'd first
-    argv, preexec = _memory_capped(list(args)) if limit_memory and not after else (list(args), None)
+    cap = _set_limit() if limit_memory else None  # capped once started: no prlimit program exec'd first
+    argv, preexec = _memory_capped(list(args)) if limit_memory and cap is None else (list(args), None)
     proc = subprocess.Popen(
         argv, cwd=str(cwd), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=preexec,
     )
-    if after:
-        _cap_started(proc.pid)
+    if cap is not None:
+        cap(proc.pid)
     try:
         out, _ = proc.communicate(timeout=max(0.1, timeout))
     except subprocess.TimeoutExpired:

@@ -116,9 +116,9 @@ class Planner:
                 self.planned.setdefault((suspect.file_path, suspect.qualname), suspect)
                 (per_suspect if len(per_suspect) < self.top_suspects() else later).append(
                     [_Plan(failure, suspect.file_path, suspect.qualname, m, index, r, index) for r, m in enumerate(mutants)])
-        first = [p for rank in range(FIRST_PASS) for plans in per_suspect for p in plans[rank:rank + 1]]
+        first = in_turns([plans[:FIRST_PASS] for plans in per_suspect])
         rest = [p for plans in per_suspect for p in plans[FIRST_PASS:]]
-        self.later = [p for rank in range(max(map(len, later), default=0)) for plans in later for p in plans[rank:rank + 1]]
+        self.later = in_turns(later)
         if self.screen is not None:
             rest += self.neighbour_plans(failure)
             # in the order the turns reach them (ordered_rest), not function after function: a file past
@@ -165,8 +165,7 @@ class Planner:
                 place = len(failure.suspects) + NEIGHBOURS + order
                 per_function.append([_Plan(failure, fn.file_path, fn.qualname, m, -1, r, place)
                                      for r, m in enumerate(mutants)])
-        return [p for rank in range(max(map(len, per_function), default=0))
-                for plans in per_function for p in plans[rank:rank + 1]]
+        return in_turns(per_function)
 
     def past_the_cap(self, failure: TestFailureRecord) -> list[_Plan]:
         """The mutants the cap left out of the planned functions (MAX_MUTANTS: a huge function keeps its
@@ -180,8 +179,7 @@ class Planner:
                 continue
             cut = self.by_line(self.every_mutant(failure, self.planned[(rel, qualname)], text), past=True)
             per_function.append([_Plan(failure, rel, qualname, m, -1, MAX_MUTANTS + r, place) for r, m in enumerate(cut)])
-        return [p for rank in range(max(map(len, per_function), default=0))
-                for plans in per_function for p in plans[rank:rank + 1]]
+        return in_turns(per_function)
 
     def neighbour_plans(self, failure: TestFailureRecord) -> list[_Plan]:
         """Mutants of the other functions in the top suspects' files: a schema compiles the whole file,
@@ -454,6 +452,11 @@ def rose(before: dict[tuple[str, str], tuple[int, float]], after: dict[tuple[str
     clock spaces those (voro++'s ``nplane``, most of whose mutants change the failure, re-ordered its
     8,000 plans after nearly every batch)."""
     return any(score >= before.get(key, (0, NEUTRAL))[1] + ROSE_BY for key, (_tried, score) in after.items())
+
+
+def in_turns(lists: list[list[_Plan]]) -> list[_Plan]:
+    """Each list's first, then each one's second, and so on (round-robin): every function gets its turn."""
+    return [p for rank in range(max(map(len, lists), default=0)) for plans in lists for p in plans[rank:rank + 1]]
 
 
 def place_share(place: int) -> float:
