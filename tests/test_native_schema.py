@@ -133,8 +133,9 @@ def test_every_switched_on_mutant_behaves_as_the_mutant_applied_alone(
 
 
 def test_lines_that_cannot_hold_a_choice_are_named_by_the_compiler_and_left_out(tmp_path: Path) -> None:
-    # `s + 1` -> `s * 1` multiplies a pointer: that choice does not compile, the other mutants do
-    source = CPP.replace("namespace geo {", "namespace geo {\nconst char *skip(const char *s) { return s + 1; }")
+    # `s + 1` -> `s * 1` multiplies a pointer (a typedef hides it from the declarations, so the mutant is
+    # made): that choice does not compile, the other mutants do
+    source = CPP.replace("namespace geo {", "namespace geo {\ntypedef const char *Str; Str skip(Str s) { return s + 1; }")
     mutants = mutants_in("geo.cc", source.encode(), 6, 22)
     schema = schema_text("geo.cc", source.encode(), mutants)
     assert schema is not None and 6 in schema.lines
@@ -172,7 +173,8 @@ def test_the_search_screens_mutants_through_one_schema_and_compiles_the_fix_alon
 
 
 def test_an_error_inside_one_choice_names_that_mutant_alone(tmp_path: Path) -> None:
-    source = CPP.replace("namespace geo {", "namespace geo {\nconst char *skip(const char *s) { return s + 1; }")
+    # a typedef hides the pointer from the declarations, so the mutants that multiply it are made
+    source = CPP.replace("namespace geo {", "namespace geo {\ntypedef const char *Str; Str skip(Str s) { return s + 1; }")
     mutants = mutants_in("geo.cc", source.encode(), 6, 22)
     schema = schema_text("geo.cc", source.encode(), mutants)
     assert schema is not None

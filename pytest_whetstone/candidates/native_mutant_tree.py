@@ -25,6 +25,7 @@ class Source:
         # does not say it is a truth value (None: any, as in JS); ``any_call``: any call's (C: an int or a pointer)
         self.truthy: set[str] | None = None
         self.any_call = False
+        self.operands: Any = None  # C/C++: what declarations say of operands' types (native_operand_types.Operands)
 
     def pos(self, point: tuple[int, int]) -> Position:
         row, byte_col = point

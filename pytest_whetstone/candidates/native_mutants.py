@@ -14,11 +14,12 @@ could not be trusted to mean what it says.
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
+from ..locate.cfamily import holds_cxx
 from ..locate.jsfamily import text_of as _text  # any tree-sitter node's text
 from ..records import TextEdit
 from .mutant import PRIOR, Mutant, line_firsts
@@ -26,7 +27,6 @@ from .native_mutant_tree import (
     DECLARATIONS,
     NUMBERS,
     Source,
-    declared,
     in_error,
     nodes_on,
     operator_of,
@@ -35,6 +35,14 @@ from .native_mutant_tree import (
 )
 from .native_mutants_ints import FILE_INTS_UP_TO, file_ints, int_of, number_mutants
 from .native_mutants_refs import bound_arguments, declared_types, same_lvalues
+from .native_operand_types import (
+    Operands,
+    bool_members,
+    bool_names,
+    declared_kinds,
+    file_scope,
+    numeric_names,
+)
 
 # Every relational operator may become every other one (the whole ROR family: a slip is not always
 # the neighbouring operator); the likeliest slips keep their kinds and priors, the rest rank below.
@@ -50,7 +58,8 @@ _CMP: dict[str, list[tuple[str, str]]] = {
 }
 # likewise every arithmetic (and bitwise, and shift) operator may become the others of its family: the
 # first ones listed are the likeliest slips ("arith"), the rest rank below them ("arith-other"); a
-# replacement the types refuse (`%` of a double, `/` of a pointer) is the compiler's to reject
+# replacement the operands' declared types refuse (`%` of a double, `/` of a pointer) is not made
+# (:mod:`.native_operand_types`), any other the compiler rejects
 _ARITH: dict[str, list[str]] = {
     "+": ["-", "*"], "-": ["+"], "*": ["/", "+"], "/": ["*"], "%": ["/"],
     "&": ["|"], "|": ["&"], "^": ["|"], "<<": [">>"], ">>": ["<<"],
@@ -73,15 +82,16 @@ GENERATED_MAX = 25 * MAX_MUTANTS
 
 def mutants_in(
     rel: str, data: bytes, first: int, last: int, *, expected: str = "", actual: str = "", qualname: str = "",
-    limit: int | None = MAX_MUTANTS,
+    limit: int | None = MAX_MUTANTS, workspace: Path | None = None,
 ) -> list[Mutant]:
     """Mutants of the code on lines [first, last] of ``data`` (workspace-relative ``rel``), best first.
 
     ``expected`` / ``actual``: the values the failing assertion compared, when known: a returned literal
     becomes the expected value, and a literal that *is* the actual value is the likeliest slip of all.
     ``limit``: at most this many (:func:`capped`); None: every one generated, for a caller that ranks
-    them by more than their priors before it cuts them."""
-    out = _generate(rel, data, first, last, expected, actual, qualname)
+    them by more than their priors before it cuts them.  ``workspace``: where the headers ``rel`` includes
+    by quoted name are read from, for the types their declarations give (:mod:`.native_operand_types`)."""
+    out = _generate(rel, data, first, last, expected, actual, qualname, workspace=workspace)
     return out if limit is None else capped(out, limit)
 
 
@@ -127,7 +137,7 @@ class _Found:
 
 
 def _generate(rel: str, data: bytes, first: int, last: int, expected: str, actual: str, qualname: str,
-              values_only: bool = False) -> list[Mutant]:
+              values_only: bool = False, workspace: Path | None = None) -> list[Mutant]:
     """Every mutant of lines [first, last], best first (``values_only``: those of the test's values alone)."""
     root = parse(rel, data)
     if root is None:
@@ -150,14 +160,16 @@ def _generate(rel: str, data: bytes, first: int, last: int, expected: str, actua
     # C/C++ is typed: `x + 1` for an enum, a class or a string does not compile, and in a schema it breaks
     # the file's compile where the type mismatch surfaces (often a template in a header); names the
     # function declares as integers or pointers keep their type under ± 1
-    src.numeric = None if jsfamily.language_for(rel) else _numeric_names(body)
+    src.numeric = None if jsfamily.language_for(rel) else numeric_names(body)
     if src.numeric is not None:
         # a `!` on a value of another type breaks the compile (and a schema's, where C++ joins `!x` and `x`
         # in one `?:`): in C++ only what is declared bool, in C every integer and pointer, and calls
-        src.truthy = _bool_names(body) | _bool_members(rel, data)
+        src.truthy = bool_names(body) | bool_members(rel, data)
         src.any_call = rel.endswith(".c")
         if src.any_call:
             src.truthy |= src.numeric
+        # an operator the operands' declared types refuse (`*` of a pointer) would only fail a schema's compile
+        src.operands = Operands(declared_kinds(body), file_scope(workspace, rel, data), holds_cxx(rel, data))
     ints = sorted({v for n in body if n.type in NUMBERS for v in [int_of(_text(n))] if v is not None})
     # a small function's few constants may each be the wrong one; a big one's dozens would crowd out
     # every likelier mutant of the file (and its schema)
@@ -236,7 +248,8 @@ def _generate(rel: str, data: bytes, first: int, last: int, expected: str, actua
                 _negate(src, a, "the argument", add, NEGATE_VALUE_PRIOR, bare=True)
             for i in range(len(args)):
                 for j in range(i + 1, len(args)):
-                    if not ({i, j} & bound) or same_lvalues(args[i], args[j], types or {}):
+                    if (not ({i, j} & bound) or same_lvalues(args[i], args[j], types or {})) \
+                            and not (src.operands is not None and src.operands.refuses_swap(args[i], args[j])):
                         _swap(src, args, i, j, add)  # a value, or a `double`, bound to `int &` does not compile
         if len(out) >= GENERATED_MAX:
             break
@@ -306,13 +319,21 @@ def _binary(src: Source, node: Any, add: Any) -> None:
     whole = short(_text(node))
     right = node.child_by_field_name("right")
     left = node.child_by_field_name("left")
+    typed = src.operands
+
+    def builds(new: str) -> bool:
+        return typed is None or not typed.refuses(node, new)
+
     for new, kind in _CMP.get(sym, []):
-        add(kind, f"`{sym}` -> `{new}` in `{whole}`", src.edit(op, new))
+        if builds(new):
+            add(kind, f"`{sym}` -> `{new}` in `{whole}`", src.edit(op, new))
     concat = sym == "+" and any(side is not None and side.type in _STRINGS for side in (left, right))
     for new in [] if concat else _ARITH.get(sym, []):  # `'\n' + s` joins strings: `-` or `*` makes NaN
-        add("arith", f"`{sym}` -> `{new}` in `{whole}`", src.edit(op, new))
+        if builds(new):
+            add("arith", f"`{sym}` -> `{new}` in `{whole}`", src.edit(op, new))
     for new in [] if concat else _ARITH_OTHER.get(sym, []):
-        add("arith-other", f"`{sym}` -> `{new}` in `{whole}`", src.edit(op, new))
+        if builds(new):
+            add("arith-other", f"`{sym}` -> `{new}` in `{whole}`", src.edit(op, new))
     if sym in _LOGIC:
         add("boolop", f"`{sym}` -> `{_LOGIC[sym]}` in `{whole}`", src.edit(op, _LOGIC[sym]))
         for side in (left, right):  # a dropped `!` on one operand
@@ -349,52 +370,6 @@ def _add_one(src: Source, node: Any, what: str, add: Any) -> None:
     for sign in ("+", "-"):
         add("bound", f"`{short(text)}` -> `{short(text)} {sign} 1` in {what}", src.edit(node, f"{text} {sign} 1"),
             ADD_ONE_PRIOR)
-
-
-_INTEGER_WORDS = {"unsigned", "signed", "short", "long", "int", "char", "size_t", "ssize_t", "ptrdiff_t", "off_t",
-                  "intptr_t", "uintptr_t", "intmax_t", "uintmax_t", "int8_t", "int16_t", "int32_t", "int64_t",
-                  "uint8_t", "uint16_t", "uint32_t", "uint64_t", "const", "volatile", "register", "static"}
-
-
-_BOOL_WORDS = {"bool", "_Bool", "const", "static", "volatile", "mutable"}
-
-
-def _bool_names(nodes: Iterable[Any]) -> set[str]:
-    """Names the declarations among ``nodes`` declare ``bool`` (``bool done = false``, a field, a function)."""
-    names: set[str] = set()
-    for node in nodes:
-        if node.type not in DECLARATIONS and node.type not in ("field_declaration", "function_definition"):
-            continue
-        kind = node.child_by_field_name("type")
-        words = _text(kind).split() if kind is not None else []
-        if not words or not set(words) <= _BOOL_WORDS or not {"bool", "_Bool"} & set(words):
-            continue
-        for decl in node.children_by_field_name("declarator"):
-            while decl is not None and decl.type in ("init_declarator", "function_declarator", "qualified_identifier"):
-                decl = decl.child_by_field_name("declarator") or decl.child_by_field_name("name")
-            if decl is not None and decl.type in ("identifier", "field_identifier"):
-                names.add(_text(decl))
-    return names
-
-
-@functools.lru_cache(maxsize=8)
-def _bool_members(rel: str, data: bytes) -> frozenset[str]:
-    """The names of the ``bool`` members and functions the file declares (``e->in_cache = x``, ``!IsEmpty()``)."""
-    root = parse(rel, data)
-    if root is None:
-        return frozenset()
-    kinds = ("field_declaration", "declaration", "function_definition")
-    return frozenset(_bool_names(n for n in nodes_on(root, 1, root.end_point[0] + 1) if n.type in kinds))
-
-
-def _numeric_names(body: list[Any]) -> set[str]:
-    """Names the nodes declare as an integer (``int n``, ``size_t i = 0``, ``unsigned long k``) or a pointer."""
-    names: set[str] = set()
-    for name, kind, pointers in declared(body):
-        words = _text(kind).replace("std::", "").split() if kind is not None else []
-        if pointers or (words and all(w in _INTEGER_WORDS for w in words)):
-            names.add(name)
-    return names
 
 
 _NEGATE_BARE = {"identifier", "call_expression", "field_expression", "parenthesized_expression", "member_expression",

@@ -278,7 +278,7 @@ class Planner:
         key = (fn.file_path, fn.line_start, fn.line_end, fn.qualname, text)
         if key not in self.generated:
             self.generated[key] = mutants_in(fn.file_path, data, fn.line_start, fn.line_end, qualname=fn.qualname,
-                                              limit=None)
+                                              limit=None, workspace=self.workspace)
         values = value_mutants(fn.file_path, data, fn.line_start, fn.line_end, expected=failure.expected_value,
                                actual=failure.actual_value, qualname=fn.qualname)
         return with_values(self.generated[key], values)  # a new list: callers sort and cut it
