@@ -153,3 +153,10 @@ def test_a_macros_arguments_may_be_swapped_whatever_their_kinds(tmp_path: Path) 
     said = {m.description.split(" (", 1)[0] for m in mutants_in("f.cc", text.encode(), 2, 4, limit=None, workspace=tmp_path)}
     assert "swap the arguments `p` and `n`" in said  # a macro: its arguments have no parameter types
     assert "swap the arguments `s` and `n`" not in said  # a function's: `s` went to a pointer
+
+
+def test_a_truth_value_swapped_with_a_pointer_is_refused_in_cpp_not_in_c(tmp_path: Path) -> None:
+    text = "int f(const char *s, bool strict) { return s != 0 && strict; }\nint g(const char *s) {\n  return f(s, false);\n}\n"
+    for rel, made in (("g.cc", False), ("g.c", True)):  # C's `false` is 0, a null pointer constant
+        said = {m.description.split(" (", 1)[0] for m in mutants_in(rel, text.encode(), 2, 4, limit=None)}
+        assert ("swap the arguments `s` and `false`" in said) is made, rel

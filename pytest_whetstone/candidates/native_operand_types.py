@@ -196,6 +196,8 @@ class Operands:
             return Kind(1, False)
         if t == "char_literal":
             return Kind(0, True)
+        if t in ("true", "false"):  # C's are macros for 1 and 0, and 0 is a null pointer constant
+            return Kind(0, True) if self.cxx else None
         if t == "call_expression":
             called = node.child_by_field_name("function")
             name = _text(called).removeprefix("std::") if called is not None else ""
