@@ -7,9 +7,12 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..records import Position, TextEdit
+
+if TYPE_CHECKING:
+    from .native_operand_types import Operands
 
 NUMBERS = {"number_literal", "number"}
 
@@ -25,7 +28,7 @@ class Source:
         # does not say it is a truth value (None: any, as in JS); ``any_call``: any call's (C: an int or a pointer)
         self.truthy: set[str] | None = None
         self.any_call = False
-        self.operands: Any = None  # C/C++: what declarations say of operands' types (native_operand_types.Operands)
+        self.operands: Operands | None = None  # C/C++: what declarations say of operands' types
 
     def pos(self, point: tuple[int, int]) -> Position:
         row, byte_col = point
