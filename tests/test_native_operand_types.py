@@ -160,3 +160,12 @@ def test_a_truth_value_swapped_with_a_pointer_is_refused_in_cpp_not_in_c(tmp_pat
     for rel, made in (("g.cc", False), ("g.c", True)):  # C's `false` is 0, a null pointer constant
         said = {m.description.split(" (", 1)[0] for m in mutants_in(rel, text.encode(), 2, 4, limit=None)}
         assert ("swap the arguments `s` and `false`" in said) is made, rel
+
+
+def test_a_files_scope_is_kept_until_a_header_it_read_changes(tmp_path: Path) -> None:
+    (tmp_path / "a.h").write_text("struct A { double *w; };\n")
+    data = b'#include "a.h"\n'
+    assert file_scope(tmp_path, "a.cc", data).kinds["w"] == Kind(1, True, True)
+    assert file_scope(tmp_path, "a.cc", data) is file_scope(tmp_path, "a.cc", data)
+    (tmp_path / "a.h").write_text("struct A { int w, v; };\n")  # another size: seen at once
+    assert file_scope(tmp_path, "a.cc", data).kinds["w"] == Kind(0, True)

@@ -8,8 +8,9 @@ An operator swapped in an expression of pointers or floating-point values often 
 a null constant.  The compiler would refuse each, but only inside a whole compile of the file's schema:
 one such choice fails that compile, the next holds its error lines out, and gcc's recovery masks a
 second error in the same declaration (`double *ptsp=pts+3,*ptse=pts+3*p;`), so a big file paid a failed
-compile round or two of a second or more each before its first mutant ran (voro++'s `cell.cc`: seven
-failed rounds, 6.8 s of compiles, in one 20 s search).
+compile round or two of a second or more each before its first mutant ran (one 20 s search on voro++:
+seven failed rounds over three files, 6.8 s of compiles; `cell.cc` alone now compiles in two rounds, not
+four: `bench/bench_schema_rounds.py`).
 
 The types come only from declarations that say them outright: a primitive type (`double`, `unsigned
 long`) and its pointer and array declarators, of the function's parameters and locals, and of the
@@ -117,7 +118,7 @@ class Scope(NamedTuple):
     macros: frozenset[str]
 
 
-@functools.lru_cache(maxsize=32)
+@functools.lru_cache(maxsize=4 * INCLUDED_FILES)  # a file and its headers, for a few files of one search
 def _file_scope(path: str, data: bytes) -> tuple[Scope, tuple[str, ...]]:
     """What one file declares outside any function, and the headers it includes by quoted name."""
     root = parse(path, data)
@@ -145,12 +146,40 @@ def file_scope(workspace: Path | None, rel: str, data: bytes) -> Scope:
     """What file ``rel`` (bytes ``data``) and the headers it includes by quoted name, theirs too (up to
     INCLUDED_FILES), declare outside any function, each header found beside the file that includes it
     or at the top of ``workspace``: what a `.cc` file's own header declares of its class and of the
-    classes that class uses."""
-    scope, includes = _file_scope(rel, data)
+    classes that class uses.  Kept for the next function of the same file while no header it read has
+    changed: a search generates hundreds of functions' mutants, and reading leveldb's `db_impl.cc`'s 26
+    headers again took 2.4 ms each time."""
     if workspace is None:
-        return scope
+        return _file_scope(rel, data)[0]
+    key = (str(workspace), rel, data)
+    kept = _SCOPES.get(key)
+    if kept is not None and all(_stamp(path) == stamp for path, stamp in kept[1]):
+        return kept[0]
+    scope, read = _with_headers(workspace, rel, data)
+    _SCOPES[key] = (scope, tuple((path, _stamp(path)) for path in read))
+    while len(_SCOPES) > SCOPES_KEPT:
+        del _SCOPES[next(iter(_SCOPES))]
+    return scope
+
+
+SCOPES_KEPT = 8
+_SCOPES: dict[tuple[str, str, bytes], tuple[Scope, tuple[tuple[Path, tuple[int, int] | None], ...]]] = {}
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
+def _with_headers(workspace: Path, rel: str, data: bytes) -> tuple[Scope, list[Path]]:
+    """:func:`file_scope` read anew, and the headers it read."""
+    scope, includes = _file_scope(rel, data)
     kinds, macros = dict(scope.kinds), set(scope.macros)
     seen = {Path(rel)}
+    read: list[Path] = []
     todo = [(Path(rel).parent, name) for name in includes]
     while todo and len(seen) < INCLUDED_FILES:
         near, name = todo.pop(0)
@@ -158,6 +187,7 @@ def file_scope(workspace: Path | None, rel: str, data: bytes) -> Scope:
             if header in seen or not (workspace / header).is_file():
                 continue
             seen.add(header)
+            read.append(workspace / header)
             try:
                 more, nested = _file_scope(header.as_posix(), (workspace / header).read_bytes())
             except OSError:
@@ -166,7 +196,7 @@ def file_scope(workspace: Path | None, rel: str, data: bytes) -> Scope:
             macros |= more.macros
             todo += [(header.parent, n) for n in nested]
             break
-    return Scope(kinds, frozenset(macros))
+    return Scope(kinds, frozenset(macros)), read
 
 
 class Operands:
