@@ -22,27 +22,19 @@ from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pytest_whetstone.candidates.native_mutant_tree import parse  # noqa: E402
 from pytest_whetstone.candidates.native_mutants import mutants_in  # noqa: E402
 from pytest_whetstone.candidates.native_operand_types import Operands  # noqa: E402
 from pytest_whetstone.candidates.native_schema import schema_text  # noqa: E402
 from pytest_whetstone.candidates.native_schema_errors import blamed, error_lines_in  # noqa: E402
+from pytest_whetstone.locate.native_workspace import functions_of_file  # noqa: E402
 from pytest_whetstone.parse import parse_text  # noqa: E402
 
 MAX_ROUNDS = 12
 
 
 def every_function_mutants(workspace: Path, rel: str, data: bytes) -> list:
-    root = parse(rel, data)
-    out: list = []
-    stack = [root] if root is not None else []
-    while stack:
-        node = stack.pop()
-        if node.type == "function_definition":
-            out += mutants_in(rel, data, node.start_point[0] + 1, node.end_point[0] + 1, workspace=workspace)
-        else:
-            stack.extend(node.named_children)
-    return out
+    return [m for fn in functions_of_file(workspace, rel)
+            for m in mutants_in(rel, data, fn.line_start, fn.line_end, qualname=fn.qualname, workspace=workspace)]
 
 
 def rounds(workspace: Path, rel: str, compiler: list[str], typed: bool) -> str:

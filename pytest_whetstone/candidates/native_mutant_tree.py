@@ -5,7 +5,7 @@ positions."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -63,21 +63,22 @@ def apart(before: bytes, new_text: str, after: bytes) -> str:
 DECLARATIONS = {"declaration", "parameter_declaration", "optional_parameter_declaration"}
 
 
-def declared(body: list[Any], through: tuple[str, ...] = ("init_declarator", "pointer_declarator")
-             ) -> Iterator[tuple[str, Any, int]]:
+def declared(body: Iterable[Any], through: tuple[str, ...] = ("init_declarator", "pointer_declarator"),
+             kinds: Collection[str] = DECLARATIONS) -> Iterator[tuple[str, Any, int]]:
     """(name, its type node or None, its pointer levels) for each name the declarations among ``body``
-    declare, read through the declarator kinds ``through`` (``int *p = q`` -> ``p``, ``int``, 1)."""
+    (of node types ``kinds``) declare, read through the declarator kinds ``through`` (``int *p = q`` ->
+    ``p``, ``int``, 1; an array declarator, when read through, is one level too)."""
     for node in body:
-        if node.type not in DECLARATIONS:
+        if node.type not in kinds:
             continue
         kind = node.child_by_field_name("type")
         for decl in node.children_by_field_name("declarator"):
             pointers = 0
             while decl is not None and decl.type in through:
-                pointers += decl.type == "pointer_declarator"
+                pointers += decl.type in ("pointer_declarator", "array_declarator")
                 decl = decl.child_by_field_name("declarator") or next(
-                    (c for c in decl.named_children if c.type == "identifier"), None)  # `&x` has no field
-            if decl is not None and decl.type == "identifier":
+                    (c for c in decl.named_children if c.type in ("identifier", "field_identifier")), None)  # `&x` has no field
+            if decl is not None and decl.type in ("identifier", "field_identifier"):
                 yield decl.text.decode("utf-8", "replace"), kind, pointers
 
 

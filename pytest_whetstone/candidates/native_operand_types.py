@@ -9,8 +9,8 @@ a null constant.  The compiler would refuse each, but only inside a whole compil
 one such choice fails that compile, the next holds its error lines out, and gcc's recovery masks a
 second error in the same declaration (`double *ptsp=pts+3,*ptse=pts+3*p;`), so a big file paid a failed
 compile round or two of a second or more each before its first mutant ran (one 20 s search on voro++:
-seven failed rounds over three files, 6.8 s of compiles; `cell.cc` alone now compiles in two rounds, not
-four: `bench/bench_schema_rounds.py`).
+seven failed rounds over three files, 6.8 s of compiles; a whole file's schema now compiles in fewer
+rounds: `wall.cc` 5 -> 1, double-conversion's `string-to-double.cc` 5 -> 3, `bench/bench_schema_rounds.py`).
 
 The types come only from declarations that say them outright: a primitive type (`double`, `unsigned
 long`) and its pointer and array declarators, of the function's parameters and locals, and of the
@@ -62,7 +62,7 @@ _NULLS = {"0", "NULL", "nullptr", "0L", "0UL", "0u", "0U"}
 _FLOAT_LITERAL = re.compile(r"(?:\d+\.\d*|\.\d+|\d+(?=[eE]))(?:[eE][-+]?\d+)?[fFlL]?|\d+\.?[fF]")
 _QUOTED_INCLUDE = re.compile(rb'^\s*#\s*include\s*"([^"\n]+)"', re.M)
 INCLUDED_FILES = 32  # the headers read for one file's declarations, at most (nearest first)
-_DECLARATOR_STEPS = {"init_declarator", "pointer_declarator", "array_declarator", "reference_declarator"}
+_DECLARATOR_STEPS = ("init_declarator", "pointer_declarator", "array_declarator", "reference_declarator")
 _STRINGS = {"string_literal", "concatenated_string", "raw_string_literal"}
 # the C library's functions of doubles (also as `std::`): `sqrt(x) % 2` does not compile
 _REAL_FUNCTIONS = {"sqrt", "cbrt", "fabs", "pow", "exp", "exp2", "log", "log2", "log10", "sin", "cos", "tan", "asin",
@@ -81,33 +81,15 @@ def _base(type_node: Any) -> tuple[bool, bool] | None:
     return all(w in _INTEGRAL or w in _FLOATING for w in words), floating
 
 
-def _declarator_kind(decl: Any, base: tuple[bool, bool]) -> tuple[str, Kind] | None:
-    """The name a declarator declares and its kind, read through pointers, arrays, references and an
-    initializer; None for a function (or a pointer to one) and for what is not a plain name."""
-    pointers = 0
-    while decl is not None and decl.type in _DECLARATOR_STEPS:
-        pointers += decl.type in ("pointer_declarator", "array_declarator")
-        decl = decl.child_by_field_name("declarator") or next(
-            (c for c in decl.named_children if c.type in _DECLARATOR_STEPS or c.type.endswith("identifier")), None)
-    if decl is None or decl.type not in ("identifier", "field_identifier"):
-        return None
-    return _text(decl), Kind(pointers, *base)
-
-
-def declared_kinds(nodes: Any, kinds: tuple[str, ...] = tuple(DECLARATIONS)) -> dict[str, Kind | None]:
-    """Name -> its kind, for the names the declarations among ``nodes`` (of node types ``kinds``) declare;
-    None for a name two of them declare differently."""
+def declared_kinds(nodes: Iterable[Any], kinds: tuple[str, ...] = tuple(DECLARATIONS)) -> dict[str, Kind | None]:
+    """Name -> its kind, for the names the declarations among ``nodes`` (of node types ``kinds``) declare,
+    read through pointers, arrays, references and an initializer (a function, or a pointer to one, is
+    not a name's value); None for a name two of them declare differently."""
     out: dict[str, Kind | None] = {}
-    for node in nodes:
-        if node.type not in kinds:
-            continue
-        base = _base(node.child_by_field_name("type"))
-        for decl in node.children_by_field_name("declarator"):
-            found = _declarator_kind(decl, base) if base is not None else None
-            if found is None:
-                continue
-            name, kind = found
-            out[name] = kind if out.get(name, kind) == kind else None
+    for name, type_node, pointers in declared(nodes, _DECLARATOR_STEPS, kinds):
+        base = _base(type_node)
+        if base is not None:
+            _agree(out, name, Kind(pointers, *base))
     return out
 
 
@@ -137,9 +119,9 @@ def _file_scope(path: str, data: bytes) -> tuple[Scope, tuple[str, ...]]:
     return Scope(kinds, frozenset(macros)), tuple(m.decode("utf-8", "replace") for m in _QUOTED_INCLUDE.findall(data))
 
 
-def _merge(into: dict[str, Kind | None], more: dict[str, Kind | None]) -> None:
-    for name, kind in more.items():
-        into[name] = kind if into.get(name, kind) == kind else None
+def _agree(into: dict[str, Kind | None], name: str, kind: Kind | None) -> None:
+    """``name``'s kind in ``into``: ``kind`` while every declaration of it says the same, else None."""
+    into[name] = kind if into.get(name, kind) == kind else None
 
 
 def file_scope(workspace: Path | None, rel: str, data: bytes) -> Scope:
@@ -192,7 +174,8 @@ def _with_headers(workspace: Path, rel: str, data: bytes) -> tuple[Scope, list[P
                 more, nested = _file_scope(header.as_posix(), (workspace / header).read_bytes())
             except OSError:
                 continue
-            _merge(kinds, more.kinds)
+            for declared_name, kind in more.kinds.items():
+                _agree(kinds, declared_name, kind)
             macros |= more.macros
             todo += [(header.parent, n) for n in nested]
             break
@@ -233,18 +216,20 @@ class Operands:
             name = _text(called).removeprefix("std::") if called is not None else ""
             return Kind(0, True, True) if name in _REAL_FUNCTIONS else None
         if t == "subscript_expression":
-            of = node.child_by_field_name("argument")
-            inner = self.kind(of) if of is not None else None
-            return inner._replace(pointers=inner.pointers - 1) if inner is not None and inner.pointers > 0 else None
+            return self._pointed_to(node.child_by_field_name("argument"))
         if t == "pointer_expression":
-            op, of = node.child_by_field_name("operator"), node.child_by_field_name("argument")
+            op = node.child_by_field_name("operator")
             if op is not None and op.type == "&":
                 return Kind(1, False)
-            inner = self.kind(of) if of is not None else None
-            return inner._replace(pointers=inner.pointers - 1) if inner is not None and inner.pointers > 0 else None
+            return self._pointed_to(node.child_by_field_name("argument"))
         if t == "binary_expression":
             return self._binary_kind(node)
         return None
+
+    def _pointed_to(self, of: Any) -> Kind | None:
+        """The kind of what pointer expression ``of`` points to (`p[i]`, `*p`)."""
+        inner = self.kind(of) if of is not None else None
+        return inner._replace(pointers=inner.pointers - 1) if inner is not None and inner.pointers > 0 else None
 
     def _binary_kind(self, node: Any) -> Kind | None:
         op = node.child_by_field_name("operator")
